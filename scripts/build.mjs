@@ -1,0 +1,23 @@
+// Build pipeline: generated code first (tsoa routes + spec, typed REST client), then the compiler,
+// then the browser bundles. Every step throws on failure so `npm start` / `npm test` stop early.
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const run = (name, args) => execFileSync(bin(name), args, { cwd: root, stdio: 'inherit' });
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+if (existsSync(join(root, 'tsoa.json'))) {
+  run('tsoa', ['spec-and-routes', '-c', 'tsoa.json']);
+}
+if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
+  run('openapi-ts', ['-f', 'openapi-ts.config.mjs']);
+}
+run('tsc', ['-p', 'tsconfig.json']);
+if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
+  run('tsc', ['-p', 'tsconfig.embed.json']);
+  execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });
+}
