@@ -1,0 +1,36 @@
+import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../relay/protocol';
+
+/** Who a verified client token speaks for. */
+export interface ClientIdentity {
+  /** Routing identity: `sub`, or `'admin'` for every ADMIN. */
+  clientId: string;
+  /** The token subject; dedupe, rate limits and deactivation key on it. */
+  sub: string;
+  /** For logs only. */
+  email?: string;
+  roles: string[];
+  isAdmin: boolean;
+  /** Bots the token may chat with; undefined = any. */
+  agentIds?: string[];
+  /** `exp` in epoch milliseconds, or null for a token without `exp`. */
+  expiresAtMs: number | null;
+}
+
+export function identityFromClaims(claims: {
+  sub: string;
+  email?: string;
+  roles: string[];
+  agentIds?: string[];
+  exp?: number;
+}): ClientIdentity {
+  const isAdmin = claims.roles.includes(ADMIN_ROLE);
+  return {
+    clientId: isAdmin ? ADMIN_CLIENT_ID : claims.sub,
+    sub: claims.sub,
+    email: claims.email,
+    roles: claims.roles,
+    isAdmin,
+    agentIds: claims.agentIds,
+    expiresAtMs: typeof claims.exp === 'number' ? claims.exp * 1000 : null,
+  };
+}

@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig } from './config/config';
+import { durationSeconds } from './auth/duration';
+import { createHub } from './hub';
+import { createLogger } from './logging/logger';
+
+async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`relay-hub: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const { config, generated } = loaded;
+  const logger = createLogger(config.LOG_LEVEL);
+  const hub = await createHub(config, { logger });
+
+  if (generated.JWT_SECRET || generated.AGENT_API_KEYS) {
+    const adminToken = hub.jwt.sign({ sub: 'dev-admin', roles: ['ADMIN'] }, durationSeconds('24h')).token;
+    process.stdout.write(
+      [
+        '',
+        'relay-hub: development secrets were generated for this run (set them to keep them across restarts):',
+        generated.JWT_SECRET ? `  JWT_SECRET=${generated.JWT_SECRET}` : '',
+        generated.AGENT_API_KEYS ? `  AGENT_API_KEYS=${generated.AGENT_API_KEYS}` : '',
+        `  an ADMIN token valid 24h (for /api): ${adminToken}`,
+        '',
+      ]
+        .filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1)
+        .join('\n') + '\n',
+    );
+  }
+  if (hub.store.kind === 'memory') {
+    logger.warn('no REDIS_URL: single replica with in-memory state (users, API keys, deactivations are lost on restart)');
+  }
+
+  hub.httpServer.listen(config.PORT, config.HOST, () => {
+    const { port } = hub.httpServer.address() as AddressInfo;
+    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    logger.info({ port }, `relay-hub listening on http://${host}:${port}`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error('drain exceeded SHUTDOWN_GRACE_MS; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS + 5000);
+    deadline.unref();
+    hub.drain(config.SHUTDOWN_GRACE_MS).then(
+      () => {
+        logger.info('drained; bye');
+        process.exit(0);
+      },
+      (err) => {
+        logger.error({ err }, 'drain failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`relay-hub: failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

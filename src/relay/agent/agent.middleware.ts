@@ -1,0 +1,28 @@
+import { handshakeMiddleware, HandshakeError, notDraining, underFailureLimit, type HandshakeCheck } from '../handshake';
+import { AGENT_ID_PATTERN, Namespaces } from '../protocol';
+import type { AgentSocketData, RelayContext } from '../relay.context';
+
+/** Handshake checks of `/ws/agent`: draining, failure rate limit, API key, agentId. */
+export function agentMiddleware(ctx: RelayContext) {
+  const checks: HandshakeCheck[] = [
+    notDraining(ctx),
+    underFailureLimit(ctx),
+    (socket) => {
+      if (!ctx.agentKeys.matches(socket.handshake.auth?.apiKey)) throw new HandshakeError('API_KEY_INVALID');
+    },
+    (socket) => {
+      const data: AgentSocketData = { agentId: checkAgentId(socket.handshake.auth?.agentId) };
+      socket.data = data;
+    },
+  ];
+  return handshakeMiddleware(ctx, Namespaces.agent, checks, (socket) => ({
+    agentId: (socket.data as AgentSocketData).agentId,
+  }));
+}
+
+/** Returns a valid agentId or throws AGENT_ID_REQUIRED / AGENT_ID_INVALID. */
+export function checkAgentId(agentId: unknown): string {
+  if (agentId === undefined || agentId === null || agentId === '') throw new HandshakeError('AGENT_ID_REQUIRED');
+  if (typeof agentId !== 'string' || !AGENT_ID_PATTERN.test(agentId)) throw new HandshakeError('AGENT_ID_INVALID');
+  return agentId;
+}

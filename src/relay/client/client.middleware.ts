@@ -1,0 +1,61 @@
+import type { Socket } from 'socket.io';
+import { handshakeMiddleware, HandshakeError, notDraining, underFailureLimit, type HandshakeCheck } from '../handshake';
+import { checkAgentId } from '../agent/agent.middleware';
+import { Namespaces } from '../protocol';
+import type { ClientSocketData, RelayContext } from '../relay.context';
+import type { ClientIdentity } from '../../auth/identity';
+
+/**
+ * Handshake checks of `/ws/client`, in SPEC order: Origin, failure rate limit, token, agentId,
+ * the token's `agentIds`, deactivation.
+ */
+export function clientMiddleware(ctx: RelayContext) {
+  const identities = new WeakMap<Socket, ClientIdentity>();
+  const checks: HandshakeCheck[] = [
+    notDraining(ctx),
+    originAllowed(ctx.config.CORS_ORIGINS),
+    underFailureLimit(ctx),
+    (socket) => {
+      const result = ctx.jwt.verify(socket.handshake.auth?.token);
+      if (!result.ok) throw new HandshakeError(result.code);
+      identities.set(socket, result.identity);
+    },
+    (socket) => {
+      const identity = identities.get(socket)!;
+      const agentId = checkAgentId(socket.handshake.auth?.agentId);
+      if (identity.agentIds && !identity.agentIds.includes(agentId)) throw new HandshakeError('AGENT_NOT_ALLOWED');
+      const data: ClientSocketData = {
+        clientId: identity.clientId,
+        sub: identity.sub,
+        ...(identity.email === undefined ? {} : { email: identity.email }),
+        roles: identity.roles,
+        agentId,
+        tokenExpiresAt: identity.expiresAtMs === null ? null : new Date(identity.expiresAtMs).toISOString(),
+      };
+      socket.data = data;
+    },
+    async (socket) => {
+      if (await ctx.store.deactivations.isDeactivated((socket.data as ClientSocketData).sub)) {
+        throw new HandshakeError('USER_DEACTIVATED');
+      }
+    },
+  ];
+  return handshakeMiddleware(ctx, Namespaces.client, checks, (socket) => {
+    const data = socket.data as ClientSocketData;
+    return { agentId: data.agentId, clientId: data.clientId, sub: data.sub, email: data.email };
+  });
+}
+
+/**
+ * Browsers always send Origin on websocket and polling requests, and `cors` settings do not
+ * stop a websocket, so the allowlist is enforced here. Non-browser peers send none.
+ */
+function originAllowed(origins: readonly string[]): HandshakeCheck {
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  return (socket) => {
+    const origin = socket.handshake.headers.origin;
+    if (any || origin === undefined || allowed.has(origin)) return;
+    throw new HandshakeError('ORIGIN_NOT_ALLOWED');
+  };
+}

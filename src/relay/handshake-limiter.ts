@@ -1,0 +1,62 @@
+import type { ThrottledLog } from '../logging/throttled-log';
+import type { HubMetrics } from '../metrics/metrics';
+import { MemoryCounterStore } from '../store/memory/memory-counter.store';
+import type { CounterStore } from '../store/store';
+import { HandshakeError } from './handshake';
+
+const WINDOW_S = 60;
+
+/**
+ * Limits failed handshakes per client IP per minute. Counts are shared through the store (Redis in
+ * a cluster) and mirrored locally, so a store outage degrades to a per-replica limit, logged and
+ * counted, instead of failing open.
+ */
+export class HandshakeLimiter {
+  private readonly local = new MemoryCounterStore();
+
+  constructor(
+    /** Null for the single in-memory replica, where the local counts are the only counts. */
+    private readonly shared: CounterStore | null,
+    private readonly limitPerMinute: number,
+    private readonly log: ThrottledLog,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  /** Throws RATE_LIMITED when `ip` has used up its failures for this minute. */
+  async check(ip: string): Promise<void> {
+    if (this.limitPerMinute === 0) return;
+    const key = failureKey(ip);
+    const shared = this.shared;
+    const [sharedCount, local] = await Promise.all([
+      shared ? this.sharedCount(() => shared.get(key)) : 0,
+      this.local.get(key),
+    ]);
+    if (Math.max(sharedCount, local) >= this.limitPerMinute) throw new HandshakeError('RATE_LIMITED');
+  }
+
+  recordFailure(ip: string): void {
+    if (this.limitPerMinute === 0) return;
+    const key = failureKey(ip);
+    void this.local.increment(key, WINDOW_S);
+    const shared = this.shared;
+    if (shared) void this.sharedCount(() => shared.increment(key, WINDOW_S));
+  }
+
+  close(): void {
+    this.local.counters.close();
+  }
+
+  private async sharedCount(op: () => Promise<number>): Promise<number> {
+    try {
+      return await op();
+    } catch (err) {
+      this.metrics.redisErrors.inc({ component: 'handshake-limiter' });
+      this.log.warn('handshake-limiter', err, 'shared handshake-failure counter unavailable; limiting per replica');
+      return 0;
+    }
+  }
+}
+
+function failureKey(ip: string): string {
+  return `handshake-failures:${ip}`;
+}

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AgentInboundMessage, ClientInboundMessage } from '../../src/relay/protocol';
+import { RelayAgent } from '../../src/sdk/agent';
+import { clientSocket, connected, nextEvent } from '../helpers/hub';
+import { mintToken } from '../helpers/tokens';
+
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * What `npm start` runs after its build step, with the environment of a fresh machine: no secrets,
+ * no Redis. (The build itself ran before the suite, as `npm test` builds first.)
+ */
+describe('the embedded default started as a user would', () => {
+  let hub: ChildProcess;
+  const lines: string[] = [];
+  let url: string;
+
+  beforeAll(async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    for (const key of ['JWT_SECRET', 'AGENT_API_KEYS', 'REDIS_URL', 'NODE_ENV', 'DEMO_ENABLED']) delete env[key];
+    hub = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    url = await new Promise<string>((resolve, reject) => {
+      hub.once('exit', (code) => reject(new Error(`hub exited with ${code}:\n${lines.join('\n')}`)));
+      createInterface({ input: hub.stdout! }).on('line', (line) => {
+        lines.push(line);
+        const match = /listening on (http:\/\/[^"\s]+)/.exec(line);
+        if (match) resolve(match[1]!);
+      });
+    });
+  });
+
+  afterAll(async () => {
+    if (hub.exitCode === null) {
+      hub.kill('SIGKILL');
+      await new Promise((resolve) => hub.once('exit', resolve));
+    }
+  });
+
+  const printed = (name: string) => {
+    const line = lines.find((l) => l.trim().startsWith(`${name}=`));
+    if (!line) throw new Error(`${name} was not printed:\n${lines.join('\n')}`);
+    return line.trim().slice(name.length + 1);
+  };
+
+  it('prints the generated development secrets and says state is in memory', () => {
+    expect(printed('JWT_SECRET').length).toBeGreaterThanOrEqual(32);
+    expect(printed('AGENT_API_KEYS')).toMatch(/^ak_/);
+    expect(lines.join('\n')).toMatch(/in-memory state/);
+  });
+
+  it('answers health checks', async () => {
+    expect((await fetch(`${url}/health/live`)).status).toBe(200);
+    expect((await fetch(`${url}/health/ready`)).status).toBe(200);
+  });
+
+  it('relays between an agent and a client using the printed secrets', async () => {
+    const agent = new RelayAgent({ url, apiKey: printed('AGENT_API_KEYS'), agentId: 'quickstart' });
+    agent.onMessage((m: AgentInboundMessage) => agent.reply(m.from, `echo: ${m.text}`).then(() => undefined));
+    await agent.connect();
+    const client = clientSocket(url, { token: mintToken({ sub: 'first-user' }, printed('JWT_SECRET')), agentId: 'quickstart' });
+    await connected(client);
+    const reply = nextEvent<ClientInboundMessage>(client, 'message');
+    const ack = await client.timeout(5000).emitWithAck('message', { clientMessageId: '1', text: 'hello' });
+    expect(ack.ok).toBe(true);
+    expect((await reply).text).toBe('echo: hello');
+    client.disconnect();
+    agent.close();
+  });
+
+  it('exits 0 on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => hub.once('exit', resolve));
+    hub.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
