@@ -1,0 +1,67 @@
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../logging/logger';
+import { RelayAgent } from '../../sdk/agent';
+import { DEMO_AGENT_ID } from './demo.routes';
+
+export interface DemoAgentOptions {
+  /** One of AGENT_API_KEYS. */
+  apiKey: string;
+  /** Default {@link DEMO_AGENT_ID}. */
+  agentId?: string;
+  logger: Logger;
+}
+
+export interface DemoAgent {
+  /** The runtime once started (after the server listens). */
+  readonly agent: RelayAgent | undefined;
+  close(): void;
+}
+
+/**
+ * Runs the demo's echo bot in-process, connected to this hub over loopback with the agent SDK like
+ * any external runtime. It starts once `httpServer` listens (the port is unknown before) and
+ * answers every message with `echo: <text>`, plus a debug trace that only admin clients see.
+ *
+ * @example
+ * const demo = config.DEMO_ENABLED ? attachDemoAgent(httpServer, { apiKey: config.AGENT_API_KEYS[0], logger }) : undefined;
+ * // on shutdown: demo?.close();
+ */
+export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOptions): DemoAgent {
+  let agent: RelayAgent | undefined;
+  let closed = false;
+  const start = () => {
+    if (closed) return;
+    agent = new RelayAgent({ url: loopbackUrl(httpServer.address() as AddressInfo), apiKey: options.apiKey, agentId: options.agentId ?? DEMO_AGENT_ID });
+    const runtime = agent;
+    runtime.on('error', (err) => options.logger.warn({ err }, 'demo agent error'));
+    runtime.onMessage(async (m) => {
+      await runtime.reply(m.from, `echo: ${m.text}`, m.data ? { echoed: m.data } : undefined, m.id);
+      await runtime.debug({ handledBy: 'demo echo agent', received: m.text }, m.from);
+    });
+    runtime.connect().then(
+      () => options.logger.info({ agentId: options.agentId ?? DEMO_AGENT_ID }, 'demo echo agent connected'),
+      (err: unknown) => options.logger.error({ err }, 'demo echo agent refused; the demo page will show the bot offline'),
+    );
+  };
+  if (httpServer.listening) start();
+  else httpServer.once('listening', start);
+
+  return {
+    get agent() {
+      return agent;
+    },
+    close() {
+      closed = true;
+      httpServer.off('listening', start);
+      agent?.close();
+    },
+  };
+}
+
+/** The URL this process reaches its own server at, whatever interface it listens on. */
+function loopbackUrl(address: AddressInfo): string {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  if (wildcard) return `http://127.0.0.1:${address.port}`;
+  return address.family === 'IPv6' ? `http://[${address.address}]:${address.port}` : `http://${address.address}:${address.port}`;
+}

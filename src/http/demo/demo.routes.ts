@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router } from 'express';
+import type { JwtService } from '../../auth/jwt.service';
+import { ValidationError } from '../errors';
+import { demoPage } from './demo.page';
+
+/** The bot the demo page talks to; the in-process echo agent serves it. */
+export const DEMO_AGENT_ID = 'demo-echo';
+
+export interface DemoDeps {
+  /** Signs the demo tokens with the hub's current secret. */
+  jwt: Pick<JwtService, 'sign'>;
+  /** The bot the page chats with; demo tokens are limited to it. Default {@link DEMO_AGENT_ID}. */
+  agentId?: string;
+  /** Lifetime of a demo token. Short, so the page exercises the SDK's in-band refresh. Default 300. */
+  tokenTtlSeconds?: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The development demo: `GET /` serves a chat page built on the embed SDK (`/sdk/embed.mjs`), and
+ * `POST /demo/token` mints a short-lived client token for an anonymous demo user. The token route
+ * is unauthenticated, so this router is mounted only when `DEMO_ENABLED` (never in production);
+ * its tokens carry `agentIds: [agentId]`, so they open no other bot.
+ *
+ * `POST /demo/token` takes `{ user? }`: the id from an earlier answer, to keep the same `sub`
+ * across refreshes (the hub refuses a refresh for another `sub`); without it a new user is made.
+ * It answers 201 `{ data: { token, expiresAt, user }, success: true }`.
+ *
+ * @example
+ * if (config.DEMO_ENABLED) app.use(demoRouter({ jwt }));
+ */
+export function demoRouter(deps: DemoDeps): Router {
+  const agentId = deps.agentId ?? DEMO_AGENT_ID;
+  const tokenTtlSeconds = deps.tokenTtlSeconds ?? 300;
+  const page = demoPage({ agentId, tokenTtlSeconds });
+  const router = Router();
+
+  router.get('/', (_req, res) => {
+    res.type('html').setHeader('Cache-Control', 'no-store');
+    res.send(page);
+  });
+
+  router.post('/demo/token', express.json({ limit: '1kb' }), (req, res) => {
+    const requested: unknown = (req.body as { user?: unknown } | undefined)?.user;
+    if (requested !== undefined && (typeof requested !== 'string' || !UUID.test(requested))) {
+      throw new ValidationError([{ path: 'body.user', message: 'must be a user id returned by this route' }]);
+    }
+    const user = (requested as string | undefined)?.toLowerCase() ?? randomUUID();
+    const { token, expiresAt } = deps.jwt.sign({ sub: `demo-${user}`, agentIds: [agentId] }, tokenTtlSeconds);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(201).json({ data: { token, expiresAt: expiresAt.toISOString(), user }, success: true });
+  });
+
+  return router;
+}

@@ -1,0 +1,46 @@
+import { ValidateError } from '@tsoa/runtime';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../logging/logger';
+import { AppError, NotFoundError, PayloadTooLargeError, ValidationError } from './errors';
+import { fromValidateError } from './validation-error';
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** Renders every error as RFC 9457 problem+json; unknown errors become a logged 500. */
+export function problemMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const problem = toAppError(err);
+    if (problem.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    res
+      .status(problem.status)
+      .type(PROBLEM_JSON)
+      .json({
+        type: `about:blank`,
+        title: problem.title,
+        status: problem.status,
+        ...(problem.detail === undefined ? {} : { detail: problem.detail }),
+        code: problem.code,
+        ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+      });
+  };
+}
+
+/** 404 problem for routes nobody handled. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new NotFoundError(`No route for ${req.method} ${req.path}`));
+};
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (err instanceof ValidateError) return fromValidateError(err);
+  const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
+  // body-parser errors carry a `type`.
+  if (e?.type === 'entity.too.large') return new PayloadTooLargeError('The request body exceeds the size limit.');
+  if (e?.type === 'entity.parse.failed') return new ValidationError([{ path: 'body', message: 'malformed JSON' }], 'The request body is not valid JSON.');
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError(status, 'BAD_REQUEST', 'Bad Request', e.message);
+  }
+  return new AppError(500, 'INTERNAL', 'Internal Server Error');
+}
+

@@ -1,0 +1,74 @@
+import type Redis from 'ioredis';
+import type { ApiKeyRecord, ApiKeyStore } from '../store';
+import { LuaScript } from './lua-script';
+
+// keys: hash id → JSON; byHash: hash of the key's hash → id; used: hash id → lastUsedAt, kept apart
+// so `touch` on every authenticated request is one HSET, not a read-modify-write of the record.
+
+// KEYS keys, byHash, used. ARGV id.
+const DELETE = new LuaScript(`
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return false end
+local used = redis.call('HGET', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], cjson.decode(raw).hash)
+redis.call('HDEL', KEYS[3], ARGV[1])
+return { raw, used or '' }`);
+
+// KEYS keys, used. ARGV id, at.
+const TOUCH = new LuaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+return 1`);
+
+export class RedisApiKeyStore implements ApiKeyStore {
+  private readonly keys: string;
+  private readonly byHash: string;
+  private readonly used: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.keys = `${prefix}apikeys`;
+    this.byHash = `${prefix}apikeys:hash`;
+    this.used = `${prefix}apikeys:used`;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const [records, used] = await Promise.all([this.redis.hgetall(this.keys), this.redis.hgetall(this.used)]);
+    return Object.entries(records)
+      .map(([id, raw]) => parse(raw, used[id] ?? null))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const [raw, used] = await Promise.all([this.redis.hget(this.keys, id), this.redis.hget(this.used, id)]);
+    return raw === null ? null : parse(raw, used);
+  }
+
+  async create(record: ApiKeyRecord): Promise<void> {
+    const { lastUsedAt, ...rest } = record;
+    const tx = this.redis.multi().hset(this.keys, record.id, JSON.stringify(rest)).hset(this.byHash, record.hash, record.id);
+    if (lastUsedAt !== null) tx.hset(this.used, record.id, lastUsedAt);
+    else tx.hdel(this.used, record.id);
+    await tx.exec();
+  }
+
+  async delete(id: string): Promise<ApiKeyRecord | null> {
+    const result = await DELETE.run<[string, string] | null>(this.redis, [this.keys, this.byHash, this.used], [id]);
+    return result === null ? null : parse(result[0], result[1] === '' ? null : result[1]);
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const id = await this.redis.hget(this.byHash, hash);
+    return id === null ? null : this.get(id);
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    await TOUCH.run(this.redis, [this.keys, this.used], [id, at]);
+  }
+}
+
+function parse(raw: string, lastUsedAt: string | null): ApiKeyRecord {
+  return { ...(JSON.parse(raw) as Omit<ApiKeyRecord, 'lastUsedAt'>), lastUsedAt };
+}

@@ -1,0 +1,138 @@
+import type Redis from 'ioredis';
+import { DuplicateError, type UserQuery, type UserRecord, type UserStore } from '../store';
+import { LuaScript } from './lua-script';
+
+// users: hash id → JSON (the record plus `emailKey`, its lower-cased email, so Lua never has to
+// lower-case Unicode); emails: hash emailKey → id (uniqueness); order: sorted set, all scores 0,
+// members `createdAt \n id`, so lexicographic order is creation order with the id breaking ties.
+
+// KEYS users, emails, order. ARGV id, emailKey, json, order member.
+const CREATE = new LuaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'id' end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return 'email' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], 0, ARGV[4])
+return 'ok'`);
+
+// KEYS users, emails. ARGV id, patch JSON, new emailKey ('' = email unchanged), updatedAt.
+const UPDATE = new LuaScript(`
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return false end
+local user = cjson.decode(raw)
+local patch = cjson.decode(ARGV[2])
+if ARGV[3] ~= '' and ARGV[3] ~= user.emailKey then
+  local owner = redis.call('HGET', KEYS[2], ARGV[3])
+  if owner and owner ~= ARGV[1] then return 'email' end
+  redis.call('HDEL', KEYS[2], user.emailKey)
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+  user.emailKey = ARGV[3]
+end
+for _, field in ipairs({ 'email', 'name', 'phone' }) do
+  if patch[field] ~= nil then user[field] = patch[field] end
+end
+user.updatedAt = ARGV[4]
+local json = cjson.encode(user)
+redis.call('HSET', KEYS[1], ARGV[1], json)
+return json`);
+
+// KEYS users, emails, order. ARGV id.
+const DELETE = new LuaScript(`
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return false end
+local user = cjson.decode(raw)
+redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('HGET', KEYS[2], user.emailKey) == ARGV[1] then redis.call('HDEL', KEYS[2], user.emailKey) end
+redis.call('ZREM', KEYS[3], user.createdAt .. '\\n' .. ARGV[1])
+return raw`);
+
+type Stored = UserRecord & { emailKey: string };
+
+export class RedisUserStore implements UserStore {
+  private readonly users: string;
+  private readonly emails: string;
+  private readonly order: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.users = `${prefix}users`;
+    this.emails = `${prefix}users:email`;
+    this.order = `${prefix}users:order`;
+  }
+
+  async list(query: UserQuery): Promise<{ items: UserRecord[]; total: number }> {
+    if (query.email === undefined && query.q === undefined) {
+      const [total, members] = await Promise.all([
+        this.redis.zcard(this.order),
+        query.limit > 0 ? this.redis.zrange(this.order, query.offset, query.offset + query.limit - 1) : Promise.resolve([]),
+      ]);
+      const ids = members.map((m) => m.slice(m.indexOf('\n') + 1));
+      const raws = ids.length > 0 ? await this.redis.hmget(this.users, ...ids) : [];
+      return { items: raws.filter((r): r is string => r !== null).map(parse), total };
+    }
+    // Filtered listings scan the users; an integrator's admin search, not a hot path.
+    let candidates: UserRecord[];
+    if (query.email !== undefined) {
+      const id = await this.redis.hget(this.emails, emailKey(query.email));
+      const user = id === null ? null : await this.get(id);
+      candidates = user ? [user] : [];
+    } else {
+      candidates = Object.values(await this.redis.hgetall(this.users)).map(parse);
+    }
+    const q = query.q?.toLowerCase();
+    const matching = candidates
+      .filter((u) => q === undefined || [u.id, u.email, u.name].some((f) => f.toLowerCase().includes(q)))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return { items: matching.slice(query.offset, query.offset + query.limit), total: matching.length };
+  }
+
+  async get(id: string): Promise<UserRecord | null> {
+    const raw = await this.redis.hget(this.users, id);
+    return raw === null ? null : parse(raw);
+  }
+
+  async create(user: UserRecord): Promise<void> {
+    const key = emailKey(user.email);
+    const stored: Stored = { ...user, emailKey: key };
+    const result = await CREATE.run<string>(
+      this.redis,
+      [this.users, this.emails, this.order],
+      [user.id, key, JSON.stringify(stored), `${user.createdAt}\n${user.id}`],
+    );
+    if (result === 'id' || result === 'email') throw new DuplicateError(result);
+  }
+
+  async update(id: string, patch: Partial<Pick<UserRecord, 'email' | 'name' | 'phone'>>): Promise<UserRecord | null> {
+    const fields: Record<string, unknown> = {};
+    if (patch.email !== undefined) fields.email = patch.email;
+    if (patch.name !== undefined) fields.name = patch.name;
+    // cjson cannot tell an absent key from null, so a cleared phone travels as an empty marker.
+    if (patch.phone !== undefined) fields.phone = patch.phone === null ? CLEARED : patch.phone;
+    const result = await UPDATE.run<string | null>(
+      this.redis,
+      [this.users, this.emails],
+      [id, JSON.stringify(fields), patch.email === undefined ? '' : emailKey(patch.email), new Date().toISOString()],
+    );
+    if (result === null) return null;
+    if (result === 'email') throw new DuplicateError('email');
+    return parse(result);
+  }
+
+  async delete(id: string): Promise<UserRecord | null> {
+    const raw = await DELETE.run<string | null>(this.redis, [this.users, this.emails, this.order], [id]);
+    return raw === null ? null : parse(raw);
+  }
+}
+
+const CLEARED = '\u0000cleared';
+
+function emailKey(email: string): string {
+  return email.toLowerCase();
+}
+
+function parse(raw: string): UserRecord {
+  const { emailKey: _key, ...user } = JSON.parse(raw) as Stored;
+  return { ...user, phone: user.phone === CLEARED || user.phone === undefined ? null : user.phone };
+}

@@ -1,0 +1,127 @@
+import Redis from 'ioredis';
+import { RedisStore } from '../../src/store/redis/redis.store';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { describeStoreContract } from './store.contract';
+
+let redis: TestRedis;
+const clients: Redis[] = [];
+let n = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+
+afterAll(async () => {
+  for (const c of clients) c.disconnect();
+  await redis?.close();
+});
+
+/** A store on its own key prefix, so tests never see each other's keys. */
+function makeStore(presenceTtlS = 30): RedisStore {
+  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  clients.push(client);
+  return new RedisStore(client, { prefix: `test${++n}:`, presenceTtlS });
+}
+
+/** Two replicas' views of the same state: same prefix, separate connections. */
+function twoReplicas(presenceTtlS = 30): [RedisStore, RedisStore] {
+  const prefix = `shared${++n}:`;
+  return [0, 1].map(() => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    clients.push(client);
+    return new RedisStore(client, { prefix, presenceTtlS });
+  }) as [RedisStore, RedisStore];
+}
+
+describeStoreContract('redis', async () => makeStore());
+
+describe('RedisStore specifics', () => {
+  it('claims a dedupe key exactly once under concurrent claims from several replicas', async () => {
+    const [a, b] = twoReplicas();
+    const records = Array.from({ length: 20 }, (_, i) => ({ id: `id-${i}`, ts: 't', delivered: false }));
+    const results = await Promise.all(records.map((r, i) => (i % 2 ? a : b).dedupe.claim('k', r, 60)));
+    const winners = results.filter((r) => r === null);
+    expect(winners).toHaveLength(1);
+    const winner = records[results.indexOf(null)];
+    for (const r of results) if (r !== null) expect(r).toEqual(winner);
+    await a.dedupe.markDelivered('k', winner, 60);
+    expect(await b.dedupe.claim('k', records[0], 60)).toEqual({ ...winner, delivered: true });
+  });
+
+  it('answers presence cluster-wide and counts per replica entry', async () => {
+    const [a, b] = twoReplicas();
+    expect(await a.presence.addRuntime('bot', { socketId: 's1', replicaId: 'A' })).toBe(1);
+    expect(await b.presence.addRuntime('bot', { socketId: 's2', replicaId: 'B' })).toBe(2);
+    await b.presence.addClient('bot', { socketId: 'c1', replicaId: 'B' });
+    expect(await a.presence.getAgent('bot')).toEqual({ agentId: 'bot', runtimes: 2, clients: 1 });
+    expect((await a.presence.listRuntimes('bot')).sort((x, y) => x.socketId.localeCompare(y.socketId))).toEqual([
+      { socketId: 's1', replicaId: 'A' },
+      { socketId: 's2', replicaId: 'B' },
+    ]);
+    expect(await b.presence.removeRuntime('bot', { socketId: 's1', replicaId: 'A' })).toBe(1);
+    expect(await a.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 1 }]);
+  });
+
+  it("expires a replica's entries unless refreshed", async () => {
+    const [alive, dead] = twoReplicas(1);
+    await alive.presence.addRuntime('bot', { socketId: 'live', replicaId: 'A' });
+    await dead.presence.addRuntime('bot', { socketId: 'ghost', replicaId: 'B' });
+    await dead.presence.addClient('other', { socketId: 'c', replicaId: 'B' });
+    const deadline = Date.now() + 5000;
+    let runtimes = await alive.presence.listRuntimes('bot');
+    while (runtimes.length > 1 && Date.now() < deadline) {
+      await alive.presence.refresh([{ agentId: 'bot', runtimes: [{ socketId: 'live', replicaId: 'A' }], clients: [] }]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      runtimes = await alive.presence.listRuntimes('bot');
+    }
+    expect(runtimes).toEqual([{ socketId: 'live', replicaId: 'A' }]);
+    expect(await alive.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 0 }]);
+  });
+
+  it('re-registers live entries after Redis lost them', async () => {
+    const store = makeStore();
+    await store.presence.refresh([
+      { agentId: 'bot', runtimes: [{ socketId: 'r', replicaId: 'A' }], clients: [{ socketId: 'c', replicaId: 'A' }] },
+    ]);
+    expect(await store.presence.getAgent('bot')).toEqual({ agentId: 'bot', runtimes: 1, clients: 1 });
+  });
+
+  it('counts in fixed windows that start at the first hit', async () => {
+    const store = makeStore();
+    expect(await store.counters.increment('x', 60)).toBe(1);
+    expect(await store.counters.increment('x', 60)).toBe(2);
+    expect(await store.counters.get('x')).toBe(2);
+    expect(await store.counters.get('never')).toBe(0);
+  });
+
+  it('keeps user email uniqueness case-insensitively across updates and deletes', async () => {
+    const store = makeStore();
+    const at = new Date().toISOString();
+    const user = { id: 'u1', email: 'Ann@Example.com', name: 'Ann', phone: '+1', createdAt: at, updatedAt: at };
+    await store.users.create(user);
+    await expect(store.users.create({ ...user, id: 'u2', email: 'ann@example.COM' })).rejects.toMatchObject({ field: 'email' });
+    await expect(store.users.create({ ...user, email: 'other@example.com' })).rejects.toMatchObject({ field: 'id' });
+    const updated = await store.users.update('u1', { email: 'new@example.com', phone: null });
+    expect(updated).toMatchObject({ id: 'u1', email: 'new@example.com', name: 'Ann', phone: null });
+    await store.users.create({ ...user, id: 'u2' });
+    await expect(store.users.update('u1', { email: 'ANN@example.com' })).rejects.toMatchObject({ field: 'email' });
+    expect((await store.users.list({ offset: 0, limit: 10 })).items.map((u) => u.id)).toEqual(['u1', 'u2']);
+    expect((await store.users.list({ offset: 0, limit: 10, q: 'new@' })).items.map((u) => u.id)).toEqual(['u1']);
+    expect(await store.users.delete('u1')).toMatchObject({ id: 'u1', email: 'new@example.com' });
+    await store.users.create({ ...user, id: 'u3', email: 'new@example.com' });
+    expect((await store.users.list({ offset: 0, limit: 10, email: 'NEW@example.com' })).items.map((u) => u.id)).toEqual(['u3']);
+  });
+
+  it('stores API keys by hash and tracks last use separately', async () => {
+    const store = makeStore();
+    const record = { id: 'k1', name: 'ci', scopes: ['embed:mint'], prefix: 'rk_ab', hash: 'h1', createdAt: 'c', lastUsedAt: null };
+    await store.apiKeys.create(record);
+    await store.apiKeys.touch('k1', '2025-01-01T00:00:00.000Z');
+    await store.apiKeys.touch('nope', '2025-01-01T00:00:00.000Z');
+    expect(await store.apiKeys.findByHash('h1')).toEqual({ ...record, lastUsedAt: '2025-01-01T00:00:00.000Z' });
+    expect(await store.apiKeys.list()).toHaveLength(1);
+    expect(await store.apiKeys.delete('k1')).toEqual({ ...record, lastUsedAt: '2025-01-01T00:00:00.000Z' });
+    expect(await store.apiKeys.findByHash('h1')).toBeNull();
+    expect(await store.apiKeys.get('nope')).toBeNull();
+  });
+});
