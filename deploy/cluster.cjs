@@ -1,0 +1,287 @@
+'use strict';
+// The docker-compose topology as local processes: one redis-server (appendonly, own temp dir), N hub
+// replicas (`dist/main.js`) and Debian's nginx running deploy/nginx.conf in front of them.
+// `npm run cluster` runs it as a CLI (deploy/cluster.mjs); cluster tests call startCluster() from
+// here. CommonJS on purpose: jest (ts-jest, CommonJS) can require it without
+// --experimental-vm-modules.
+
+const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { ManagedProcess, waitUntil, waitForLine, httpOk } = require('./managed-process.cjs');
+
+const ROOT = path.resolve(__dirname, '..');
+const NGINX_CONF = path.join(__dirname, 'nginx.conf');
+
+/** Asks the kernel for a free TCP port on `host`. */
+async function freePort(host = '127.0.0.1') {
+  const server = net.createServer();
+  server.listen(0, host);
+  await new Promise((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `envVar` when set, else the first executable of `names` on PATH or among `fallbacks`. */
+function findExecutable(envVar, names, fallbacks = []) {
+  if (process.env[envVar]) return process.env[envVar];
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  const candidates = [...names.flatMap((n) => dirs.map((d) => path.join(d, n))), ...fallbacks];
+  for (const candidate of candidates) {
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error(
+    `${names[0]} not found (looked on PATH and in ${fallbacks.join(', ') || 'no other place'}); ` +
+      `install it (Debian: apt-get install ${names[0] === 'nginx' ? 'nginx-light' : 'redis-server'}) ` +
+      `or point ${envVar} at the binary`,
+  );
+}
+
+function nginxBinary() {
+  return findExecutable('NGINX_BIN', ['nginx'], ['/usr/sbin/nginx', '/usr/local/sbin/nginx']);
+}
+
+function redisBinary() {
+  return findExecutable('REDIS_SERVER_BIN', ['redis-server'], ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
+}
+
+/**
+ * Lays out an nginx prefix under `dir` that runs deploy/nginx.conf unchanged: conf/nginx.conf is a
+ * symlink to it (nginx resolves includes relative to the -c path as given, not the link target), and
+ * conf/relay-hub/ holds the two per-environment includes.
+ */
+function writeNginxConfig(dir, { listen, servers }) {
+  const prefix = path.join(dir, 'nginx');
+  const confDir = path.join(prefix, 'conf');
+  fs.mkdirSync(path.join(confDir, 'relay-hub'), { recursive: true });
+  const confFile = path.join(confDir, 'nginx.conf');
+  fs.rmSync(confFile, { force: true });
+  fs.symlinkSync(NGINX_CONF, confFile);
+  const serverLines = servers.map((s) => `server ${s} max_fails=3 fail_timeout=10s;`);
+  fs.writeFileSync(path.join(confDir, 'relay-hub', 'servers.conf'), `${serverLines.join('\n')}\n`);
+  fs.writeFileSync(path.join(confDir, 'relay-hub', 'listen.conf'), `listen ${listen};\n`);
+  // A root master runs its workers as nobody; they must be able to reach the temp dirs it creates.
+  for (let d = prefix; d.startsWith(dir); d = path.dirname(d)) fs.chmodSync(d, 0o755);
+  return { prefix: `${prefix}/`, confFile, pidFile: path.join(prefix, 'nginx.pid') };
+}
+
+/** nginx arguments for a prefix made by writeNginxConfig; nothing outside it is touched. */
+function nginxArgs({ prefix, confFile, pidFile }, { test = false } = {}) {
+  const globals = test ? `pid ${pidFile};` : `daemon off; pid ${pidFile};`;
+  return [...(test ? ['-t', '-q'] : []), '-p', prefix, '-c', confFile, '-e', 'stderr', '-g', globals];
+}
+
+/**
+ * nginx's stdout (the config logs access to /dev/stdout, which is what containers want) must be a
+ * file or a pipe: Node's stdio pipes are sockets, and opening /dev/stdout on a socket fails (ENXIO).
+ */
+function openAccessLog(layout) {
+  return fs.openSync(path.join(layout.prefix, 'access.log'), 'a');
+}
+
+/** Runs `nginx -t` on a prefix; resolves to { ok, output }. */
+function testNginxConfig(layout, bin = nginxBinary()) {
+  const accessLog = openAccessLog(layout);
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, nginxArgs(layout, { test: true }), { stdio: ['ignore', accessLog, 'pipe'] });
+    let output = '';
+    child.stderr.on('data', (c) => (output += c));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ ok: code === 0, output }));
+  }).finally(() => fs.closeSync(accessLog));
+}
+
+function secret(bytes) {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * Starts redis-server, `replicas` hubs and nginx; resolves when nginx answers /health/ready through
+ * the hubs. See cluster.d.cts for the options and the returned handle.
+ */
+async function startCluster(options = {}) {
+  const {
+    replicas: replicaCount = 3,
+    host = '127.0.0.1',
+    hubEntry = path.join(ROOT, 'dist', 'main.js'),
+    readyTimeoutMs = 30_000,
+    onLog,
+  } = options;
+  const env = options.env ?? {};
+  if (!fs.existsSync(hubEntry)) throw new Error(`${hubEntry} does not exist; run \`npm run build\` first`);
+  const nginxBin = nginxBinary();
+  const redisBin = redisBinary();
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-hub-cluster-'));
+  const started = [];
+  const exitHandler = () => started.forEach((p) => p.killGroup('SIGKILL'));
+  process.on('exit', exitHandler);
+
+  try {
+    const port = options.port || (await freePort(host));
+    const redisPort = await freePort('127.0.0.1');
+    const hubPorts = [];
+    for (let i = 0; i < replicaCount; i++) hubPorts.push(await freePort('127.0.0.1'));
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    // --- redis ---------------------------------------------------------------------------------
+    const redisDir = path.join(dir, 'redis');
+    fs.mkdirSync(redisDir);
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    const redisProc = new ManagedProcess(
+      'redis',
+      redisBin,
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir, '--save', '', '--appendonly', 'yes', '--daemonize', 'no'],
+      { onLog },
+    );
+    started.push(redisProc);
+    const startRedis = async () => {
+      redisProc.tail = [];
+      redisProc.start();
+      await waitForLine(redisProc, /Ready to accept connections/, 'accepting connections', readyTimeoutMs);
+    };
+    await startRedis();
+
+    // --- hubs ----------------------------------------------------------------------------------
+    const secrets = {
+      JWT_SECRET: env.JWT_SECRET || secret(48),
+      AGENT_API_KEYS: env.AGENT_API_KEYS || `ak_${secret(32)}`,
+    };
+    const hubEnv = {
+      ...process.env,
+      // Same settings as docker-compose.yml, overridable through options.env.
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      TRUST_PROXY: 'loopback',
+      CORS_ORIGINS: `http://localhost:${port},http://127.0.0.1:${port}`,
+      SHUTDOWN_GRACE_MS: '20000',
+      ...env,
+      ...secrets,
+      HOST: '127.0.0.1',
+      REDIS_URL: redisUrl,
+    };
+    const graceMs = Number(hubEnv.SHUTDOWN_GRACE_MS) || 20_000;
+    const replicas = hubPorts.map((hubPort, i) => {
+      const name = `hub-${i + 1}`;
+      const proc = new ManagedProcess(name, process.execPath, [hubEntry], {
+        onLog,
+        cwd: ROOT,
+        env: {
+          OPENAPI_SPEC_FILE: path.join(dir, `${name}.openapi.json`),
+          ...hubEnv,
+          PORT: String(hubPort),
+        },
+      });
+      started.push(proc);
+      const replicaUrl = `http://127.0.0.1:${hubPort}`;
+      const start = async () => {
+        proc.tail = [];
+        proc.start();
+        await waitUntil(proc, 'ready', () => httpOk(`${replicaUrl}/health/ready`), readyTimeoutMs);
+      };
+      return {
+        index: i,
+        name,
+        port: hubPort,
+        url: replicaUrl,
+        get pid() {
+          return proc.pid;
+        },
+        get running() {
+          return proc.running;
+        },
+        get exited() {
+          return proc.exited;
+        },
+        logs: () => [...proc.tail],
+        kill: (signal = 'SIGTERM') => proc.kill(signal),
+        stop: () => proc.stop('SIGTERM', graceMs + 5000),
+        async restart() {
+          await proc.stop('SIGTERM', graceMs + 5000);
+          await start();
+        },
+        start,
+      };
+    });
+    await Promise.all(replicas.map((r) => r.start()));
+
+    // --- nginx ---------------------------------------------------------------------------------
+    const layout = writeNginxConfig(dir, {
+      listen: `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      servers: hubPorts.map((p) => `127.0.0.1:${p}`),
+    });
+    const checked = await testNginxConfig(layout, nginxBin);
+    if (!checked.ok) throw new Error(`nginx -t rejected ${NGINX_CONF}:\n${checked.output}`);
+    const accessLog = openAccessLog(layout);
+    const nginxProc = new ManagedProcess('nginx', nginxBin, nginxArgs(layout), { onLog, stdoutFd: accessLog });
+    started.push(nginxProc);
+    nginxProc.start();
+    fs.closeSync(accessLog); // the child has its own copy
+    await waitUntil(nginxProc, 'proxying to the hubs', () => httpOk(`${url}/health/ready`), readyTimeoutMs);
+
+    let stopping;
+    const stop = () =>
+      (stopping ??= (async () => {
+        // Hubs first (they drain over SHUTDOWN_GRACE_MS and still need Redis), then the edge, then Redis.
+        await Promise.all(replicas.map((r) => r.stop()));
+        await nginxProc.stop('SIGTERM', 5000);
+        await redisProc.stop('SIGTERM', 10_000);
+        process.off('exit', exitHandler);
+        fs.rmSync(dir, { recursive: true, force: true });
+      })());
+
+    return {
+      url,
+      port,
+      dir,
+      secrets,
+      env: hubEnv,
+      replicas,
+      redis: {
+        port: redisPort,
+        url: redisUrl,
+        get pid() {
+          return redisProc.pid;
+        },
+        logs: () => [...redisProc.tail],
+        kill: (signal = 'SIGTERM') => redisProc.kill(signal),
+        stop: () => redisProc.stop('SIGTERM', 10_000),
+        start: startRedis,
+      },
+      nginx: {
+        port,
+        accessLog: path.join(layout.prefix, 'access.log'),
+        get pid() {
+          return nginxProc.pid;
+        },
+        logs: () => [...nginxProc.tail],
+        stop: () => nginxProc.stop('SIGTERM', 5000),
+      },
+      stop,
+      /** SIGKILL to everything, no draining (for a second Ctrl-C). */
+      forceStop() {
+        started.forEach((p) => p.killGroup('SIGKILL'));
+      },
+    };
+  } catch (err) {
+    started.forEach((p) => p.killGroup('SIGKILL'));
+    await Promise.all(started.map((p) => p.exited));
+    process.off('exit', exitHandler);
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+module.exports = { startCluster, writeNginxConfig, nginxArgs, testNginxConfig, nginxBinary, redisBinary, freePort, NGINX_CONF };

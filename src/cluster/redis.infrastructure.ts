@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Server } from 'socket.io';
+import { Counter } from 'prom-client';
+import type { HubConfig } from '../config/config';
+import type { Logger } from '../logging/logger';
+import type { HubMetrics } from '../metrics/metrics';
+import { RedisStore } from '../store/redis/redis.store';
+import { AdapterAckDispatcher, ClusterDispatcher } from './cluster.dispatcher';
+import type { ClusterOptions, Infrastructure } from './infrastructure';
+import { PresenceKeeper } from './presence-keeper';
+import { PubSubCanary } from './pubsub-canary';
+import {
+  createCommandConnection,
+  createSubscriberConnection,
+  guardCommands,
+  quitConnection,
+  redisErrorReporter,
+  whenReady,
+} from './redis-connections';
+import { ShardedChannels } from './sharded-channels';
+import { adapterChannels, installAdapter } from './socket-adapter';
+
+const CANARY_INTERVAL_MS = 1000;
+const STARTUP_WAIT_MS = 5000;
+
+/**
+ * Cluster mode: Redis store, Socket.IO Redis adapter, point-to-point dispatcher, pub/sub canary
+ * and presence refresh, over two connections per replica (commands + publishes, subscriptions).
+ */
+export async function createRedisInfrastructure(
+  config: HubConfig,
+  logger: Logger,
+  metrics: HubMetrics,
+  options: ClusterOptions = {},
+): Promise<Infrastructure> {
+  const url = config.REDIS_URL as string;
+  const prefix = options.keyPrefix ?? 'relay:';
+  const replicaId = `${hostname()}-${randomBytes(4).toString('hex')}`;
+  const report = redisErrorReporter(logger, metrics);
+  const received = new Counter({
+    name: 'relay_redis_pubsub_messages_received_total',
+    help: 'Pub/sub messages this replica received from Redis, by purpose (adapter, dispatch, canary)',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+  });
+  const receivedBytes = new Counter({
+    name: 'relay_redis_pubsub_bytes_received_total',
+    help: 'Payload bytes of pub/sub messages this replica received from Redis, by purpose',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+  });
+
+  const pub = createCommandConnection(url, `relay-hub:${replicaId}:cmd`);
+  const sub = createSubscriberConnection(url, `relay-hub:${replicaId}:sub`);
+  for (const [client, component] of [[pub, 'redis-command'], [sub, 'redis-subscriber']] as const) {
+    client.on('error', (err) => report(component, err, 'Redis connection error'));
+  }
+  guardCommands(pub, ['publish'], (_command, err) => report('adapter', err, 'adapter publish failed'));
+  guardCommands(sub, ['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe'], (command, err) =>
+    report('redis-subscriber', err, `${command} failed; restored when Redis is back`),
+  );
+
+  const dispatchChannel = (id: string) => `${prefix}dispatch#${id}#`;
+  const canaryChannel = `${prefix}canary#${replicaId}#`;
+  const countReceived = (channel: Buffer, message: Buffer) => {
+    const name = channel.toString();
+    const kind = name.startsWith(`${prefix}dispatch#`) ? 'dispatch' : name === canaryChannel ? 'canary' : 'adapter';
+    received.inc({ kind });
+    receivedBytes.inc({ kind }, message.length);
+  };
+  sub.on('smessageBuffer', countReceived);
+  sub.on('messageBuffer', countReceived);
+  sub.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, message: Buffer) => countReceived(channel, message));
+
+  const [pubReady, subReady] = await Promise.all([whenReady(pub, STARTUP_WAIT_MS), whenReady(sub, STARTUP_WAIT_MS)]);
+  if (!pubReady || !subReady) logger.warn('Redis not reachable yet; starting unready and retrying');
+
+  const store = new RedisStore(pub, { prefix, presenceTtlS: config.PRESENCE_TTL_S });
+  const channels = new ShardedChannels(sub);
+  let io: Server | undefined;
+  let keeper: PresenceKeeper | undefined;
+  const resubscribe = () => {
+    const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
+    if (all.length > 0 && sub.status === 'ready') sub.ssubscribe(...all).catch(() => {});
+  };
+  const canary = new PubSubCanary(pub, sub, channels, canaryChannel, resubscribe, report, {
+    intervalMs: CANARY_INTERVAL_MS,
+    staleAfterMs: 3 * CANARY_INTERVAL_MS,
+    resubscribeAfterMisses: 3,
+  });
+
+  // After an outage: restore subscriptions made while Redis was away, and re-register presence.
+  let subWasReady = subReady;
+  sub.on('ready', () => {
+    if (subWasReady) logger.warn('Redis subscriber reconnected; restoring subscriptions');
+    subWasReady = true;
+    resubscribe();
+  });
+  let pubWasReady = pubReady;
+  pub.on('ready', () => {
+    if (pubWasReady) logger.warn('Redis reconnected; re-registering presence');
+    pubWasReady = true;
+    void keeper?.refresh();
+  });
+
+  return {
+    store,
+    replicaId,
+    attach(server) {
+      io = server;
+      installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
+    },
+    createDispatcher(namespaces) {
+      keeper = new PresenceKeeper(store.presence, namespaces, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
+      keeper.start();
+      canary.start();
+      if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent);
+      return new ClusterDispatcher(replicaId, namespaces.agent, pub, channels, dispatchChannel, report);
+    },
+    readinessChecks: async () => ({ redisPubSub: canary.healthy() }),
+    async close() {
+      canary.stop();
+      keeper?.stop();
+      await channels.unsubscribeAll();
+      await Promise.all([quitConnection(pub), quitConnection(sub)]);
+    },
+  };
+}
