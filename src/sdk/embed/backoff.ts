@@ -1,0 +1,57 @@
+/** Reconnect delay settings. */
+export interface BackoffOptions {
+  /** Upper bound of the first delay, in ms. Default 500. */
+  baseMs?: number;
+  /** No delay exceeds this, in ms. Default 30000. */
+  capMs?: number;
+}
+
+export const DEFAULT_BACKOFF = { baseMs: 500, capMs: 30_000 } as const;
+
+/**
+ * Exponential backoff with full jitter: attempt n waits a uniform random time in
+ * [0, min(cap, base · 2ⁿ)). Full jitter keeps a crowd of clients that lost the same replica from
+ * reconnecting in lockstep.
+ */
+export class Backoff {
+  private readonly baseMs: number;
+  private readonly capMs: number;
+  private attempt = 0;
+
+  constructor(
+    options: BackoffOptions = {},
+    private readonly random: () => number = Math.random,
+  ) {
+    this.baseMs = positive(options.baseMs, DEFAULT_BACKOFF.baseMs, 'backoff.baseMs');
+    this.capMs = Math.max(this.baseMs, positive(options.capMs, DEFAULT_BACKOFF.capMs, 'backoff.capMs'));
+  }
+
+  /** Attempts since the last reset. */
+  get attempts(): number {
+    return this.attempt;
+  }
+
+  /** The upper bound of the delay the next call to {@link next} draws from. */
+  bound(): number {
+    // Clamping the exponent keeps 2ⁿ finite however long the outage lasts.
+    return Math.min(this.capMs, this.baseMs * 2 ** Math.min(this.attempt, 30));
+  }
+
+  /** Draws the next delay and advances the attempt counter. */
+  next(): number {
+    const delay = Math.floor(this.random() * this.bound());
+    this.attempt++;
+    return delay;
+  }
+
+  /** Call after a successful connect. */
+  reset(): void {
+    this.attempt = 0;
+  }
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`RelayChat: ${name} must be a positive number`);
+  return value;
+}

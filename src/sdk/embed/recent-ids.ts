@@ -1,0 +1,27 @@
+/**
+ * A bounded set of recently seen ids, oldest evicted first. Used to drop inbound duplicates, e.g.
+ * a message delivered to two sockets of one tab across a reconnect.
+ */
+export class RecentIds {
+  // A Set iterates in insertion order, so its first element is the least recently seen.
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly limit = 1000) {
+    if (!Number.isInteger(limit) || limit < 1) throw new TypeError('RelayChat: dedupeLimit must be a positive integer');
+  }
+
+  /** Records `id`; returns true when it was already recorded. */
+  seen(id: string): boolean {
+    if (this.ids.delete(id)) {
+      this.ids.add(id);
+      return true;
+    }
+    this.ids.add(id);
+    if (this.ids.size > this.limit) this.ids.delete(this.ids.values().next().value as string);
+    return false;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+}

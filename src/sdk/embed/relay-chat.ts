@@ -1,0 +1,259 @@
+import { io, type Socket } from 'socket.io-client';
+import {
+  Events,
+  type AgentStatus,
+  type ClientInboundMessage,
+  type ClientMessage,
+  type ClientToHubEvents,
+  type HandshakeErrorData,
+  type HubToClientEvents,
+  type MessageData,
+  type SendAck,
+  type SessionClosed,
+  type SessionInfo,
+} from '../../relay/protocol';
+import { Backoff } from './backoff';
+import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
+import { Emitter } from './emitter';
+import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
+import { Outbox, type OutboxEntry, type SendResult } from './outbox';
+import { checkPayload } from './payload';
+import { RecentIds } from './recent-ids';
+import { TokenSource } from './token-source';
+import { watchWakeSignals } from './wake-signals';
+
+/** `connecting` includes waiting to retry; `disconnected` is final (after `close()` or a terminal code). */
+export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
+
+/** Payload of the `state` event. `code` says why, when there is a reason (always on a terminal stop). */
+export interface StateChange {
+  state: ConnectionState;
+  code?: RelayChatErrorCode | (string & {});
+}
+
+/** Events of {@link RelayChat} and their payloads. */
+export interface RelayChatEvents {
+  state: StateChange;
+  /** A message from the bot (duplicates dropped by `id`). */
+  message: ClientInboundMessage;
+  /** The bot went online or offline; also emitted once per session with the status at connect. */
+  'agent:status': AgentStatus;
+  /** Session details sent by the hub after each connect. */
+  session: SessionInfo;
+  /** A failure the SDK recovers from (it retries) or that the integrator may want to log. */
+  error: RelayChatError;
+}
+
+type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
+
+/**
+ * A chat connection from a web page to one bot through a relay hub. It connects on construction,
+ * reconnects on its own with backoff and fresh tokens, and queues messages sent while offline.
+ *
+ * @example
+ * const chat = new RelayChat({ url: 'https://relay.example.com', agentId: 'support-bot', token: getToken });
+ * chat.on('state', ({ state, code }) => setBanner(state === 'disconnected' ? `Chat ended (${code})` : state));
+ * chat.on('message', (m) => render(m.text));
+ * chat.on('error', (e) => console.warn(e.code, e.message));
+ * const { id } = await chat.send('Hello!');
+ * chat.close();
+ */
+export class RelayChat extends Emitter<RelayChatEvents> {
+  private readonly endpoint: Endpoint;
+  private readonly tokens: TokenSource;
+  private readonly backoff: Backoff;
+  private readonly outbox: Outbox;
+  private readonly seen: RecentIds;
+  private readonly unwatch: () => void;
+  private current: ConnectionState = 'connecting';
+  private socket: ClientSocket | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private invalidRetried = false;
+
+  constructor(options: RelayChatOptions) {
+    super();
+    this.endpoint = resolveEndpoint(options);
+    this.tokens = new TokenSource(options.token, options.tokenTimeoutMs);
+    this.backoff = new Backoff(options.backoff);
+    this.outbox = new Outbox(options.outboxLimit);
+    this.seen = new RecentIds(options.dedupeLimit);
+    this.unwatch = watchWakeSignals(() => this.wake());
+    // Deferred so listeners added right after `new` see the first state.
+    queueMicrotask(() => {
+      if (this.stopped) return;
+      this.emit('state', { state: 'connecting' });
+      void this.connect();
+    });
+  }
+
+  /** The connection state now. */
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  /**
+   * Sends a message to the bot. Resolves with the hub's `{ id, ts }` once a bot runtime has received
+   * it; rejects with a {@link RelayChatError}: an error ack code (`AGENT_OFFLINE`, `TIMEOUT`,
+   * `RATE_LIMITED`, …), `OUTBOX_FULL`, `PAYLOAD_TOO_LARGE`, `INVALID_PAYLOAD`, or `CLOSED` / the
+   * terminal code when the chat stops first. Offline sends wait in the outbox and go out in order.
+   */
+  send(text: string, data?: MessageData): Promise<SendResult> {
+    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    const invalid = checkPayload(text, data, this.endpoint.maxMessageBytes);
+    if (invalid) return Promise.reject(invalid);
+    const result = this.outbox.add(text, data);
+    this.flush();
+    return result;
+  }
+
+  /** Disconnects for good; pending sends reject with `CLOSED`. */
+  close(): void {
+    if (!this.stopped) this.stop(undefined);
+  }
+
+  private async connect(): Promise<void> {
+    this.retryTimer = undefined;
+    let token: string;
+    try {
+      token = await this.tokens.get();
+    } catch (err) {
+      if (this.stopped) return;
+      this.emit('error', err as RelayChatError);
+      return this.retry();
+    }
+    if (this.stopped) return;
+
+    const { uri, path, agentId } = this.endpoint;
+    // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
+    // stale token, so every attempt is a fresh socket that this class retries itself.
+    const socket: ClientSocket = io(uri, {
+      path,
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: (cb) => cb({ token, agentId }),
+    });
+    this.socket = socket;
+    let closedBy: SessionClosed | undefined;
+
+    socket.on('connect', () => {
+      this.backoff.reset();
+      this.invalidRetried = false;
+      this.setState('connected');
+      this.flush();
+    });
+    socket.on('connect_error', (err) => {
+      this.dispose(socket);
+      const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
+      const code = typeof data?.code === 'string' ? data.code : undefined;
+      const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
+      if (classifyHandshake(code, data?.retryable, ctx) === 'stop') return this.stop(code);
+      if (code === 'TOKEN_INVALID') this.invalidRetried = true;
+      this.emit('error', new RelayChatError(code ?? SdkCodes.CONNECT_FAILED, err.message, true));
+      this.retry();
+    });
+    socket.on('disconnect', (reason) => {
+      this.dispose(socket);
+      if (reason === 'io server disconnect') {
+        const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, ctx) === 'stop') return this.stop(closedBy?.code);
+      }
+      this.setState('connecting', closedBy?.code);
+      this.retry();
+    });
+    socket.on(Events.sessionClosed, (info) => {
+      closedBy = info;
+    });
+    socket.on(Events.session, (info) => {
+      this.emit('session', info);
+      this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
+    });
+    socket.on(Events.message, (message) => {
+      if (typeof message?.id === 'string' && this.seen.seen(message.id)) return;
+      this.emit('message', message);
+    });
+    socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
+    socket.on(Events.authExpiring, () => {
+      if (this.tokens.refreshable) void this.refresh(socket);
+    });
+  }
+
+  /** Hands the hub a fresh token before the current one expires, keeping the session open. */
+  private async refresh(socket: ClientSocket): Promise<void> {
+    let token: string;
+    try {
+      token = await this.tokens.get();
+    } catch (err) {
+      // Nothing else to do: at expiry the hub closes the session and the reconnect fetches again.
+      this.emit('error', err as RelayChatError);
+      return;
+    }
+    if (socket !== this.socket || !socket.connected) return;
+    socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.authRefresh, { token }, (err, ack) => {
+      if (socket !== this.socket) return;
+      if (err) this.emit('error', new RelayChatError('TIMEOUT', 'auth:refresh was not acknowledged', true));
+      else if (!ack?.ok) this.emit('error', errorFromAck(ack?.error, 'auth:refresh refused'));
+    });
+  }
+
+  /** Puts the oldest unacknowledged message on the wire, one at a time so the bot sees send order. */
+  private flush(): void {
+    const socket = this.socket;
+    const entry = this.outbox.head();
+    if (!socket?.connected || this.current !== 'connected' || !entry || entry.flight) return;
+    const flight = {};
+    entry.flight = flight;
+    const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
+    if (entry.data !== undefined) payload.data = entry.data;
+    socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
+      // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
+      if (entry.flight !== flight) return;
+      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'the hub did not acknowledge the message in time') : ack);
+      this.flush();
+    });
+  }
+
+  private settle(entry: OutboxEntry, ack: RelayChatError | SendAck | undefined): void {
+    if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
+    else if (ack?.ok) this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
+    else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
+  }
+
+  private retry(): void {
+    if (this.stopped) return;
+    this.setState('connecting');
+    this.retryTimer = setTimeout(() => void this.connect(), this.backoff.next());
+  }
+
+  /** Cuts a pending backoff delay short; an attempt already under way is left alone. */
+  private wake(): void {
+    if (this.retryTimer === undefined || this.stopped) return;
+    clearTimeout(this.retryTimer);
+    void this.connect();
+  }
+
+  private dispose(socket: ClientSocket): void {
+    // Grounded first: closing fails the socket's pending acks, and those must not settle anything.
+    this.outbox.groundAll();
+    socket.off();
+    socket.close();
+    if (this.socket === socket) this.socket = undefined;
+  }
+
+  private stop(code: string | undefined): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.unwatch();
+    if (this.socket) this.dispose(this.socket);
+    this.outbox.rejectAll(new RelayChatError(code ?? SdkCodes.CLOSED, code ? `the chat stopped: ${code}` : 'the chat is closed'));
+    this.setState('disconnected', code);
+  }
+
+  private setState(state: ConnectionState, code?: string): void {
+    if (state === this.current) return;
+    this.current = state;
+    this.emit('state', code === undefined ? { state } : { state, code });
+  }
+}

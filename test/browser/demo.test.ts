@@ -1,0 +1,114 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { JwtService } from '../../src/auth/jwt.service';
+import { DEMO_AGENT_ID } from '../../src/http/demo/demo.routes';
+import { startHub, type TestHub } from '../helpers/hub';
+import { launchChromium } from './chromium';
+
+/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
+const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe('demo page in Chromium', () => {
+  let browser: Browser;
+  let hub: TestHub;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    // The hub serves the page and the token route and runs the echo bot itself.
+    hub = await startHub({ DEMO_ENABLED: 'true' });
+    page = await browser.newPage();
+  });
+  afterEach(async () => {
+    await page?.context().close();
+    await hub?.close();
+  });
+
+  it('connects as an anonymous user, shows the bot online and gets the echo of a message', async () => {
+    await page.goto(`${hub.url}/`);
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector('#bot[data-online="true"]');
+    await page.fill('#text', 'hello <b>demo</b>');
+    await page.press('#text', 'Enter');
+    const echo = page.locator('#log li.bot');
+    await echo.waitFor();
+    // Shown as text, never as markup.
+    expect(await echo.textContent()).toBe('echo: hello <b>demo</b>');
+    expect(await page.locator('#log li.bot b').count()).toBe(0);
+    await page.waitForSelector('#log li.me[data-status="sent"]');
+
+    await mkdir(ARTIFACTS, { recursive: true });
+    const screenshot = resolve(ARTIFACTS, 'demo-page.png');
+    await page.screenshot({ path: screenshot });
+    const png = await readFile(screenshot);
+    expect(png.length).toBeGreaterThan(PNG_SIGNATURE.length);
+    expect(png.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)).toBe(true);
+  });
+
+  it('keeps the same demo user across a reload', async () => {
+    await page.goto(`${hub.url}/`);
+    await page.waitForSelector('#state[data-state="connected"]');
+    const user = await page.evaluate(() => localStorage.getItem('relay-hub-demo-user'));
+    expect(user).toMatch(/^[0-9a-f-]{36}$/);
+    const firstToken = page.waitForResponse((res) => res.url().endsWith('/demo/token'));
+    await page.reload();
+    const res = await firstToken;
+    expect(res.request().postDataJSON()).toEqual({ user });
+    expect((await res.json()).data.user).toBe(user);
+  });
+});
+
+describe('demo token route', () => {
+  let hub: TestHub;
+  let jwt: JwtService;
+
+  beforeAll(async () => {
+    hub = await startHub({ DEMO_ENABLED: 'true' });
+    jwt = hub.hub.jwt;
+  });
+  afterAll(async () => {
+    await hub?.close();
+  });
+
+  const mint = (body: unknown) =>
+    fetch(`${hub.url}/demo/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('mints a short-lived token for a new anonymous user, limited to the demo bot', async () => {
+    const res = await mint({});
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const { data, success } = await res.json();
+    expect(success).toBe(true);
+    const verified = jwt.verify(data.token);
+    expect(verified.ok).toBe(true);
+    if (!verified.ok) return;
+    expect(verified.identity).toMatchObject({ sub: `demo-${data.user}`, agentIds: [DEMO_AGENT_ID], roles: [] });
+    const lifetimeS = (Date.parse(data.expiresAt) - Date.now()) / 1000;
+    expect(lifetimeS).toBeGreaterThan(250);
+    expect(lifetimeS).toBeLessThanOrEqual(300);
+  });
+
+  it('keeps the sub of a returning user, so in-band refreshes are accepted', async () => {
+    const first = (await (await mint({})).json()).data;
+    const again = (await (await mint({ user: first.user })).json()).data;
+    expect(again.user).toBe(first.user);
+    const [a, b] = [jwt.verify(first.token), jwt.verify(again.token)];
+    expect(a.ok && b.ok && a.identity.sub === b.identity.sub).toBe(true);
+  });
+
+  it('answers 400 problem+json for a user id it did not issue', async () => {
+    for (const user of ['admin', 'x'.repeat(36), 42]) {
+      const res = await mint({ user });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      expect(await res.json()).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ path: 'body.user' }] });
+    }
+  });
+});

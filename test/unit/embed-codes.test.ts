@@ -1,0 +1,68 @@
+import { HandshakeCodes, SessionClosedCodes, type HandshakeCode } from '../../src/relay/protocol';
+import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError } from '../../src/sdk/embed/codes';
+
+const getter = { refreshable: true, invalidRetried: false };
+const fixed = { refreshable: false, invalidRetried: false };
+
+describe('embed code classification', () => {
+  it('retries handshake refusals that carry no code (server down, connection limit, draining)', () => {
+    expect(classifyHandshake(undefined, undefined, getter)).toBe('retry');
+    expect(classifyHandshake(undefined, undefined, fixed)).toBe('retry');
+  });
+
+  it('follows the protocol table for every handshake code without special token handling', () => {
+    const special: HandshakeCode[] = ['TOKEN_INVALID', 'TOKEN_EXPIRED'];
+    for (const [code, { retryable }] of Object.entries(HandshakeCodes)) {
+      if (special.includes(code as HandshakeCode)) continue;
+      const expected = retryable ? 'retry' : 'stop';
+      expect([code, classifyHandshake(code, retryable, getter)]).toEqual([code, expected]);
+      // Without the wire flag the SDK falls back to the same table.
+      expect([code, classifyHandshake(code, undefined, fixed)]).toEqual([code, expected]);
+    }
+    expect(classifyHandshake('RATE_LIMITED', true, fixed)).toBe('retry');
+    expect(classifyHandshake('SERVER_SHUTTING_DOWN', true, fixed)).toBe('retry');
+    expect(classifyHandshake('USER_DEACTIVATED', false, getter)).toBe('stop');
+    expect(classifyHandshake('ORIGIN_NOT_ALLOWED', false, getter)).toBe('stop');
+  });
+
+  it('gives TOKEN_INVALID one more try with a getter (secret rotation), then stops', () => {
+    expect(classifyHandshake('TOKEN_INVALID', false, getter)).toBe('retry');
+    expect(classifyHandshake('TOKEN_INVALID', false, { refreshable: true, invalidRetried: true })).toBe('stop');
+    expect(classifyHandshake('TOKEN_INVALID', false, fixed)).toBe('stop');
+  });
+
+  it('retries TOKEN_EXPIRED only when a getter can bring a fresh token', () => {
+    expect(classifyHandshake('TOKEN_EXPIRED', true, getter)).toBe('retry');
+    expect(classifyHandshake('TOKEN_EXPIRED', true, { refreshable: true, invalidRetried: true })).toBe('retry');
+    expect(classifyHandshake('TOKEN_EXPIRED', true, fixed)).toBe('stop');
+  });
+
+  it('trusts the wire flag for codes it does not know, and stops when there is none', () => {
+    expect(classifyHandshake('SOME_FUTURE_CODE', true, fixed)).toBe('retry');
+    expect(classifyHandshake('SOME_FUTURE_CODE', false, getter)).toBe('stop');
+    expect(classifyHandshake('SOME_FUTURE_CODE', undefined, getter)).toBe('stop');
+  });
+
+  it('classifies session:closed codes', () => {
+    expect(Object.keys(SessionClosedCodes).sort()).toEqual(['RATE_LIMITED', 'TOKEN_EXPIRED', 'USER_DEACTIVATED']);
+    expect(classifySessionClosed('TOKEN_EXPIRED', true, getter)).toBe('retry');
+    expect(classifySessionClosed('TOKEN_EXPIRED', true, fixed)).toBe('stop');
+    expect(classifySessionClosed('RATE_LIMITED', true, fixed)).toBe('retry');
+    expect(classifySessionClosed('RATE_LIMITED', undefined, fixed)).toBe('retry');
+    expect(classifySessionClosed('USER_DEACTIVATED', false, getter)).toBe('stop');
+    expect(classifySessionClosed('USER_DEACTIVATED', undefined, getter)).toBe('stop');
+    // An unannounced server-side disconnect is read as transient.
+    expect(classifySessionClosed(undefined, undefined, fixed)).toBe('retry');
+  });
+
+  it('turns error acks into RelayChatErrors, marking codes where a resend may succeed', () => {
+    const offline = errorFromAck({ code: 'AGENT_OFFLINE', message: 'no runtime' }, 'fallback');
+    expect(offline).toBeInstanceOf(RelayChatError);
+    expect(offline).toMatchObject({ name: 'RelayChatError', code: 'AGENT_OFFLINE', message: 'no runtime', retryable: true });
+    expect(errorFromAck({ code: 'RATE_LIMITED' }, 'refused')).toMatchObject({ message: 'refused', retryable: true });
+    expect(errorFromAck({ code: 'PAYLOAD_TOO_LARGE' }, 'refused')).toMatchObject({ retryable: false });
+    expect(errorFromAck({ code: 'SUB_MISMATCH' }, 'refused')).toMatchObject({ retryable: false });
+    // A malformed ack still rejects, as an invalid exchange rather than a silent hang.
+    expect(errorFromAck(undefined, 'refused')).toMatchObject({ code: 'INVALID_PAYLOAD' });
+  });
+});
