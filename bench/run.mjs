@@ -1,0 +1,464 @@
+// `npm run bench`: the hub against the baseline relay (bench/baseline.mjs) under identical load
+// generators, loopback only, every phase bounded in count and time. Prints a markdown table of
+// hub ÷ baseline ratios against the targets and writes it to bench/results/latest.md.
+//
+// Each server runs in its own process (`node dist/main.js` for the hub), the generators in one or
+// two more; for the two-replica runs a private redis-server is started on a free port (never
+// 6379). Options: --phases=throughput,cluster,memory (default all), --seconds=<n> (default 8:
+// each of the 3 alternating slices per server measures n/2 s), --adapter=sharded|classic (the
+// baseline's Redis adapter). Needs `npm run build` first (the npm script does it).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
+const PHASES = new Set((args.phases ?? 'throughput,memory,cluster').split(','));
+const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
+const WARMUP_MS = 2000;
+
+const SECRET = randomBytes(32).toString('hex');
+const API_KEY = randomBytes(16).toString('hex');
+const AGENT_IDS = Array.from({ length: 20 }, (_, i) => `bot-${i}`);
+const LOAD = {
+  clients: 200, // closed loop: one message in flight per client
+  offeredPerS: 1000, // open loop, for the latency percentiles
+  idle: 5000, // memory per idle connection
+  concurrent: 10_000, // one hub replica, over two generator processes
+  handshakes: 2000,
+  handshakeConcurrency: 50,
+  storm: 2000,
+};
+
+/** Hub settings for load from one address: per-IP and per-socket limits out of the way. */
+const HUB_ENV = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  JWT_SECRET: SECRET,
+  AGENT_API_KEYS: API_KEY,
+  MESSAGE_RATE_PER_S: '0',
+  AGENT_MESSAGE_RATE_PER_S: '0',
+  HANDSHAKE_FAILURES_PER_MIN: '0',
+  MAX_CONNECTIONS_PER_IP: '0',
+  MAX_CONNECTIONS: '20000',
+  OPENAPI_SPEC_FILE: join(ROOT, 'bench', 'results', 'openapi.json'),
+  API_DOCS_ENABLED: 'false',
+};
+
+const children = new Set();
+const log = (line) => process.stderr.write(`[bench] ${line}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns `node <script>` under the hard file-descriptor limit (10,000 sockets need it). */
+function spawnNode(script, env, { ipc = false } = {}) {
+  const flags = ipc ? [] : ['--expose-gc', '--require', join(ROOT, 'bench', 'gc-signal.cjs')];
+  const child = spawn('sh', ['-c', 'ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"', process.execPath, ...flags, script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  child.stderr.on('data', (chunk) => process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${chunk}`));
+  return child;
+}
+
+async function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await gone;
+}
+
+async function waitUntil(check, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** One server process: the hub (`dist/main.js`) or the baseline. */
+async function startServer(kind, redisUrl) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  const child =
+    kind === 'hub' ? spawnNode('dist/main.js', { ...HUB_ENV, ...common }) : spawnNode('bench/baseline.mjs', { ...common, ADAPTER: args.adapter ?? 'sharded' });
+  child.stdout.resume();
+  const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
+  exited.catch(() => {});
+  const ready = kind === 'hub' ? `${url}/health/ready` : url;
+  await Promise.race([waitUntil(async () => (await fetch(ready)).ok, 20_000, `${kind} on ${url}`), exited]);
+  return { kind, url, child, pid: child.pid };
+}
+
+/** A generator process and a typed call into it. */
+function startGenerator() {
+  const child = spawnNode('bench/generator.mjs', {}, { ipc: true });
+  child.stdout.resume();
+  let nextId = 0;
+  const waiting = new Map();
+  child.on('message', ({ id, result, error }) => {
+    const w = waiting.get(id);
+    waiting.delete(id);
+    if (error) w.reject(new Error(`generator: ${error}`));
+    else w.resolve(result);
+  });
+  child.once('exit', (code) => {
+    for (const w of waiting.values()) w.reject(new Error(`generator exited (${code})`));
+  });
+  return {
+    child,
+    call(cmd, callArgs, timeoutMs = 120_000) {
+      const id = ++nextId;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`generator ${cmd} timed out`)), timeoutMs);
+        waiting.set(id, {
+          resolve: (v) => (clearTimeout(timer), resolve(v)),
+          reject: (e) => (clearTimeout(timer), reject(e)),
+        });
+        child.send({ id, cmd, args: callArgs });
+      });
+    },
+  };
+}
+
+/** RSS after a full GC in the server (see gc-signal.cjs). */
+async function settledRss(pid) {
+  process.kill(pid, 'SIGUSR2');
+  await sleep(1000);
+  return rssBytes(pid);
+}
+
+function rssBytes(pid) {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(kb[1]) * 1024;
+}
+
+/** User + system CPU time of a process, in milliseconds. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---------------------------------------------------------------------------------------------
+// phases
+
+const results = { hub: {}, baseline: {} };
+const KINDS = ['baseline', 'hub'];
+const ROUNDS = 3;
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+/**
+ * Runs `measure(kind)` for both servers in alternating slices (B H, H B, B H …), so load from
+ * anything else on the machine falls on both alike, and returns the slices per kind.
+ */
+async function alternate(measure) {
+  const slices = { baseline: [], hub: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const kind of round % 2 === 0 ? KINDS : [...KINDS].reverse()) slices[kind].push(await measure(kind));
+  }
+  return slices;
+}
+
+/** Connects the standard load (runtimes on `agentsOn`, clients on `clientsOn`) as group `kind`. */
+async function connectLoad(gen, kind, agentsOn, clientsOn, tag) {
+  await gen.call('agents', { url: agentsOn.url, agentIds: AGENT_IDS, apiKey: API_KEY, group: kind });
+  const c = await gen.call('clients', { url: clientsOn.url, count: LOAD.clients, agentIds: AGENT_IDS, secret: SECRET, tag: `${tag}-${kind}`, group: kind });
+  if (c.connected !== LOAD.clients) throw new Error(`${kind}: only ${c.connected} clients connected (${c.firstError})`);
+}
+
+/** Closed-loop throughput and open-loop latency, alternating between the two servers. */
+async function relayMeasurements(gen, cpuOf, label) {
+  const tp = await alternate(async (kind) => {
+    const cpu0 = cpuOf(kind);
+    const r = await gen.call('closedLoop', { warmupMs: WARMUP_MS / 2, durationMs: WINDOW_MS / 2, group: kind });
+    return { ...r, cpuPerRt: (cpuOf(kind) - cpu0) / (r.total || 1) };
+  });
+  const lat = await alternate((kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }));
+  const out = {};
+  for (const kind of KINDS) {
+    const latencies = lat[kind].flatMap((r) => r.latencies).sort((a, b) => a - b);
+    out[kind] = {
+      rt: median(tp[kind].map((r) => r.perSecond)),
+      rtSlices: tp[kind].map((r) => Math.round(r.perSecond)),
+      rtErrors: tp[kind].reduce((n, r) => n + r.errors, 0),
+      cpuPerRt: median(tp[kind].map((r) => r.cpuPerRt)),
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      latSamples: latencies.length,
+      latErrors: lat[kind].reduce((n, r) => n + r.errors + r.lost, 0),
+    };
+    const o = out[kind];
+    log(
+      `${kind} ${label}: ${o.rt.toFixed(0)} round trips/s (slices ${o.rtSlices.join(', ')}; ${o.rtErrors} errors), ` +
+        `${o.cpuPerRt.toFixed(3)} ms CPU each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `(${o.latSamples} samples, ${o.latErrors} errors/lost)`,
+    );
+  }
+  return out;
+}
+
+/** One replica each: throughput, latency, then handshakes per second. */
+async function throughputPhase(gen) {
+  const servers = { baseline: await startServer('baseline'), hub: await startServer('hub') };
+  try {
+    for (const kind of KINDS) await connectLoad(gen, kind, servers[kind], servers[kind], 'tp');
+    const m = await relayMeasurements(gen, (kind) => cpuMs(servers[kind].pid), '1 replica');
+    await gen.call('closeAll');
+    const hs = await alternate((kind) =>
+      gen.call('handshakes', {
+        url: servers[kind].url,
+        count: Math.ceil(LOAD.handshakes / ROUNDS),
+        concurrency: LOAD.handshakeConcurrency,
+        agentId: AGENT_IDS[0],
+        secret: SECRET,
+      }),
+    );
+    for (const kind of KINDS) {
+      const ok = hs[kind].reduce((n, r) => n + r.ok, 0);
+      const ms = hs[kind].reduce((n, r) => n + r.elapsedMs, 0);
+      const failed = hs[kind].reduce((n, r) => n + r.failed, 0);
+      log(`${kind} handshakes: ${((ok / ms) * 1000).toFixed(0)}/s (${ok} ok, ${failed} failed)`);
+      Object.assign(results[kind], {
+        rt1: m[kind].rt,
+        rt1Slices: m[kind].rtSlices,
+        rtErrors1: m[kind].rtErrors,
+        cpuPerRt1: m[kind].cpuPerRt,
+        p50: m[kind].p50,
+        p99: m[kind].p99,
+        latErrors: m[kind].latErrors,
+        handshakes: (ok / ms) * 1000,
+        hsFailed: failed,
+      });
+    }
+  } finally {
+    await gen.call('closeAll').catch(() => {});
+    for (const server of Object.values(servers)) await stop(server.child);
+  }
+}
+
+/** Fresh replica: RSS per idle connection, then 10,000 concurrent clients, then a reconnect storm. */
+async function memoryPhase(kind, gen, gen2) {
+  const server = await startServer(kind);
+  try {
+    // Load the connection code paths once, then let the heap settle before the reference reading.
+    await gen.call('clients', { url: server.url, count: 50, agentIds: ['idle'], secret: SECRET, tag: 'warm' });
+    await gen.call('closeAll');
+    const rss0 = await settledRss(server.pid);
+    const idle = await gen.call('clients', { url: server.url, count: LOAD.idle, agentIds: ['idle'], secret: SECRET, tag: 'idle' });
+    const rss1 = await settledRss(server.pid);
+    const perConn = (rss1 - rss0) / idle.connected;
+    log(`${kind}: ${idle.connected} idle clients, RSS ${(rss0 / 2 ** 20).toFixed(1)} → ${(rss1 / 2 ** 20).toFixed(1)} MiB, ${(perConn / 1024).toFixed(1)} KiB each`);
+
+    const t0 = Date.now();
+    const more = await gen2.call('clients', { url: server.url, count: LOAD.concurrent - idle.connected, agentIds: ['idle'], secret: SECRET, tag: 'idle2' });
+    const connectSeconds = (Date.now() - t0) / 1000;
+    const concurrent = idle.connected + more.connected;
+    // While they are all connected: a little relay traffic must still flow.
+    await gen2.call('agents', { url: server.url, agentIds: ['probe'], apiKey: API_KEY, group: 'probe' });
+    const probeClients = await gen2.call('clients', { url: server.url, count: 10, agentIds: ['probe'], secret: SECRET, tag: 'probe', group: 'probe' });
+    const probe = await gen2.call('closedLoop', { warmupMs: 500, durationMs: 3000, group: 'probe' });
+    const rss2 = await settledRss(server.pid);
+    log(
+      `${kind}: ${concurrent} concurrent clients (+${more.connected} in ${connectSeconds.toFixed(1)} s, ${more.failed} failed), ` +
+        `RSS ${(rss2 / 2 ** 20).toFixed(0)} MiB, ${probe.perSecond.toFixed(0)} round trips/s alongside`,
+    );
+    await gen.call('closeAll');
+    await gen2.call('closeAll');
+    await sleep(3000); // let the server finish tearing down 10,000 sessions before the storm
+
+    const storm = await gen.call('clients', { url: server.url, count: LOAD.storm, agentIds: ['storm'], secret: SECRET, tag: 'storm', reconnection: true });
+    const s = await gen.call('storm', { timeoutMs: 60_000 });
+    log(`${kind}: reconnect storm, ${s.back}/${s.total} back in ${s.seconds.toFixed(2)} s (${storm.connected} connected before)`);
+    Object.assign(results[kind], {
+      bytesPerIdle: perConn,
+      concurrent,
+      concurrentFailed: more.failed,
+      concurrentProbe: probeClients.connected === 10 ? probe.perSecond : 0,
+      concurrentRss: rss2,
+      stormSeconds: s.back === s.total ? s.seconds : Infinity,
+      stormBack: s.back,
+    });
+  } finally {
+    await gen.call('closeAll').catch(() => {});
+    await gen2.call('closeAll').catch(() => {});
+    await stop(server.child);
+  }
+}
+
+/**
+ * Two replicas of each over one private Redis (separate key spaces: the baseline uses the adapter's
+ * default prefix, the hub its own): runtimes on one replica, clients on the other, so every round
+ * trip crosses Redis.
+ */
+async function clusterPhase(gen) {
+  const redis = await startRedis();
+  const servers = {};
+  try {
+    for (const kind of KINDS) servers[kind] = [await startServer(kind, redis.url), await startServer(kind, redis.url)];
+    for (const kind of KINDS) await connectLoad(gen, kind, servers[kind][0], servers[kind][1], 'cl');
+    const m = await relayMeasurements(gen, (kind) => cpuMs(servers[kind][0].pid) + cpuMs(servers[kind][1].pid), '2 replicas');
+    for (const kind of KINDS) {
+      Object.assign(results[kind], {
+        rt2: m[kind].rt,
+        rt2Slices: m[kind].rtSlices,
+        rtErrors2: m[kind].rtErrors,
+        cpuPerRt2: m[kind].cpuPerRt,
+        p50c: m[kind].p50,
+        p99c: m[kind].p99,
+      });
+    }
+  } finally {
+    await gen.call('closeAll').catch(() => {});
+    for (const server of Object.values(servers).flat()) await stop(server.child);
+    await stop(redis.child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// report
+
+function table() {
+  const h = results.hub;
+  const b = results.baseline;
+  const f = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+  const ratio = (x, y) => (x === undefined || y === undefined || !y ? undefined : x / y);
+  const verdict = (ok) => (ok === undefined ? '—' : ok ? 'pass' : '**FAIL**');
+  const rows = [];
+  const row = (metric, hub, base, r, target, ok) => rows.push(`| ${metric} | ${hub} | ${base} | ${r} | ${target} | ${verdict(ok)} |`);
+
+  const ratioRow = (metric, key, digits, target, test) => {
+    const r = ratio(h[key], b[key]);
+    row(metric, f(h[key], digits), f(b[key], digits), r === undefined ? 'n/a' : r.toFixed(2), target, r === undefined || !test ? undefined : test(r));
+  };
+  ratioRow('Relay round trips/s, 1 replica (client → agent → client)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
+  ratioRow('Relay round trips/s, 2 replicas over Redis', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
+  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p50', 2, '—');
+  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
+  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p50c', 2, '—');
+  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+  ratioRow('Server CPU per round trip (ms), 1 replica', 'cpuPerRt1', 3, '—');
+  ratioRow('Server CPU per round trip (ms), 2 replicas (sum)', 'cpuPerRt2', 3, '—');
+  const kib = (v) => (v === undefined ? undefined : v / 1024);
+  const mem = ratio(h.bytesPerIdle, b.bytesPerIdle);
+  row(
+    `Memory per idle client connection (KiB, RSS delta over ${LOAD.idle})`,
+    f(kib(h.bytesPerIdle), 1),
+    f(kib(b.bytesPerIdle), 1),
+    mem === undefined ? 'n/a' : mem.toFixed(2),
+    '≤ 20 KB (hub)',
+    h.bytesPerIdle === undefined ? undefined : h.bytesPerIdle <= 20 * 1000,
+  );
+  ratioRow('Handshakes/s (hub verifies a JWT; baseline checks nothing)', 'handshakes', 0, '—');
+  ratioRow(`Reconnect storm: s until all ${LOAD.storm} dropped clients are back`, 'stormSeconds', 2, '—');
+  row(
+    `Concurrent clients on one replica (round trips/s alongside)`,
+    h.concurrent === undefined ? 'n/a' : `${h.concurrent} (${f(h.concurrentProbe)})`,
+    b.concurrent === undefined ? 'n/a' : `${b.concurrent} (${f(b.concurrentProbe)})`,
+    '—',
+    `${LOAD.concurrent.toLocaleString('en-US')} on 2 cores`,
+    h.concurrent === undefined ? undefined : h.concurrent >= LOAD.concurrent && h.concurrentProbe > 0,
+  );
+  return ['| metric | hub | baseline | hub ÷ baseline | target | result |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+async function main() {
+  const started = new Date();
+  const gen = startGenerator();
+  const gen2 = startGenerator();
+  try {
+    if (PHASES.has('throughput')) await throughputPhase(gen);
+    if (PHASES.has('cluster')) await clusterPhase(gen);
+    if (PHASES.has('memory')) for (const kind of KINDS) await memoryPhase(kind, gen, gen2);
+  } finally {
+    gen.child.disconnect?.();
+    gen2.child.disconnect?.();
+    for (const child of [...children]) await stop(child);
+  }
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const cpu = cpus();
+  const report = [
+    `## relay-hub bench, ${started.toISOString()}`,
+    '',
+    `Command: \`${command}\` (relay-hub ${pkg.version}, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB)`,
+    '',
+    table(),
+    '',
+    `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
+      `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +
+      `machine falls on both alike; throughput is the median slice, latency percentiles pool all slices. Closed loop = one ` +
+      `message in flight per client, ${WARMUP_MS / 2000} s warm-up then ${WINDOW_MS / 2000} s measured per slice; open loop = ${LOAD.offeredPerS} ` +
+      `messages/s offered for ${WINDOW_MS / 2000} s per slice. CPU = user + system time of the server process(es) over the slice, warm-up included. A round trip is client \`message\` → agent (acks, replies) → the reply reaches the client. ` +
+      `Two replicas: runtimes on one, clients on the other, private redis-server, ${args.adapter ?? 'sharded'} Redis adapter for the baseline ` +
+      `(the hub uses its own cluster configuration). Idle clients, the 10,000 (over two generator processes) and the storm clients are ` +
+      `websocket clients of /ws/client; the storm drops every TCP connection at once and clients reconnect with socket.io-client's ` +
+      `default backoff (1–5 s, randomized). Everything shares one machine with the generators, so absolute numbers are machine-bound; ` +
+      `the ratios compare like with like.`,
+    '',
+  ].join('\n');
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
+  writeFileSync(join(ROOT, 'bench', 'results', 'latest.json'), JSON.stringify({ started, command, load: LOAD, results }, null, 2));
+  process.stdout.write(`${report}\n`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const child of children) child.kill('SIGKILL');
+    process.exit(130);
+  });
+}
+
+main().catch(async (err) => {
+  log(`failed: ${err.stack ?? err}`);
+  for (const child of [...children]) await stop(child);
+  process.exit(1);
+});
