@@ -80,6 +80,8 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     store,
     jwt,
     relay: () => relay.service,
+    authFailures: ctx.handshakeLimiter,
+    clientIp,
     readiness: async () => {
       const checks = { notDraining: !draining, ...(await infra.readinessChecks()) };
       return { ready: Object.values(checks).every(Boolean), checks };

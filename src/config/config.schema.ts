@@ -265,7 +265,7 @@ export const configSchema = {
     env: 'AGENT_MESSAGE_RATE_BURST',
   },
   HANDSHAKE_FAILURES_PER_MIN: {
-    doc: 'Failed handshakes allowed per client IP per minute before further attempts get RATE_LIMITED (shared through Redis when configured).',
+    doc: 'Failed authentications (refused handshakes and REST 401s) allowed per client IP per minute before further attempts get RATE_LIMITED or 429 (shared through Redis when configured; 0 = unlimited).',
     format: 'nat',
     default: 30,
     env: 'HANDSHAKE_FAILURES_PER_MIN',

@@ -6,8 +6,10 @@ import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
+import type { HandshakeLimiter } from '../relay/handshake-limiter';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
+import type { ClientIpResolver } from './client-ip';
 import { apiDocsRouter, writeSpecFile } from './docs';
 import { restCors } from './cors.middleware';
 import { notFoundHandler, problemMiddleware } from './error.middleware';
@@ -26,6 +28,9 @@ export interface HttpDeps {
   jwt: JwtService;
   /** The relay's service (deactivation, publishing); a getter because the relay is attached after the app. */
   relay: () => RelayService;
+  /** Per-IP budget of failed authentications, shared with the socket handshakes. */
+  authFailures: HandshakeLimiter;
+  clientIp: ClientIpResolver;
 }
 
 /**

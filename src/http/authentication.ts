@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import { ADMIN_ROLE } from '../relay/protocol';
-import { ForbiddenError, UnauthorizedError } from './errors';
-import { servicesOf } from './http.services';
+import { FAILURE_WINDOW_S } from '../relay/handshake-limiter';
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from './errors';
+import { servicesOf, type HttpServices } from './http.services';
 import { API_KEY, BEARER, type Principal } from './principal';
 
 const BEARER_PREFIX = /^Bearer\s+(\S+)\s*$/i;
@@ -11,9 +12,26 @@ const BEARER_PREFIX = /^Bearer\s+(\S+)\s*$/i;
  * the `/ws/client` handshake (401 with the handshake's code), scopes are roles (`ADMIN` → else 403),
  * and a deactivated `sub` is refused (403). `api-key`: the `api-key` header matched by hash in
  * constant time (401), scopes the key must carry (403).
+ *
+ * Every 401 counts against the caller's per-IP budget of failed authentications, the one the
+ * socket handshakes use; an address that used it up gets 429 until the window passes, whatever
+ * it sends.
  */
 export async function expressAuthentication(req: Request, securityName: string, scopes: string[] = []): Promise<Principal> {
   const services = servicesOf(req);
+  const ip = services.clientIp(req);
+  if (await services.authFailures.isLimited(ip)) {
+    throw new RateLimitedError(FAILURE_WINDOW_S, 'Too many failed authentications from this address; retry later.');
+  }
+  try {
+    return await authenticate(req, services, securityName, scopes);
+  } catch (err) {
+    if (err instanceof UnauthorizedError) services.authFailures.recordFailure(ip);
+    throw err;
+  }
+}
+
+async function authenticate(req: Request, services: HttpServices, securityName: string, scopes: string[]): Promise<Principal> {
   if (securityName === BEARER) {
     const header = req.headers.authorization;
     const token = header === undefined ? undefined : BEARER_PREFIX.exec(header)?.[1];

@@ -1,7 +1,7 @@
 import { ValidateError } from '@tsoa/runtime';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
-import { AppError, NotFoundError, PayloadTooLargeError, ValidationError } from './errors';
+import { AppError, NotFoundError, PayloadTooLargeError, RateLimitedError, ValidationError } from './errors';
 import { fromValidateError } from './validation-error';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -11,6 +11,7 @@ export function problemMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const problem = toAppError(err);
     if (problem.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
+    if (problem instanceof RateLimitedError) res.set('Retry-After', String(problem.retryAfterS));
     res
       .status(problem.status)
       .type(PROBLEM_JSON)

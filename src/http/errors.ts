@@ -68,7 +68,11 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(detail?: string) {
+  constructor(
+    /** Sent as `Retry-After`. */
+    readonly retryAfterS: number,
+    detail?: string,
+  ) {
     super(429, 'RATE_LIMITED', 'Too Many Requests', detail);
   }
 }

@@ -2,8 +2,10 @@ import type { Request } from 'express';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
+import type { HandshakeLimiter } from '../relay/handshake-limiter';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
+import type { ClientIpResolver } from './client-ip';
 import { ApiKeysService } from './services/api-keys.service';
 import { EmbedTokensService } from './services/embed-tokens.service';
 import { UsersService } from './services/users.service';
@@ -23,6 +25,9 @@ export interface HttpServices {
   readiness: ReadinessProbe;
   /** The relay's service; a getter because the relay is attached after the app exists. */
   relay: () => RelayService;
+  /** Per-IP budget of failed authentications, shared with the socket handshakes. */
+  authFailures: HandshakeLimiter;
+  clientIp: ClientIpResolver;
   users: UsersService;
   apiKeys: ApiKeysService;
   embedTokens: EmbedTokensService;
@@ -35,6 +40,8 @@ export interface HttpServiceDeps {
   jwt: JwtService;
   readiness: ReadinessProbe;
   relay: () => RelayService;
+  authFailures: HandshakeLimiter;
+  clientIp: ClientIpResolver;
 }
 
 const LOCALS_KEY = 'relayHubServices';

@@ -4,12 +4,15 @@ import { MemoryCounterStore } from '../store/memory/memory-counter.store';
 import type { CounterStore } from '../store/store';
 import { HandshakeError } from './handshake';
 
-const WINDOW_S = 60;
+/** Length of the counting window; also the `Retry-After` a limited REST caller is given. */
+export const FAILURE_WINDOW_S = 60;
 
 /**
- * Limits failed handshakes per client IP per minute. Counts are shared through the store (Redis in
- * a cluster) and mirrored locally, so a store outage degrades to a per-replica limit, logged and
- * counted, instead of failing open.
+ * Limits failed authentications per client IP per minute: refused handshakes on both namespaces
+ * and REST requests answered 401 count against one budget, so guessing keys or tokens through
+ * either door uses it up for both. Counts are shared through the store (Redis in a cluster) and
+ * mirrored locally, so a store outage degrades to a per-replica limit, logged and counted,
+ * instead of failing open.
  */
 export class HandshakeLimiter {
   private readonly local = new MemoryCounterStore();
@@ -24,22 +27,27 @@ export class HandshakeLimiter {
 
   /** Throws RATE_LIMITED when `ip` has used up its failures for this minute. */
   async check(ip: string): Promise<void> {
-    if (this.limitPerMinute === 0) return;
+    if (await this.isLimited(ip)) throw new HandshakeError('RATE_LIMITED');
+  }
+
+  /** Whether `ip` has used up its failures for this minute. */
+  async isLimited(ip: string): Promise<boolean> {
+    if (this.limitPerMinute === 0) return false;
     const key = failureKey(ip);
     const shared = this.shared;
     const [sharedCount, local] = await Promise.all([
       shared ? this.sharedCount(() => shared.get(key)) : 0,
       this.local.get(key),
     ]);
-    if (Math.max(sharedCount, local) >= this.limitPerMinute) throw new HandshakeError('RATE_LIMITED');
+    return Math.max(sharedCount, local) >= this.limitPerMinute;
   }
 
   recordFailure(ip: string): void {
     if (this.limitPerMinute === 0) return;
     const key = failureKey(ip);
-    void this.local.increment(key, WINDOW_S);
+    void this.local.increment(key, FAILURE_WINDOW_S);
     const shared = this.shared;
-    if (shared) void this.sharedCount(() => shared.increment(key, WINDOW_S));
+    if (shared) void this.sharedCount(() => shared.increment(key, FAILURE_WINDOW_S));
   }
 
   close(): void {

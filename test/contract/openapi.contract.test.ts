@@ -118,7 +118,9 @@ describe('OpenAPI contract (generated spec)', () => {
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
         });
       }
-      if (op.security && op.security.length > 0) expect({ where, has401: statuses.includes('401') }).toEqual({ where, has401: true });
+      if (op.security && op.security.length > 0) {
+        expect({ where, has401: statuses.includes('401'), has429: statuses.includes('429') }).toEqual({ where, has401: true, has429: true });
+      }
       const scopes = op.security?.flatMap((s) => Object.values(s).flat()) ?? [];
       if (scopes.length > 0) expect({ where, has403: statuses.includes('403') }).toEqual({ where, has403: true });
       if (op.requestBody) {

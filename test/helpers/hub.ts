@@ -21,6 +21,8 @@ export interface TestHub {
 export interface ClientOptions {
   origin?: string;
   transports?: ('websocket' | 'polling')[];
+  /** Extra request headers (X-Forwarded-For, say). */
+  headers?: Record<string, string>;
 }
 
 /** A real hub on 127.0.0.1, port 0, with fixed test secrets and silent logs. */
@@ -73,7 +75,7 @@ export function clientSocket(url: string, auth: Record<string, unknown>, extra: 
     forceNew: true,
     reconnection: false,
     auth,
-    ...(extra.origin ? { extraHeaders: { origin: extra.origin } } : {}),
+    extraHeaders: { ...extra.headers, ...(extra.origin ? { origin: extra.origin } : {}) },
   });
 }
 

@@ -7,8 +7,11 @@ import { JwtService } from '../../src/auth/jwt.service';
 import { configFrom, type ConfigKey } from '../../src/config/config';
 import { createHttpApp, specWritten, type ReadinessProbe } from '../../src/http/app';
 import { openApiSpec } from '../../src/http/docs';
+import { clientIpResolver } from '../../src/http/client-ip';
 import { createLogger } from '../../src/logging/logger';
+import { ThrottledLog } from '../../src/logging/throttled-log';
 import { HubMetrics } from '../../src/metrics/metrics';
+import { HandshakeLimiter } from '../../src/relay/handshake-limiter';
 import type { RelayService } from '../../src/relay/relay.service';
 import { MemoryStore } from '../../src/store/memory/memory.store';
 import { startHub, type TestHub } from '../helpers/hub';
@@ -19,16 +22,21 @@ import { adminToken, anonymousClient, api, bearerClient } from './rest-client.he
 async function startApp(overrides: Partial<Record<ConfigKey, string>>, readiness: ReadinessProbe = async () => ({ ready: true, checks: {} })) {
   const config = configFrom({ NODE_ENV: 'test', LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, AGENT_API_KEYS: TEST_AGENT_KEY, ...overrides });
   const store = new MemoryStore();
+  const metrics = new HubMetrics();
+  const logger = createLogger('silent');
+  const authFailures = new HandshakeLimiter(null, config.HANDSHAKE_FAILURES_PER_MIN, new ThrottledLog(logger), metrics);
   const app = createHttpApp({
     config,
-    logger: createLogger('silent'),
-    metrics: new HubMetrics(),
+    logger,
+    metrics,
     readiness,
     store,
     jwt: new JwtService(config),
     relay: (): RelayService => {
       throw new Error('no relay in this test');
     },
+    authFailures,
+    clientIp: clientIpResolver(config.TRUST_PROXY),
   });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,6 +44,7 @@ async function startApp(overrides: Partial<Record<ConfigKey, string>>, readiness
   const close = async () => {
     await new Promise((resolve) => server.close(resolve));
     await store.close();
+    authFailures.close();
   };
   return { app, url, close };
 }

@@ -25,6 +25,7 @@ export class AgentMessagesController extends Controller {
   @SuccessResponse(202, 'Accepted')
   @Response<ProblemDto>(400, 'Invalid agentId or body', undefined, 'application/problem+json')
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The API key lacks the messages:publish scope', undefined, 'application/problem+json')
   @Response<ProblemDto>(413, 'Body larger than REST_BODY_LIMIT_BYTES, or text/data above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')

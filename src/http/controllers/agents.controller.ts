@@ -30,6 +30,7 @@ export class AgentsController extends Controller {
   @Get()
   @OperationId('getAgents')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getAgents(
@@ -48,6 +49,7 @@ export class AgentsController extends Controller {
   @Get('{agentId}')
   @OperationId('getAgentById')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid agentId', undefined, 'application/problem+json')
   public async getAgentById(@Path() agentId: AgentId): Promise<SingleModel<AgentDto>> {

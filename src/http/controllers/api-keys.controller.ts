@@ -29,6 +29,7 @@ export class ApiKeysController extends Controller {
   @Get()
   @OperationId('getApiKeys')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getApiKeys(
@@ -47,6 +48,7 @@ export class ApiKeysController extends Controller {
   @Get('{id}')
   @OperationId('getApiKeyById')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such key', undefined, 'application/problem+json')
   public async getApiKeyById(@Path() id: string): Promise<SingleModel<ApiKeyDto>> {
@@ -61,6 +63,7 @@ export class ApiKeysController extends Controller {
   @Post()
   @OperationId('createApiKey')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @SuccessResponse(201, 'Created')
   @Response<ProblemDto>(400, 'Invalid body', undefined, 'application/problem+json')
@@ -77,6 +80,7 @@ export class ApiKeysController extends Controller {
   @Delete('{id}')
   @OperationId('deleteApiKey')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such key', undefined, 'application/problem+json')
   public async deleteApiKey(@Path() id: string): Promise<SingleModel<ApiKeyDto>> {

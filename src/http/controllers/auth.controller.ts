@@ -20,6 +20,7 @@ export class AuthController extends Controller {
   @Get('me')
   @OperationId('me')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The user is deactivated', undefined, 'application/problem+json')
   public async me(@Request() req: ExRequest): Promise<SingleModel<MeDto>> {
     const identity = identityOf(req);

@@ -25,6 +25,7 @@ export class EmbedTokensController extends Controller {
   @SuccessResponse(201, 'Created')
   @Response<ProblemDto>(400, 'Invalid body, sub "admin", or expiresIn above MINT_MAX_EXPIRES_IN', undefined, 'application/problem+json')
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The API key lacks the embed:mint scope', undefined, 'application/problem+json')
   @Response<ProblemDto>(413, 'Body larger than REST_BODY_LIMIT_BYTES', undefined, 'application/problem+json')
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')

@@ -30,6 +30,7 @@ export class UsersController extends Controller {
   @Get()
   @OperationId('getUsers')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getUsers(
@@ -48,6 +49,7 @@ export class UsersController extends Controller {
   @Get('{id}')
   @OperationId('getUserById')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
   public async getUserById(@Path() id: string): Promise<SingleModel<UserDto>> {
@@ -61,6 +63,7 @@ export class UsersController extends Controller {
   @Post()
   @OperationId('createUser')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @SuccessResponse(201, 'Created')
   @Response<ProblemDto>(400, 'Invalid body, or id "admin"', undefined, 'application/problem+json')
@@ -78,6 +81,7 @@ export class UsersController extends Controller {
   @Put('{id}')
   @OperationId('updateUser')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid body', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
@@ -95,6 +99,7 @@ export class UsersController extends Controller {
   @Delete('{id}')
   @OperationId('deleteUser')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
   public async deleteUser(@Path() id: string): Promise<SingleModel<UserDto>> {
@@ -108,6 +113,7 @@ export class UsersController extends Controller {
   @Post('{id}/activate')
   @OperationId('activateUser')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   public async activateUser(@Path() id: string): Promise<SingleModel<UserStatusDto>> {
     return single(await this.services.users.activate(id));
@@ -121,6 +127,7 @@ export class UsersController extends Controller {
   @Post('{id}/deactivate')
   @OperationId('deactivateUser')
   @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   public async deactivateUser(@Path() id: string): Promise<SingleModel<UserStatusDto>> {
     return single(await this.services.users.deactivate(id));
