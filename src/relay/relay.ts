@@ -25,10 +25,10 @@ export function attachRelay(
   createDispatcher: (namespaces: RelayNamespaces) => RuntimeDispatcher,
 ): Relay {
   const namespaces: RelayNamespaces = { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
-  namespaces.agent.use(agentMiddleware(ctx));
-  namespaces.client.use(clientMiddleware(ctx));
   const dispatcher = createDispatcher(namespaces);
   const service = new RelayService(ctx, namespaces, dispatcher);
+  namespaces.agent.use(agentMiddleware(ctx, service));
+  namespaces.client.use(clientMiddleware(ctx));
   registerAgentHandlers(ctx, namespaces.agent, service);
   registerClientHandlers(ctx, namespaces.client, service);
   return { service, namespaces, dispatcher };

@@ -39,6 +39,21 @@ function next<T>(socket: Socket, event: string, where: (payload: T) => boolean =
   });
 }
 
+describe('a fresh runtime', () => {
+  it('is reachable from another replica the moment its connect() resolves', async () => {
+    const failed: unknown[] = [];
+    for (let i = 0; i < 30; i++) {
+      const user = await cluster.socket(B, `fresh-${i}`, { sub: `u${i}` });
+      const agent = await cluster.agent(A, `fresh-${i}`);
+      agent.onMessage(() => {});
+      const ack = await send(user, `fresh-m${i}`, 'first words');
+      if (!ack.ok) failed.push(ack);
+    }
+    // Presence is written before the runtime's CONNECT leaves the hub, not after.
+    expect(failed).toEqual([]);
+  });
+});
+
 describe('cross-replica relay', () => {
   let agent: RelayAgent;
   let user: Socket, admin: Socket, other: Socket;

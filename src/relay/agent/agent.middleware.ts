@@ -1,9 +1,11 @@
 import { handshakeMiddleware, HandshakeError, notDraining, underFailureLimit, type HandshakeCheck } from '../handshake';
 import { AGENT_ID_PATTERN, Namespaces } from '../protocol';
 import type { AgentSocketData, RelayContext } from '../relay.context';
+import type { RelayService } from '../relay.service';
+import { enterPresence } from './agent.handlers';
 
-/** Handshake checks of `/ws/agent`: draining, failure rate limit, API key, agentId. */
-export function agentMiddleware(ctx: RelayContext) {
+/** Handshake of `/ws/agent`: draining, failure rate limit, API key, agentId, then presence. */
+export function agentMiddleware(ctx: RelayContext, relay: RelayService) {
   const checks: HandshakeCheck[] = [
     notDraining(ctx),
     underFailureLimit(ctx),
@@ -14,6 +16,7 @@ export function agentMiddleware(ctx: RelayContext) {
       const data: AgentSocketData = { agentId: checkAgentId(socket.handshake.auth?.agentId) };
       socket.data = data;
     },
+    enterPresence(ctx, relay),
   ];
   return handshakeMiddleware(ctx, Namespaces.agent, checks, (socket) => ({
     agentId: (socket.data as AgentSocketData).agentId,
