@@ -118,7 +118,7 @@ export class RelayService {
   }
 
   /** Validates size limits of an outgoing reply; null when it may be sent. */
-  replyError(reply: AgentReply): SendAck | null {
+  replyError(reply: AgentReply): (SendAck & { ok: false }) | null {
     const code = payloadError(reply.text, reply.data, this.ctx.config.MAX_MESSAGE_BYTES);
     return code ? errorAck(code) : null;
   }

@@ -205,13 +205,17 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       expect(await elsewhereFirst).toMatchObject({ id: onOtherBot.data!.data.id, text: 'other' });
     });
 
-    it('answers 400 for a bad agentId or body and 413 for text above MAX_MESSAGE_BYTES', async () => {
+    it('answers 400 for a bad agentId, body or too deeply nested data and 413 for text above MAX_MESSAGE_BYTES', async () => {
       const badAgent = await api.publishAgentMessage({ client: publisher, path: { agentId: 'no spaces' }, body: { to: '*', text: 'x' } });
       expect(badAgent.error!.errors!.map((e) => e.path)).toEqual(['path.agentId']);
       const noText = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*' } as api.AgentMessageDto });
       expect(noText.error!.errors!.map((e) => e.path)).toEqual(['body.text']);
       const badData = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x', data: [1] as unknown as Record<string, unknown> } });
       expect(badData.response!.status).toBe(400);
+      let deep: Record<string, unknown> = {};
+      for (let i = 0; i < 100; i++) deep = { deeper: deep };
+      const tooDeep = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x', data: deep } });
+      expect(tooDeep.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ path: 'body.data', message: 'nests deeper than 64 levels' }] });
       const big = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x'.repeat(65_537) } });
       expect(big.response!.status).toBe(413);
       expect(big.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
