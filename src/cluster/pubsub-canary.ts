@@ -26,7 +26,7 @@ export class PubSubCanary {
   constructor(
     private readonly pub: Redis,
     private readonly sub: Redis,
-    private readonly channels: ShardedChannels,
+    channels: ShardedChannels,
     private readonly channel: string,
     private readonly resubscribe: () => void,
     private readonly report: RedisErrorReporter,

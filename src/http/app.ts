@@ -2,35 +2,19 @@ import { join } from 'node:path';
 import express, { Router, type Express } from 'express';
 import helmet from 'helmet';
 import { demoRouter } from './demo/demo.routes';
-import type { JwtService } from '../auth/jwt.service';
-import type { HubConfig } from '../config/config';
-import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
-import type { HandshakeLimiter } from '../relay/handshake-limiter';
-import type { RelayService } from '../relay/relay.service';
-import type { Store } from '../store/store';
-import type { ClientIpResolver } from './client-ip';
 import { apiDocsRouter, writeSpecFile } from './docs';
 import { restCors } from './cors.middleware';
 import { notFoundHandler, problemMiddleware } from './error.middleware';
 import { RegisterRoutes } from './generated/routes';
-import { createHttpServices, provideServices, type ReadinessProbe } from './http.services';
+import { createHttpServices, provideServices, type HttpServiceDeps } from './http.services';
 import { jsonBody } from './json-body.middleware';
 
 export type { ReadinessProbe } from './http.services';
 
-export interface HttpDeps {
-  config: HubConfig;
-  logger: Logger;
+/** The service deps plus what only the app itself uses. */
+export interface HttpDeps extends HttpServiceDeps {
   metrics: HubMetrics;
-  readiness: ReadinessProbe;
-  store: Store;
-  jwt: JwtService;
-  /** The relay's service (deactivation, publishing); a getter because the relay is attached after the app. */
-  relay: () => RelayService;
-  /** Per-IP budget of failed authentications, shared with the socket handshakes. */
-  authFailures: HandshakeLimiter;
-  clientIp: ClientIpResolver;
 }
 
 /**

@@ -13,11 +13,8 @@ import { UsersService } from './services/users.service';
 /** Readiness of this replica: false while draining or when shared state is unreachable. */
 export type ReadinessProbe = () => Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 
-/**
- * What the REST controllers and the authentication module use, built once per Express app and
- * kept in `app.locals`, so several hubs in one process never share state.
- */
-export interface HttpServices {
+/** What the app is built from. */
+export interface HttpServiceDeps {
   config: HubConfig;
   logger: Logger;
   store: Store;
@@ -28,20 +25,16 @@ export interface HttpServices {
   /** Per-IP budget of failed authentications, shared with the socket handshakes. */
   authFailures: HandshakeLimiter;
   clientIp: ClientIpResolver;
+}
+
+/**
+ * What the REST controllers and the authentication module use, built once per Express app and
+ * kept in `app.locals`, so several hubs in one process never share state.
+ */
+export interface HttpServices extends HttpServiceDeps {
   users: UsersService;
   apiKeys: ApiKeysService;
   embedTokens: EmbedTokensService;
-}
-
-export interface HttpServiceDeps {
-  config: HubConfig;
-  logger: Logger;
-  store: Store;
-  jwt: JwtService;
-  readiness: ReadinessProbe;
-  relay: () => RelayService;
-  authFailures: HandshakeLimiter;
-  clientIp: ClientIpResolver;
 }
 
 const LOCALS_KEY = 'relayHubServices';

@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import type { Client } from '../../src/client/client';
 import { clientSocket, connected, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
-import { mintToken, TEST_JWT_SECRET, testJwtService } from '../helpers/tokens';
+import { mintToken, testJwtService } from '../helpers/tokens';
 import { adminToken, anonymousClient, api, apiKeyClient, bearerClient, createKey } from './rest-client.helper';
 
 const jwt = testJwtService();

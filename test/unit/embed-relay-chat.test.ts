@@ -21,7 +21,7 @@ class FakeHub {
   private readonly waiters: Array<() => void> = [];
 
   private constructor(
-    private readonly http: HttpServer,
+    http: HttpServer,
     readonly url: string,
   ) {
     this.io = new Server(http, { transports: ['websocket'] });
