@@ -1,12 +1,16 @@
 import type { Namespace } from 'socket.io';
+import { Events } from '../relay/protocol';
 import type { RelayNamespaces } from '../relay/relay.context';
+import { Rooms } from '../relay/rooms';
 import type { LiveEntries, RedisPresenceStore } from '../store/redis/redis-presence.store';
 import type { RedisErrorReporter } from './redis-connections';
 
 /**
  * Refreshes this replica's presence entries every third of their TTL (so they outlive it only
  * while the replica does) and re-registers them at once after Redis comes back, including sockets
- * that connected or whose registration failed while it was away.
+ * that connected or whose registration failed while it was away. A refresh that finds a bot's last
+ * runtimes expired (their replica died without removing them) announces the bot offline to its
+ * clients on every replica.
  */
 export class PresenceKeeper {
   private timer?: NodeJS.Timeout;
@@ -33,6 +37,9 @@ export class PresenceKeeper {
   refresh(): Promise<void> {
     this.running ??= this.presence
       .refresh(this.live())
+      .then((offline) => {
+        for (const agentId of offline) this.namespaces.client.to(Rooms.clients(agentId)).emit(Events.agentStatus, { agentId, online: false });
+      })
       .catch((err: unknown) => this.report('presence', err, 'presence refresh failed; entries may expire until Redis is back'))
       .finally(() => {
         this.running = null;

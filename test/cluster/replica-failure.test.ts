@@ -34,8 +34,8 @@ async function connectAgent(): Promise<void> {
     received.set(m.text, (received.get(m.text) ?? 0) + 1);
     await agent.reply(m.from, `echo:${m.text}`).catch(() => {});
   });
-  // Presence is written right after the handshake; wait for it rather than race it.
-  await waitFor(async () => (await hub.store.presence.getAgent('bot')).runtimes > 0, 5000, 'the agent in presence');
+  // Presence is written before the handshake completes.
+  expect((await hub.store.presence.getAgent('bot')).runtimes).toBe(1);
 }
 
 async function connectChats(prefix: string, count: number): Promise<RelayChat[]> {
@@ -143,4 +143,25 @@ it('SIGTERM drains: transport close, reconnect elsewhere, in-flight sends acknow
   expect(texts.filter((t) => received.get(t) !== 1)).toEqual([]); // each reached the agent once
   await waitFor(() => agent.connected && chats.every((c) => c.state === 'connected'), 10_000, 'everyone on the other replicas');
   await everyoneChats(chats, 'after-drain');
+}, 60_000);
+
+it("announces a bot offline once when its only runtime's replica dies", async () => {
+  const [holder, other] = cluster.handle.replicas.filter((r) => r.running);
+  const watcher: Socket = await cluster.socket(other.url, 'lonely', { sub: 'watcher' });
+  const statuses: { online: boolean }[] = [];
+  watcher.on('agent:status', (s: { online: boolean }) => statuses.push(s));
+  await cluster.agent(holder.url, 'lonely');
+  await waitFor(() => statuses.length === 1, 5000, 'the bot online');
+
+  await holder.kill('SIGKILL');
+  // Nobody removed the runtime: its entry expires (PRESENCE_TTL_S = 3) and the first refresh that
+  // prunes it announces the bot offline, on every replica.
+  await waitFor(() => statuses.length === 2, Number(CLUSTER_TEST_ENV.PRESENCE_TTL_S) * 2000 + 5000, 'the bot offline');
+  await cluster.agent(other.url, 'lonely');
+  await waitFor(() => statuses.length === 3, 5000, 'the bot online again');
+  expect(statuses).toEqual([
+    { agentId: 'lonely', online: true },
+    { agentId: 'lonely', online: false },
+    { agentId: 'lonely', online: true },
+  ]);
 }, 60_000);

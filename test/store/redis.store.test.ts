@@ -78,6 +78,33 @@ describe('RedisStore specifics', () => {
     expect(await alive.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 0 }]);
   });
 
+  it('reports a bot whose last runtimes expired to exactly one refreshing replica', async () => {
+    const [b, c] = twoReplicas(1);
+    // Replica A registers runtimes of two bots, then dies: nobody refreshes its entries.
+    await b.presence.addRuntime('bot', { socketId: 'ghost', replicaId: 'A' });
+    await b.presence.addRuntime('busy', { socketId: 'ghost2', replicaId: 'A' });
+    await b.presence.addRuntime('busy', { socketId: 'alive', replicaId: 'B' });
+    // B and C hold clients of both bots and keep refreshing; B also holds busy's live runtime.
+    const liveOnB = [
+      { agentId: 'bot', runtimes: [], clients: [{ socketId: 'cb', replicaId: 'B' }] },
+      { agentId: 'busy', runtimes: [{ socketId: 'alive', replicaId: 'B' }], clients: [{ socketId: 'cb2', replicaId: 'B' }] },
+    ];
+    const liveOnC = [
+      { agentId: 'bot', runtimes: [], clients: [{ socketId: 'cc', replicaId: 'C' }] },
+      { agentId: 'busy', runtimes: [], clients: [{ socketId: 'cc2', replicaId: 'C' }] },
+    ];
+    const reported: string[] = [];
+    const deadline = Date.now() + 5000;
+    while ((await b.presence.getAgent('bot')).runtimes > 0 && Date.now() < deadline) {
+      const [fromB, fromC] = await Promise.all([b.presence.refresh(liveOnB), c.presence.refresh(liveOnC)]);
+      reported.push(...fromB, ...fromC);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    reported.push(...(await b.presence.refresh(liveOnB)), ...(await c.presence.refresh(liveOnC)));
+    expect(reported).toEqual(['bot']);
+    expect(await b.presence.getAgent('busy')).toEqual({ agentId: 'busy', runtimes: 1, clients: 2 });
+  });
+
   it('re-registers live entries after Redis lost them', async () => {
     const store = makeStore();
     await store.presence.refresh([

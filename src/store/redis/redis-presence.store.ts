@@ -48,18 +48,22 @@ end
 return out`);
 
 // KEYS: runtimes, clients, index. ARGV: ttlMs, agentId, runtime count, runtime members…, client members….
+// Returns 1 when this call pruned the bot's last runtimes (their replica died): exactly one replica
+// sees that, since the pruning is atomic, and it announces the bot offline.
 const REFRESH = new LuaScript(`${LUA_NOW}
 local ttl = tonumber(ARGV[1]); local exp = now + ttl; local nr = tonumber(ARGV[3])
 for i = 4, #ARGV do
   local key = KEYS[2]; if i < 4 + nr then key = KEYS[1] end
   redis.call('ZADD', key, exp, ARGV[i])
 end
-for _, key in ipairs({ KEYS[1], KEYS[2] }) do
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
+local runtimesExpired = 0
+for i, key in ipairs({ KEYS[1], KEYS[2] }) do
+  local pruned = redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl)
+  elseif i == 1 and pruned > 0 then runtimesExpired = 1 end
 end
 redis.call('ZADD', KEYS[3], 'GT', exp, ARGV[2])
-return 1`);
+return runtimesExpired`);
 
 /** Cluster-wide presence with per-entry TTL, refreshed by the replica holding the socket. */
 export class RedisPresenceStore implements PresenceStore {
@@ -113,10 +117,12 @@ export class RedisPresenceStore implements PresenceStore {
 
   /**
    * Re-adds this replica's live sockets with a fresh TTL: the periodic refresh, and the
-   * re-registration after a Redis outage (or a restart of Redis without persistence).
+   * re-registration after a Redis outage (or a restart of Redis without persistence). Resolves
+   * with the bots whose last runtimes this call found expired, i.e. bots that went offline
+   * because a replica died.
    */
-  async refresh(live: LiveEntries[]): Promise<void> {
-    if (live.length === 0) return;
+  async refresh(live: LiveEntries[]): Promise<string[]> {
+    if (live.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const { agentId, runtimes, clients } of live) {
       const keys = [this.runtimes(agentId), this.clients(agentId), this.index];
@@ -127,6 +133,7 @@ export class RedisPresenceStore implements PresenceStore {
     const results = (await pipeline.exec()) ?? [];
     const failed = results.find(([err]) => err);
     if (failed) throw failed[0];
+    return live.filter((_, i) => results[i]?.[1] === 1).map((bot) => bot.agentId);
   }
 
   private runtimes(agentId: string): string {
