@@ -288,6 +288,13 @@ export const configSchema = {
     default: 10000,
     env: 'CONNECT_TIMEOUT_MS',
   },
+  METRICS_TOKEN: {
+    doc: 'When set (≥ 32 chars), /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>` (else 401). Set it wherever /metrics is reachable from outside, e.g. behind an Ingress.',
+    format: 'secret',
+    default: null as string | null,
+    env: 'METRICS_TOKEN',
+    sensitive: true,
+  },
   REST_BODY_LIMIT_BYTES: {
     doc: 'Largest accepted REST request body; larger bodies get 413.',
     format: 'nat',

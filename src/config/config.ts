@@ -34,6 +34,7 @@ export interface HubConfig {
   readonly MAX_CONNECTIONS_PER_IP: number;
   readonly MAX_CONNECTIONS: number;
   readonly CONNECT_TIMEOUT_MS: number;
+  readonly METRICS_TOKEN: string | null;
   readonly REST_BODY_LIMIT_BYTES: number;
   readonly PRESENCE_TTL_S: number;
   readonly SHUTDOWN_GRACE_MS: number;

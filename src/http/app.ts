@@ -9,6 +9,7 @@ import { notFoundHandler, problemMiddleware } from './error.middleware';
 import { RegisterRoutes } from './generated/routes';
 import { createHttpServices, provideServices, type HttpServiceDeps } from './http.services';
 import { jsonBody } from './json-body.middleware';
+import { metricsAuth } from './metrics-auth.middleware';
 
 export type { ReadinessProbe } from './http.services';
 
@@ -52,7 +53,7 @@ export function createHttpApp(deps: HttpDeps): Express {
 
   if (config.API_DOCS_ENABLED) app.use(apiDocsRouter());
 
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', metricsAuth(config.METRICS_TOKEN), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 

@@ -5,7 +5,8 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError } from './errors';
 import { servicesOf, type HttpServices } from './http.services';
 import { API_KEY, BEARER, type Principal } from './principal';
 
-const BEARER_PREFIX = /^Bearer\s+(\S+)\s*$/i;
+/** `Bearer <token>`, the token captured. */
+export const BEARER_PREFIX = /^Bearer\s+(\S+)\s*$/i;
 
 /**
  * tsoa's authentication module. `defaultBearerAuth`: a client JWT verified with the same rules as

@@ -163,6 +163,33 @@ describe('/metrics in cluster mode', () => {
   });
 });
 
+describe('/metrics with METRICS_TOKEN', () => {
+  const token = 'm'.repeat(40);
+  let h: TestHub;
+  beforeAll(async () => {
+    h = await startHub({ METRICS_TOKEN: token });
+  });
+  afterAll(() => h.close());
+
+  it.each([
+    ['no credentials', undefined],
+    ['a wrong token', `Bearer ${'x'.repeat(40)}`],
+    ['a token of another length', 'Bearer short'],
+    ['another scheme', `Basic ${token}`],
+  ])('refuses %s with a 401 problem', async (_what, authorization) => {
+    const res = await fetch(`${h.url}/metrics`, authorization ? { headers: { authorization } } : {});
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toMatchObject({ status: 401, code: 'METRICS_TOKEN_REQUIRED' });
+  });
+
+  it('serves the scrape to the bearer of the token', async () => {
+    const res = await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('# TYPE relay_connections gauge');
+  });
+});
+
 /** Sends `count` messages past the bucket at once; resolves with the number of RATE_LIMITED acks. */
 async function flood(socket: Socket, count: number): Promise<number> {
   const acks: SendAck[] = await Promise.all(
