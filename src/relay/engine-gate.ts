@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Server } from 'socket.io';
 import type { ClientIpResolver } from '../http/client-ip';
 import type { HubMetrics } from '../metrics/metrics';
+import { engineConnectionInfo, installConnectionInfo } from './connection-info';
 
 export interface EngineGateOptions {
   maxConnections: number;
@@ -11,12 +12,18 @@ export interface EngineGateOptions {
   isDraining(): boolean;
 }
 
+interface GatedConnection {
+  on(event: 'close', listener: () => void): void;
+}
+
 /**
  * Refuses connections before the Socket.IO handshake (and before the websocket upgrade): while
  * draining, and beyond the per-replica and per-IP connection limits. Such refusals carry no code;
  * the SDKs retry them with backoff, and behind a load balancer the retry lands on another replica.
+ * Installs {@link installConnectionInfo} first: the gate counts connections by the address it records.
  */
 export function installEngineGate(io: Server, options: EngineGateOptions): void {
+  installConnectionInfo(io, options.clientIp);
   const perIp = new Map<string, number>();
   let total = 0;
 
@@ -34,15 +41,18 @@ export function installEngineGate(io: Server, options: EngineGateOptions): void 
     callback(null, true);
   };
 
-  io.engine.on('connection', (conn: { request: IncomingMessage; once(event: 'close', fn: () => void): void }) => {
-    const ip = options.clientIp(conn.request);
+  const release = (ip: string) => {
+    total--;
+    const left = (perIp.get(ip) ?? 1) - 1;
+    if (left === 0) perIp.delete(ip);
+    else perIp.set(ip, left);
+  };
+
+  io.engine.on('connection', (conn: GatedConnection) => {
+    const { ip } = engineConnectionInfo(conn);
     total++;
     perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
-    conn.once('close', () => {
-      total--;
-      const left = (perIp.get(ip) ?? 1) - 1;
-      if (left === 0) perIp.delete(ip);
-      else perIp.set(ip, left);
-    });
+    // `on`, not `once`: engine.io emits `close` once, and `once` would add a wrapper per connection.
+    conn.on('close', () => release(ip));
   });
 }

@@ -12,18 +12,27 @@ type Ack = (response: unknown) => void;
 // fails the same way, so they are logged at a bounded rate per hub (keyed by its metrics).
 const failureLogs = new WeakMap<HubMetrics, ThrottledLog>();
 
-export interface GuardOptions<T> {
+/** The per-event half of a guard: the same for every socket of a namespace, so build it once. */
+export interface GuardedEvent<T> {
   event: string;
-  socket: Socket;
-  bucket: TokenBucket;
   /** Refused events in a row after which the socket is disconnected. */
   maxStrikes: number;
   validate(payload: unknown): payload is T;
   metrics: HubMetrics;
-  logger: Logger;
+}
+
+/** The per-socket half of a guard. */
+export interface GuardedSocket {
+  socket: Socket;
+  /** The socket's rate limit (a getter may create it on first use). */
+  readonly bucket: TokenBucket;
+  /** A logger bound to the socket (a getter may create it for each use). */
+  readonly logger: Logger;
   /** Runs when a rate-limited socket is cut off, before the disconnect. */
   onAbuse(): void;
 }
+
+export type GuardOptions<T> = GuardedEvent<T> & GuardedSocket;
 
 /**
  * Wraps an inbound event handler: rate limit, schema validation, and a catch-all, so bad input gets
@@ -31,38 +40,52 @@ export interface GuardOptions<T> {
  * Socket.IO or touches other connections.
  */
 export function guardEvent<T>(options: GuardOptions<T>, handle: (payload: T) => Promise<unknown> | unknown) {
-  const { event, socket, bucket, metrics, logger } = options;
-  return async (...args: unknown[]): Promise<void> => {
-    // Socket.IO passes the ack callback last, whatever the peer sent before it: `emit(event, ack)`
-    // or `emit(event, payload, extra, ack)` must still get their error ack, not a silent timeout.
-    const last = args[args.length - 1];
-    const hasAck = typeof last === 'function';
-    const payload = hasAck && args.length === 1 ? undefined : args[0];
-    const ack: Ack = hasAck ? (last as Ack) : () => metrics.dropped.inc({ reason: event });
-    const fail = (code: AckCode) => {
-      metrics.acks.inc({ event, result: code });
-      ack(errorAck(code));
-    };
+  return (...args: unknown[]): Promise<void> => runGuarded(options, options, args, handle);
+}
 
-    if (!bucket.take()) {
-      fail('RATE_LIMITED');
-      if (bucket.strikes >= options.maxStrikes) {
-        logger.warn({ event, strikes: bucket.strikes }, 'socket kept sending while rate limited; disconnecting');
-        options.onAbuse();
-        socket.disconnect();
-      }
-      return;
-    }
-    if (!options.validate(payload)) return fail('INVALID_PAYLOAD');
-    try {
-      const response = (await handle(payload)) as { ok: boolean; error?: { code: string } };
-      metrics.acks.inc({ event, result: response.ok ? 'ok' : (response.error?.code ?? 'error') });
-      if (hasAck) ack(response);
-    } catch (err) {
-      let failures = failureLogs.get(metrics);
-      if (!failures) failureLogs.set(metrics, (failures = new ThrottledLog(logger)));
-      failures.warn(`handler:${event}`, err, 'event handler failed', logger.child({ event }));
-      fail('SERVER_UNAVAILABLE');
-    }
+/**
+ * {@link guardEvent} for one call: `args` as Socket.IO passed them to the listener. Lets a
+ * namespace share one {@link GuardedEvent} among all its sockets instead of building a guard per
+ * socket.
+ */
+export async function runGuarded<T>(
+  spec: GuardedEvent<T>,
+  target: GuardedSocket,
+  args: unknown[],
+  handle: (payload: T) => Promise<unknown> | unknown,
+): Promise<void> {
+  const { event, metrics } = spec;
+  // Socket.IO passes the ack callback last, whatever the peer sent before it: `emit(event, ack)`
+  // or `emit(event, payload, extra, ack)` must still get their error ack, not a silent timeout.
+  const last = args[args.length - 1];
+  const hasAck = typeof last === 'function';
+  const payload = hasAck && args.length === 1 ? undefined : args[0];
+  const ack: Ack = hasAck ? (last as Ack) : () => metrics.dropped.inc({ reason: event });
+  const fail = (code: AckCode) => {
+    metrics.acks.inc({ event, result: code });
+    ack(errorAck(code));
   };
+
+  const bucket = target.bucket;
+  if (!bucket.take()) {
+    fail('RATE_LIMITED');
+    if (bucket.strikes >= spec.maxStrikes) {
+      target.logger.warn({ event, strikes: bucket.strikes }, 'socket kept sending while rate limited; disconnecting');
+      target.onAbuse();
+      target.socket.disconnect();
+    }
+    return;
+  }
+  if (!spec.validate(payload)) return fail('INVALID_PAYLOAD');
+  try {
+    const response = (await handle(payload)) as { ok: boolean; error?: { code: string } };
+    metrics.acks.inc({ event, result: response.ok ? 'ok' : (response.error?.code ?? 'error') });
+    if (hasAck) ack(response);
+  } catch (err) {
+    const logger = target.logger;
+    let failures = failureLogs.get(metrics);
+    if (!failures) failureLogs.set(metrics, (failures = new ThrottledLog(logger)));
+    failures.warn(`handler:${event}`, err, 'event handler failed', logger.child({ event }));
+    fail('SERVER_UNAVAILABLE');
+  }
 }

@@ -1,5 +1,6 @@
 import type { Socket } from 'socket.io';
 import type { Logger } from '../logging/logger';
+import { connectionInfo } from './connection-info';
 import { HandshakeCodes, type HandshakeCode, type HandshakeErrorData } from './protocol';
 import type { RelayContext } from './relay.context';
 
@@ -38,7 +39,7 @@ export function handshakeMiddleware(
     } catch (err) {
       const refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
       const code = refusal.data.code;
-      const ip = ctx.clientIp(socket.request);
+      const { ip } = connectionInfo(socket);
       const auth = socket.handshake.auth as { agentId?: unknown } | undefined;
       const agentId = typeof auth?.agentId === 'string' ? auth.agentId.slice(0, 128) : undefined;
       ctx.metrics.handshakes.inc({ namespace, result: 'rejected', code });
@@ -77,5 +78,5 @@ export function notDraining(ctx: RelayContext): HandshakeCheck {
 
 /** Refuses an address that failed too many handshakes this minute. */
 export function underFailureLimit(ctx: RelayContext): HandshakeCheck {
-  return (socket) => ctx.handshakeLimiter.check(ctx.clientIp(socket.request));
+  return (socket) => ctx.handshakeLimiter.check(connectionInfo(socket).ip);
 }

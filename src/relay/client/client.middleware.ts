@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import { connectionInfo } from '../connection-info';
 import { handshakeMiddleware, HandshakeError, notDraining, underFailureLimit, type HandshakeCheck } from '../handshake';
 import { checkAgentId } from '../agent/agent.middleware';
 import { Namespaces } from '../protocol';
@@ -16,12 +17,18 @@ export function clientMiddleware(ctx: RelayContext) {
     originAllowed(ctx.config.CORS_ORIGINS),
     underFailureLimit(ctx),
     (socket) => {
-      const result = ctx.jwt.verify(socket.handshake.auth?.token);
+      const auth = socket.handshake.auth as { token?: unknown } | undefined;
+      const result = ctx.jwt.verify(auth?.token);
+      // Nothing reads the token after this check (its expiry is in socket.data), so the handshake
+      // does not keep it: a bearer token per socket for the session's life, in memory and in heap dumps.
+      if (auth) auth.token = undefined;
       if (!result.ok) throw new HandshakeError(result.code);
       identities.set(socket, result.identity);
     },
     (socket) => {
+      // Taken out, not just read: the map would otherwise hold every identity as long as its socket.
       const identity = identities.get(socket)!;
+      identities.delete(socket);
       const agentId = checkAgentId(socket.handshake.auth?.agentId);
       if (identity.agentIds && !identity.agentIds.includes(agentId)) throw new HandshakeError('AGENT_NOT_ALLOWED');
       const data: ClientSocketData = {
@@ -54,7 +61,7 @@ function originAllowed(origins: readonly string[]): HandshakeCheck {
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (socket) => {
-    const origin = socket.handshake.headers.origin;
+    const { origin } = connectionInfo(socket);
     if (any || origin === undefined || allowed.has(origin)) return;
     throw new HandshakeError('ORIGIN_NOT_ALLOWED');
   };

@@ -1,13 +1,20 @@
-/** Node clamps timeouts above 2^31-1 ms to 1 ms; longer waits are taken in steps. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+import { DeadlineQueue, type Deadline } from '../deadline-queue';
+
+/** One queue for every session of the process: a deadline per idle socket, one Node timer in all. */
+const sessionDeadlines = new DeadlineQueue();
+
+const WARNING_MS = 60_000;
 
 /**
  * Fires `onExpiring` 60 s before the token expires (at once if less is left) and `onExpired` at
- * `exp` + tolerance. `reschedule` after a refresh replaces both.
+ * `exp` + tolerance. `reschedule` after a refresh replaces both. Only the next of the two is queued
+ * at any time.
  */
-export class SessionTimers {
-  private expiring?: NodeJS.Timeout;
-  private expired?: NodeJS.Timeout;
+export class SessionTimers implements Deadline {
+  dueMs = 0;
+  slot = -1;
+  private expiresAtMs: number | null = null;
+  private warned = false;
 
   constructor(
     private readonly toleranceMs: number,
@@ -16,23 +23,23 @@ export class SessionTimers {
   ) {}
 
   reschedule(expiresAtMs: number | null): void {
-    this.clear();
-    if (expiresAtMs === null) return;
-    const expiresAt = new Date(expiresAtMs).toISOString();
-    this.expiring = at(expiresAtMs - 60_000, () => this.onExpiring(expiresAt), (t) => (this.expiring = t));
-    this.expired = at(expiresAtMs + this.toleranceMs, () => this.onExpired(), (t) => (this.expired = t));
+    this.expiresAtMs = expiresAtMs;
+    this.warned = false;
+    if (expiresAtMs === null) sessionDeadlines.remove(this);
+    // The warning is due in the past when less than 60 s are left: the queue fires it at once.
+    else sessionDeadlines.add(this, expiresAtMs - WARNING_MS);
   }
 
   clear(): void {
-    clearTimeout(this.expiring);
-    clearTimeout(this.expired);
+    sessionDeadlines.remove(this);
   }
-}
 
-function at(whenMs: number, fire: () => void, track: (timer: NodeJS.Timeout) => void): NodeJS.Timeout {
-  const delay = whenMs - Date.now();
-  if (delay > MAX_TIMEOUT_MS) {
-    return setTimeout(() => track(at(whenMs, fire, track)), MAX_TIMEOUT_MS);
+  /** Called by the queue. */
+  fire(): void {
+    const expiresAtMs = this.expiresAtMs!;
+    if (this.warned) return this.onExpired();
+    this.warned = true;
+    sessionDeadlines.add(this, expiresAtMs + this.toleranceMs);
+    this.onExpiring(new Date(expiresAtMs).toISOString());
   }
-  return setTimeout(fire, Math.max(0, delay));
 }

@@ -1,0 +1,51 @@
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket as ClientSocket } from 'socket.io-client';
+import { connectionInfo } from '../../src/relay/connection-info';
+import { Namespaces } from '../../src/relay/protocol';
+import { startHub, type TestHub } from '../helpers/hub';
+
+// What an idle client costs the hub is mostly what it keeps per connection. These pin down the
+// things it deliberately does not keep (bench/run.mjs measures the memory itself).
+const ORIGIN = 'https://good.example';
+
+let t: TestHub;
+/** The stand-in responses engine.io hands middlewares on websocket upgrades, in arrival order. */
+const upgradeResponses: { req: IncomingMessage | null }[] = [];
+beforeAll(async () => {
+  t = await startHub({ CORS_ORIGINS: ORIGIN, TRUST_PROXY: 'true' });
+  // Runs after the hub's own engine middleware, on the same response objects.
+  t.hub.io.engine.use((_req: IncomingMessage, res: ServerResponse | { req: IncomingMessage | null }, next: () => void) => {
+    if (!(res instanceof ServerResponse)) upgradeResponses.push(res);
+    next();
+  });
+});
+afterAll(() => t.close());
+beforeEach(() => (upgradeResponses.length = 0));
+
+const serverSocket = (client: ClientSocket) => t.hub.io.of(Namespaces.client).sockets.get(client.id!)!;
+
+it.each([
+  ['websocket', ['websocket']],
+  ['polling upgraded to websocket', ['polling', 'websocket']],
+] as const)('keeps neither HTTP request nor token of a %s connection, only the address and Origin', async (_name, transports) => {
+  const client = await t.client('bot', { sub: 'u' }, { origin: ORIGIN, transports: [...transports], headers: { 'x-forwarded-for': '203.0.113.7' } });
+  const engine = client.io.engine;
+  if (engine.transport.name !== 'websocket') await new Promise((resolve) => engine.once('upgrade', resolve));
+  const socket = serverSocket(client);
+
+  expect(socket.request).toBeNull();
+  expect(connectionInfo(socket)).toEqual({ ip: '203.0.113.7', origin: ORIGIN });
+  expect(upgradeResponses).toHaveLength(1);
+  expect(upgradeResponses[0]!.req).toBeNull();
+  // Verified at the handshake, then dropped; what the session needs is in socket.data.
+  expect((socket.handshake.auth as { token?: string }).token).toBeUndefined();
+  expect(socket.data).toMatchObject({ clientId: 'u', sub: 'u', agentId: 'bot' });
+
+  // The session still works: a message reaches the bot's runtime and is acked.
+  const agent = await t.agent('bot');
+  agent.onMessage(() => {});
+  const ack = await client.timeout(5000).emitWithAck('message', { clientMessageId: `m-${transports.length}`, text: 'hi' });
+  expect(ack).toMatchObject({ ok: true });
+  client.disconnect();
+  agent.close();
+});
