@@ -6,7 +6,8 @@
 // two more; for the two-replica runs a private redis-server is started on a free port (never
 // 6379). Options: --phases=throughput,cluster,memory (default all), --seconds=<n> (default 8:
 // each of the 3 alternating slices per server measures n/2 s), --adapter=sharded|classic (the
-// baseline's Redis adapter). Needs `npm run build` first (the npm script does it).
+// baseline's Redis adapter), --hub=<script> (default dist/main.js, e.g. another build of the hub to
+// compare). Needs `npm run build` first (the npm script does it).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -120,7 +121,7 @@ async function startServer(kind, redisUrl) {
   const url = `http://127.0.0.1:${port}`;
   const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
   const child =
-    kind === 'hub' ? spawnNode('dist/main.js', { ...HUB_ENV, ...common }) : spawnNode('bench/baseline.mjs', { ...common, ADAPTER: args.adapter ?? 'sharded' });
+    kind === 'hub' ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common }) : spawnNode('bench/baseline.mjs', { ...common, ADAPTER: args.adapter ?? 'sharded' });
   child.stdout.resume();
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
   exited.catch(() => {});
@@ -160,11 +161,17 @@ function startGenerator() {
   };
 }
 
-/** RSS after a full GC in the server (see gc-signal.cjs). */
+/**
+ * RSS of the server after a plain full GC (`afterGc`), then after a memory-reducing full GC that
+ * also gives back the young generation's unused space (`retained`); see gc-signal.cjs.
+ */
 async function settledRss(pid) {
   process.kill(pid, 'SIGUSR2');
   await sleep(1000);
-  return rssBytes(pid);
+  const afterGc = rssBytes(pid);
+  process.kill(pid, 'SIGURG');
+  await sleep(1000);
+  return { afterGc, retained: rssBytes(pid) };
 }
 
 function rssBytes(pid) {
@@ -294,8 +301,13 @@ async function memoryPhase(kind, gen, gen2) {
     const rss0 = await settledRss(server.pid);
     const idle = await gen.call('clients', { url: server.url, count: LOAD.idle, agentIds: ['idle'], secret: SECRET, tag: 'idle' });
     const rss1 = await settledRss(server.pid);
-    const perConn = (rss1 - rss0) / idle.connected;
-    log(`${kind}: ${idle.connected} idle clients, RSS ${(rss0 / 2 ** 20).toFixed(1)} → ${(rss1 / 2 ** 20).toFixed(1)} MiB, ${(perConn / 1024).toFixed(1)} KiB each`);
+    const perConn = (rss1.retained - rss0.retained) / idle.connected;
+    const perConnAfterGc = (rss1.afterGc - rss0.afterGc) / idle.connected;
+    const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+    log(
+      `${kind}: ${idle.connected} idle clients, retained RSS ${mib(rss0.retained)} → ${mib(rss1.retained)} MiB, ${(perConn / 1024).toFixed(1)} KiB each; ` +
+        `after a plain gc() ${mib(rss0.afterGc)} → ${mib(rss1.afterGc)} MiB, ${(perConnAfterGc / 1024).toFixed(1)} KiB each`,
+    );
 
     const t0 = Date.now();
     const more = await gen2.call('clients', { url: server.url, count: LOAD.concurrent - idle.connected, agentIds: ['idle'], secret: SECRET, tag: 'idle2' });
@@ -305,7 +317,7 @@ async function memoryPhase(kind, gen, gen2) {
     await gen2.call('agents', { url: server.url, agentIds: ['probe'], apiKey: API_KEY, group: 'probe' });
     const probeClients = await gen2.call('clients', { url: server.url, count: 10, agentIds: ['probe'], secret: SECRET, tag: 'probe', group: 'probe' });
     const probe = await gen2.call('closedLoop', { warmupMs: 500, durationMs: 3000, group: 'probe' });
-    const rss2 = await settledRss(server.pid);
+    const rss2 = (await settledRss(server.pid)).afterGc;
     log(
       `${kind}: ${concurrent} concurrent clients (+${more.connected} in ${connectSeconds.toFixed(1)} s, ${more.failed} failed), ` +
         `RSS ${(rss2 / 2 ** 20).toFixed(0)} MiB, ${probe.perSecond.toFixed(0)} round trips/s alongside`,
@@ -319,6 +331,7 @@ async function memoryPhase(kind, gen, gen2) {
     log(`${kind}: reconnect storm, ${s.back}/${s.total} back in ${s.seconds.toFixed(2)} s (${storm.connected} connected before)`);
     Object.assign(results[kind], {
       bytesPerIdle: perConn,
+      bytesPerIdleAfterGc: perConnAfterGc,
       concurrent,
       concurrentFailed: more.failed,
       concurrentProbe: probeClients.connected === 10 ? probe.perSecond : 0,
@@ -389,12 +402,20 @@ function table() {
   const kib = (v) => (v === undefined ? undefined : v / 1024);
   const mem = ratio(h.bytesPerIdle, b.bytesPerIdle);
   row(
-    `Memory per idle client connection (KiB, RSS delta over ${LOAD.idle})`,
+    `Memory per idle client connection (KiB, retained RSS delta over ${LOAD.idle})`,
     f(kib(h.bytesPerIdle), 1),
     f(kib(b.bytesPerIdle), 1),
     mem === undefined ? 'n/a' : mem.toFixed(2),
     '≤ 20 KB (hub)',
     h.bytesPerIdle === undefined ? undefined : h.bytesPerIdle <= 20 * 1000,
+  );
+  const memGc = ratio(h.bytesPerIdleAfterGc, b.bytesPerIdleAfterGc);
+  row(
+    `… the same after a plain gc(), young generation grown by the connect burst included`,
+    f(kib(h.bytesPerIdleAfterGc), 1),
+    f(kib(b.bytesPerIdleAfterGc), 1),
+    memGc === undefined ? 'n/a' : memGc.toFixed(2),
+    '—',
   );
   ratioRow('Handshakes/s (hub verifies a JWT; baseline checks nothing)', 'handshakes', 0, '—');
   ratioRow(`Reconnect storm: s until all ${LOAD.storm} dropped clients are back`, 'stormSeconds', 2, '—');
@@ -439,7 +460,10 @@ async function main() {
       `messages/s offered for ${WINDOW_MS / 2000} s per slice. CPU = user + system time of the server process(es) over the slice, warm-up included. A round trip is client \`message\` → agent (acks, replies) → the reply reaches the client. ` +
       `Two replicas: runtimes on one, clients on the other, private redis-server, ${args.adapter ?? 'sharded'} Redis adapter for the baseline ` +
       `(the hub uses its own cluster configuration). Idle clients, the 10,000 (over two generator processes) and the storm clients are ` +
-      `websocket clients of /ws/client; the storm drops every TCP connection at once and clients reconnect with socket.io-client's ` +
+      `websocket clients of /ws/client; memory per idle client is the server's RSS growth over ${LOAD.idle} of them (the clients live in ` +
+      `another process), read after V8's memory-reducing full GC in both servers; after a plain gc() the RSS also holds the young ` +
+      `generation as the connect burst grew it (committed, empty, bounded, not growing with connections), shown on the next row. ` +
+      `The storm drops every TCP connection at once and clients reconnect with socket.io-client's ` +
       `default backoff (1–5 s, randomized). Everything shares one machine with the generators, so absolute numbers are machine-bound; ` +
       `the ratios compare like with like.`,
     '',
