@@ -15,21 +15,23 @@ export const BEARER_PREFIX = /^Bearer\s+(\S+)\s*$/i;
  * constant time (401), scopes the key must carry (403).
  *
  * Every 401 counts against the caller's per-IP budget of failed authentications, the one the
- * socket handshakes use; an address that used it up gets 429 until the window passes, whatever
- * it sends.
+ * socket handshakes use; the failure that goes past it, and anything the address sends until the
+ * window passes, gets 429.
  */
 export async function expressAuthentication(req: Request, securityName: string, scopes: string[] = []): Promise<Principal> {
   const services = servicesOf(req);
   const ip = services.clientIp(req);
-  if (await services.authFailures.isLimited(ip)) {
-    throw new RateLimitedError(FAILURE_WINDOW_S, 'Too many failed authentications from this address; retry later.');
-  }
+  if (await services.authFailures.isLimited(ip)) throw tooManyFailures();
   try {
     return await authenticate(req, services, securityName, scopes);
   } catch (err) {
-    if (err instanceof UnauthorizedError) services.authFailures.recordFailure(ip);
+    if (err instanceof UnauthorizedError && (await services.authFailures.recordFailure(ip))) throw tooManyFailures();
     throw err;
   }
+}
+
+function tooManyFailures(): RateLimitedError {
+  return new RateLimitedError(FAILURE_WINDOW_S, 'Too many failed authentications from this address; retry later.');
 }
 
 async function authenticate(req: Request, services: HttpServices, securityName: string, scopes: string[]): Promise<Principal> {

@@ -42,12 +42,21 @@ export class HandshakeLimiter {
     return Math.max(sharedCount, local) >= this.limitPerMinute;
   }
 
-  recordFailure(ip: string): void {
-    if (this.limitPerMinute === 0) return;
+  /**
+   * Counts a failure of `ip`. Resolves true when this failure went past the limit: the caller then
+   * answers RATE_LIMITED instead of the failure's own code, so however many attempts race the
+   * check above, an address gets at most `limitPerMinute` verdicts on its credentials per window
+   * (counts are incremented atomically, cluster-wide with a shared store).
+   */
+  async recordFailure(ip: string): Promise<boolean> {
+    if (this.limitPerMinute === 0) return false;
     const key = failureKey(ip);
-    void this.local.increment(key, FAILURE_WINDOW_S);
     const shared = this.shared;
-    if (shared) void this.sharedCount(() => shared.increment(key, FAILURE_WINDOW_S));
+    const [sharedCount, local] = await Promise.all([
+      shared ? this.sharedCount(() => shared.increment(key, FAILURE_WINDOW_S)) : 0,
+      this.local.increment(key, FAILURE_WINDOW_S),
+    ]);
+    return Math.max(sharedCount, local) > this.limitPerMinute;
   }
 
   close(): void {

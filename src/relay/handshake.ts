@@ -37,14 +37,16 @@ export function handshakeMiddleware(
     try {
       for (const check of checks) await check(socket);
     } catch (err) {
-      const refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
-      const code = refusal.data.code;
+      let refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
       const { ip } = connectionInfo(socket);
+      if (!NOT_A_FAILURE.has(refusal.data.code) && (await ctx.handshakeLimiter.recordFailure(ip))) {
+        refusal = new HandshakeError('RATE_LIMITED');
+      }
+      const code = refusal.data.code;
       const auth = socket.handshake.auth as { agentId?: unknown } | undefined;
       const agentId = typeof auth?.agentId === 'string' ? auth.agentId.slice(0, 128) : undefined;
       ctx.metrics.handshakes.inc({ namespace, result: 'rejected', code });
       ctx.logger.info({ namespace, code, agentId, ip }, 'handshake rejected');
-      if (!NOT_A_FAILURE.has(code)) ctx.handshakeLimiter.recordFailure(ip);
       next(refusal);
       closeUnusedTransport(socket);
       return;

@@ -47,6 +47,14 @@ describe.each([
     expect(limited.error).toMatchObject({ status: 429, code: 'RATE_LIMITED', title: 'Too Many Requests' });
   });
 
+  it('gives out exactly the budget of 401s to concurrent guesses, 429 to the rest', async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: LIMIT * 4 }, (_, i) => api.mintEmbedToken({ client: apiKeyClient(h.url, `rk_guess-${i}`), headers: from('203.0.113.11') })),
+    );
+    const statuses = guesses.map((g) => g.response!.status).sort();
+    expect(statuses).toEqual([...Array(LIMIT).fill(401), ...Array(LIMIT * 3).fill(429)]);
+  });
+
   it('leaves other addresses, unauthenticated routes and the failure-free path alone', async () => {
     await exhaust(h.url, '203.0.113.8');
     const other = await api.mintEmbedToken({ client: apiKeyClient(h.url, key), headers: from('198.51.100.9') });
