@@ -1,3 +1,4 @@
+import type { Socket } from 'socket.io-client';
 import WebSocket from 'ws';
 import jwt from 'jsonwebtoken';
 import { Namespaces } from '../../src/relay/protocol';
@@ -197,8 +198,13 @@ describe('token settings', () => {
       const token = mintToken({ sub: 'u' });
       for (const transports of [['websocket'], ['polling']] as const) {
         const bad = clientSocket(h.url, { token, agentId: 'bot' }, { origin: 'https://evil.example', transports: [...transports] });
+        const badClosed = engineClosed(bad);
         expect(await refusal(bad)).toEqual({ code: 'ORIGIN_NOT_ALLOWED', retryable: false });
-        (await h.client('bot', { sub: 'u' }, { origin: 'https://good.example', transports: [...transports] })).disconnect();
+        const good = await h.client('bot', { sub: 'u' }, { origin: 'https://good.example', transports: [...transports] });
+        const goodClosed = engineClosed(good);
+        good.disconnect();
+        // A polling client finishes its last request after disconnect(); let it, before the hub goes.
+        await Promise.all([badClosed, goodClosed]);
       }
     } finally {
       await h.close();
@@ -209,3 +215,8 @@ describe('token settings', () => {
 it('uses namespaces from the protocol module', () => {
   expect(Namespaces).toEqual({ agent: '/ws/agent', client: '/ws/client' });
 });
+
+/** Resolves when the client's engine.io connection has closed. */
+function engineClosed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => socket.io.engine.once('close', () => resolve()));
+}
