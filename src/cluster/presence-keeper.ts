@@ -1,7 +1,6 @@
 import type { Namespace } from 'socket.io';
-import { Events } from '../relay/protocol';
 import type { RelayNamespaces } from '../relay/relay.context';
-import { Rooms } from '../relay/rooms';
+import { announceAgentStatus } from '../relay/relay.service';
 import type { LiveEntries, RedisPresenceStore } from '../store/redis/redis-presence.store';
 import type { RedisErrorReporter } from './redis-connections';
 
@@ -10,7 +9,7 @@ import type { RedisErrorReporter } from './redis-connections';
  * while the replica does) and re-registers them at once after Redis comes back, including sockets
  * that connected or whose registration failed while it was away. A refresh that finds a bot's last
  * runtimes expired (their replica died without removing them) announces the bot offline to its
- * clients on every replica.
+ * clients on every replica; one that brings a bot back from none announces it online.
  */
 export class PresenceKeeper {
   private timer?: NodeJS.Timeout;
@@ -37,8 +36,8 @@ export class PresenceKeeper {
   refresh(): Promise<void> {
     this.running ??= this.presence
       .refresh(this.live())
-      .then((offline) => {
-        for (const agentId of offline) this.namespaces.client.to(Rooms.clients(agentId)).emit(Events.agentStatus, { agentId, online: false });
+      .then((changes) => {
+        for (const { agentId, online } of changes) announceAgentStatus(this.namespaces.client, agentId, online);
       })
       .catch((err: unknown) => this.report('presence', err, 'presence refresh failed; entries may expire until Redis is back'))
       .finally(() => {

@@ -1,3 +1,4 @@
+import type { Namespace } from 'socket.io';
 import type { RuntimeEntry } from '../store/store';
 import type { RuntimeDispatcher } from './dispatcher';
 import { isoNow, uuidv7 } from './ids';
@@ -9,6 +10,7 @@ import {
   SessionClosedCodes,
   type AckCode,
   type AgentReply,
+  type AgentStatus,
   type ClientInboundMessage,
   type ClientMessage,
   type DebugTrace,
@@ -102,7 +104,7 @@ export class RelayService {
 
   /** Tells a bot's clients that it came online or went offline. */
   agentStatus(agentId: string, online: boolean): void {
-    this.nsp.client.to(Rooms.clients(agentId)).emit(Events.agentStatus, { agentId, online });
+    announceAgentStatus(this.nsp.client, agentId, online);
   }
 
   /** Refuses new handshakes of `sub` and ends its sessions on every replica. */
@@ -126,4 +128,10 @@ export class RelayService {
 
 function runtimeKey(runtime: RuntimeEntry): string {
   return runtime.socketId;
+}
+
+/** Tells every client of the bot, on every replica, whether a runtime of it is connected. */
+export function announceAgentStatus(clients: Namespace, agentId: string, online: boolean): void {
+  const status: AgentStatus = { agentId, online };
+  clients.to(Rooms.clients(agentId)).emit(Events.agentStatus, status);
 }

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import type { AgentStatusChange } from '../../src/store/redis/redis-presence.store';
 import { RedisStore } from '../../src/store/redis/redis.store';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { describeStoreContract } from './store.contract';
@@ -78,10 +79,11 @@ describe('RedisStore specifics', () => {
     expect(await alive.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 0 }]);
   });
 
-  it('reports a bot whose last runtimes expired to exactly one refreshing replica', async () => {
+  it('reports a bot whose last runtimes expired, and its return, to exactly one refreshing replica', async () => {
     const [b, c] = twoReplicas(1);
-    // Replica A registers runtimes of two bots, then dies: nobody refreshes its entries.
-    await b.presence.addRuntime('bot', { socketId: 'ghost', replicaId: 'A' });
+    // Replica A registers runtimes of two bots, then stops refreshing (dead, or cut off from Redis).
+    const ghost = { socketId: 'ghost', replicaId: 'A' };
+    await b.presence.addRuntime('bot', ghost);
     await b.presence.addRuntime('busy', { socketId: 'ghost2', replicaId: 'A' });
     await b.presence.addRuntime('busy', { socketId: 'alive', replicaId: 'B' });
     // B and C hold clients of both bots and keep refreshing; B also holds busy's live runtime.
@@ -93,16 +95,23 @@ describe('RedisStore specifics', () => {
       { agentId: 'bot', runtimes: [], clients: [{ socketId: 'cc', replicaId: 'C' }] },
       { agentId: 'busy', runtimes: [], clients: [{ socketId: 'cc2', replicaId: 'C' }] },
     ];
-    const reported: string[] = [];
-    const deadline = Date.now() + 5000;
-    while ((await b.presence.getAgent('bot')).runtimes > 0 && Date.now() < deadline) {
+    const reported: AgentStatusChange[] = [];
+    const refreshBoth = async () => {
       const [fromB, fromC] = await Promise.all([b.presence.refresh(liveOnB), c.presence.refresh(liveOnC)]);
       reported.push(...fromB, ...fromC);
+    };
+    const deadline = Date.now() + 5000;
+    while ((await b.presence.getAgent('bot')).runtimes > 0 && Date.now() < deadline) {
+      await refreshBoth();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    reported.push(...(await b.presence.refresh(liveOnB)), ...(await c.presence.refresh(liveOnC)));
-    expect(reported).toEqual(['bot']);
+    await refreshBoth();
+    expect(reported).toEqual([{ agentId: 'bot', online: false }]);
     expect(await b.presence.getAgent('busy')).toEqual({ agentId: 'busy', runtimes: 1, clients: 2 });
+
+    // A comes back and re-registers its runtime: the bot is announced online, once.
+    expect(await c.presence.refresh([{ agentId: 'bot', runtimes: [ghost], clients: [] }])).toEqual([{ agentId: 'bot', online: true }]);
+    expect(await c.presence.refresh([{ agentId: 'bot', runtimes: [ghost], clients: [] }])).toEqual([]);
   });
 
   it('re-registers live entries after Redis lost them', async () => {

@@ -2,6 +2,12 @@ import type Redis from 'ioredis';
 import type { AgentPresence, PresenceStore, RuntimeEntry } from '../store';
 import { LUA_NOW, LuaScript } from './lua-script';
 
+/** A bot that went offline or came back online, found by {@link RedisPresenceStore.refresh}. */
+export interface AgentStatusChange {
+  agentId: string;
+  online: boolean;
+}
+
 /** Sockets one replica holds for one bot, for {@link RedisPresenceStore.refresh}. */
 export interface LiveEntries {
   agentId: string;
@@ -48,22 +54,26 @@ end
 return out`);
 
 // KEYS: runtimes, clients, index. ARGV: ttlMs, agentId, runtime count, runtime members…, client members….
-// Returns 1 when this call pruned the bot's last runtimes (their replica died): exactly one replica
-// sees that, since the pruning is atomic, and it announces the bot offline.
+// Returns -1 when this call pruned the bot's last runtimes (their replica died or lost Redis for a
+// TTL), 1 when its own runtimes brought the bot back from none, else 0. Pruning is atomic, so
+// exactly one replica sees each transition, and it announces it.
 const REFRESH = new LuaScript(`${LUA_NOW}
 local ttl = tonumber(ARGV[1]); local exp = now + ttl; local nr = tonumber(ARGV[3])
+local pruned = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local before = redis.call('ZCARD', KEYS[1])
 for i = 4, #ARGV do
   local key = KEYS[2]; if i < 4 + nr then key = KEYS[1] end
   redis.call('ZADD', key, exp, ARGV[i])
 end
-local runtimesExpired = 0
-for i, key in ipairs({ KEYS[1], KEYS[2] }) do
-  local pruned = redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl)
-  elseif i == 1 and pruned > 0 then runtimesExpired = 1 end
+for _, key in ipairs({ KEYS[1], KEYS[2] }) do
+  if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
 end
 redis.call('ZADD', KEYS[3], 'GT', exp, ARGV[2])
-return runtimesExpired`);
+local after = redis.call('ZCARD', KEYS[1])
+if before == 0 and after > 0 then return 1 end
+if pruned > 0 and after == 0 then return -1 end
+return 0`);
 
 /** Cluster-wide presence with per-entry TTL, refreshed by the replica holding the socket. */
 export class RedisPresenceStore implements PresenceStore {
@@ -118,10 +128,10 @@ export class RedisPresenceStore implements PresenceStore {
   /**
    * Re-adds this replica's live sockets with a fresh TTL: the periodic refresh, and the
    * re-registration after a Redis outage (or a restart of Redis without persistence). Resolves
-   * with the bots whose last runtimes this call found expired, i.e. bots that went offline
-   * because a replica died.
+   * with the bots this call took offline (their last runtimes had expired: a replica died or lost
+   * Redis for a TTL) or back online (its own runtimes re-registered where none were left).
    */
-  async refresh(live: LiveEntries[]): Promise<string[]> {
+  async refresh(live: LiveEntries[]): Promise<AgentStatusChange[]> {
     if (live.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const { agentId, runtimes, clients } of live) {
@@ -133,7 +143,12 @@ export class RedisPresenceStore implements PresenceStore {
     const results = (await pipeline.exec()) ?? [];
     const failed = results.find(([err]) => err);
     if (failed) throw failed[0];
-    return live.filter((_, i) => results[i]?.[1] === 1).map((bot) => bot.agentId);
+    const changes: AgentStatusChange[] = [];
+    live.forEach(({ agentId }, i) => {
+      const change = results[i]?.[1];
+      if (change === 1 || change === -1) changes.push({ agentId, online: change === 1 });
+    });
+    return changes;
   }
 
   private runtimes(agentId: string): string {
