@@ -52,11 +52,14 @@ const leavePresence = new WeakMap<Socket, () => void>();
 /**
  * The last step of the `/ws/agent` handshake: records the runtime in presence before its CONNECT
  * is sent, so once a runtime sees itself connected, a client on any replica reaches it. A
- * connection that closes before it joins the namespace leaves presence again. When the store is
- * unreachable the runtime is still accepted; the presence keeper registers it once Redis is back.
+ * connection that closes before it joins the namespace never enters presence, or leaves it again.
+ * When the store is unreachable the runtime is still accepted; the presence keeper registers it
+ * once Redis is back.
  */
 export function enterPresence(ctx: RelayContext, relay: RelayService): HandshakeCheck {
   return async (socket) => {
+    // Closed while an earlier check waited: Socket.IO will drop the socket, and no `close` follows.
+    if (socket.conn.readyState !== 'open') return;
     const { agentId } = socket.data as AgentSocketData;
     const entry = { socketId: socket.id, replicaId: ctx.replicaId };
     let present = true;
