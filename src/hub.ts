@@ -10,6 +10,7 @@ import { createLogger, type Logger } from './logging/logger';
 import { ThrottledLog } from './logging/throttled-log';
 import { HubMetrics } from './metrics/metrics';
 import { installEngineGate } from './relay/engine-gate';
+import { DeadlineQueue } from './relay/deadline-queue';
 import { HandshakeLimiter } from './relay/handshake-limiter';
 import { Namespaces } from './relay/protocol';
 import type { RelayContext } from './relay/relay.context';
@@ -62,7 +63,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     store,
     jwt,
     agentKeys: new AgentKeyMatcher(config.AGENT_API_KEYS),
-    clientIp,
+    sessionDeadlines: new DeadlineQueue(),
     handshakeLimiter: new HandshakeLimiter(
       store.kind === 'redis' ? store.counters : null,
       config.HANDSHAKE_FAILURES_PER_MIN,

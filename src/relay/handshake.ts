@@ -38,15 +38,17 @@ export function handshakeMiddleware(
       for (const check of checks) await check(socket);
     } catch (err) {
       let refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
+      const failure = refusal.data.code;
       const { ip } = connectionInfo(socket);
-      if (!NOT_A_FAILURE.has(refusal.data.code) && (await ctx.handshakeLimiter.recordFailure(ip))) {
+      if (!NOT_A_FAILURE.has(failure) && (await ctx.handshakeLimiter.recordFailure(ip))) {
         refusal = new HandshakeError('RATE_LIMITED');
       }
       const code = refusal.data.code;
       const auth = socket.handshake.auth as { agentId?: unknown } | undefined;
       const agentId = typeof auth?.agentId === 'string' ? auth.agentId.slice(0, 128) : undefined;
       ctx.metrics.handshakes.inc({ namespace, result: 'rejected', code });
-      ctx.logger.info({ namespace, code, agentId, ip }, 'handshake rejected');
+      // `failure` is what the peer got wrong, also when the answer is RATE_LIMITED.
+      ctx.logger.info({ namespace, code, ...(failure === code ? {} : { failure }), agentId, ip }, 'handshake rejected');
       next(refusal);
       closeUnusedTransport(socket);
       return;

@@ -2,10 +2,10 @@ import type { Namespace } from 'socket.io';
 import type { AgentKeyMatcher } from '../auth/agent-keys';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
-import type { ClientIpResolver } from '../http/client-ip';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
 import type { Store } from '../store/store';
+import type { DeadlineQueue } from './deadline-queue';
 import type { HandshakeLimiter } from './handshake-limiter';
 
 /** What the relay's namespaces and services share. Built once per hub by `createHub`. */
@@ -16,7 +16,8 @@ export interface RelayContext {
   store: Store;
   jwt: JwtService;
   agentKeys: AgentKeyMatcher;
-  clientIp: ClientIpResolver;
+  /** Token-expiry deadlines of this hub's client sessions, on one timer. */
+  sessionDeadlines: DeadlineQueue;
   handshakeLimiter: HandshakeLimiter;
   /** This replica's id in presence entries (the Socket.IO adapter's server id in a cluster). */
   replicaId: string;

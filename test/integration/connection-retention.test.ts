@@ -44,6 +44,9 @@ it.each([
   // The session still works: a message reaches the bot's runtime and is acked.
   const agent = await t.agent('bot');
   agent.onMessage(() => {});
+  for (const runtime of t.hub.io.of(Namespaces.agent).sockets.values()) {
+    expect((runtime.handshake.auth as { apiKey?: string }).apiKey).toBeUndefined();
+  }
   const ack = await client.timeout(5000).emitWithAck('message', { clientMessageId: `m-${transports.length}`, text: 'hi' });
   expect(ack).toMatchObject({ ok: true });
   client.disconnect();

@@ -1,13 +1,18 @@
 import { SessionTimers } from '../../src/relay/client/session-timers';
+import { DeadlineQueue } from '../../src/relay/deadline-queue';
 
 describe('SessionTimers', () => {
-  beforeEach(() => jest.useFakeTimers({ now: Date.UTC(2026, 0, 1) }));
+  let queue: DeadlineQueue;
+  beforeEach(() => {
+    jest.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    queue = new DeadlineQueue();
+  });
   afterEach(() => jest.useRealTimers());
 
   it('warns 60 s before exp and expires at exp + tolerance', () => {
     const expiring = jest.fn();
     const expired = jest.fn();
-    const timers = new SessionTimers(5000, expiring, expired);
+    const timers = new SessionTimers(queue, 5000, expiring, expired);
     const exp = Date.now() + 10 * 60_000;
     timers.reschedule(exp);
     jest.advanceTimersByTime(9 * 60_000 - 1);
@@ -22,7 +27,7 @@ describe('SessionTimers', () => {
 
   it('waits correctly for tokens beyond the 24.8-day setTimeout limit', () => {
     const expired = jest.fn();
-    const timers = new SessionTimers(0, () => {}, expired);
+    const timers = new SessionTimers(queue, 0, () => {}, expired);
     timers.reschedule(Date.now() + 30 * 86_400_000);
     jest.advanceTimersByTime(30 * 86_400_000 - 1);
     expect(expired).not.toHaveBeenCalled();
@@ -32,7 +37,7 @@ describe('SessionTimers', () => {
 
   it('replaces both timers on reschedule and does nothing for tokens without exp', () => {
     const expired = jest.fn();
-    const timers = new SessionTimers(0, () => {}, expired);
+    const timers = new SessionTimers(queue, 0, () => {}, expired);
     timers.reschedule(Date.now() + 1000);
     timers.reschedule(null);
     jest.advanceTimersByTime(10_000);

@@ -10,7 +10,11 @@ export function agentMiddleware(ctx: RelayContext, relay: RelayService) {
     notDraining(ctx),
     underFailureLimit(ctx),
     (socket) => {
-      if (!ctx.agentKeys.matches(socket.handshake.auth?.apiKey)) throw new HandshakeError('API_KEY_INVALID');
+      const auth = socket.handshake.auth as { apiKey?: unknown } | undefined;
+      const matches = ctx.agentKeys.matches(auth?.apiKey);
+      // Not kept for the socket's life (memory, heap dumps), like the client token.
+      if (auth) auth.apiKey = undefined;
+      if (!matches) throw new HandshakeError('API_KEY_INVALID');
     },
     (socket) => {
       const data: AgentSocketData = { agentId: checkAgentId(socket.handshake.auth?.agentId) };

@@ -64,6 +64,7 @@ class ClientSession implements GuardedSocket {
     readonly socket: Socket,
   ) {
     this.timers = new SessionTimers(
+      nsp.ctx.sessionDeadlines,
       nsp.ctx.config.JWT_CLOCK_TOLERANCE_S * 1000,
       (expiresAt) => socket.emit(Events.authExpiring, { expiresAt }),
       () => this.expired(),

@@ -1,14 +1,11 @@
-import { DeadlineQueue, type Deadline } from '../deadline-queue';
-
-/** One queue for every session of the process: a deadline per idle socket, one Node timer in all. */
-const sessionDeadlines = new DeadlineQueue();
+import type { Deadline, DeadlineQueue } from '../deadline-queue';
 
 const WARNING_MS = 60_000;
 
 /**
  * Fires `onExpiring` 60 s before the token expires (at once if less is left) and `onExpired` at
  * `exp` + tolerance. `reschedule` after a refresh replaces both. Only the next of the two is queued
- * at any time.
+ * at any time, on the hub's queue: a deadline per idle socket, one Node timer in all.
  */
 export class SessionTimers implements Deadline {
   dueMs = 0;
@@ -17,6 +14,7 @@ export class SessionTimers implements Deadline {
   private warned = false;
 
   constructor(
+    private readonly queue: DeadlineQueue,
     private readonly toleranceMs: number,
     private readonly onExpiring: (expiresAt: string) => void,
     private readonly onExpired: () => void,
@@ -25,13 +23,13 @@ export class SessionTimers implements Deadline {
   reschedule(expiresAtMs: number | null): void {
     this.expiresAtMs = expiresAtMs;
     this.warned = false;
-    if (expiresAtMs === null) sessionDeadlines.remove(this);
+    if (expiresAtMs === null) this.queue.remove(this);
     // The warning is due in the past when less than 60 s are left: the queue fires it at once.
-    else sessionDeadlines.add(this, expiresAtMs - WARNING_MS);
+    else this.queue.add(this, expiresAtMs - WARNING_MS);
   }
 
   clear(): void {
-    sessionDeadlines.remove(this);
+    this.queue.remove(this);
   }
 
   /** Called by the queue. */
@@ -39,7 +37,7 @@ export class SessionTimers implements Deadline {
     const expiresAtMs = this.expiresAtMs!;
     if (this.warned) return this.onExpired();
     this.warned = true;
-    sessionDeadlines.add(this, expiresAtMs + this.toleranceMs);
+    this.queue.add(this, expiresAtMs + this.toleranceMs);
     this.onExpiring(new Date(expiresAtMs).toISOString());
   }
 }
