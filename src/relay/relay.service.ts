@@ -50,7 +50,11 @@ export class RelayService {
     const dedupeKey = `${agentId}\u0000${sender.sub}\u0000${payload.clientMessageId}`;
     const now = Date.now();
     const fresh = { id: uuidv7(now), ts: isoNow(now), delivered: false };
-    const existing = await store.dedupe.claim(dedupeKey, fresh, config.DEDUPE_WINDOW_S);
+    // Both in one round trip: a retry of a delivered message (rare) merely wastes the lookup.
+    const [existing, live] = await Promise.all([
+      store.dedupe.claim(dedupeKey, fresh, config.DEDUPE_WINDOW_S),
+      store.presence.listRuntimes(agentId),
+    ]);
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
 
@@ -62,8 +66,8 @@ export class RelayService {
       text: payload.text,
       ...(payload.data === undefined ? {} : { data: payload.data }),
     };
-    let runtimes = await store.presence.listRuntimes(agentId);
     // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
+    let runtimes = live;
     while (runtimes.length > 0) {
       const target = pickByRendezvous(sender.sub, runtimes, runtimeKey) as RuntimeEntry;
       const result = await this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS);
