@@ -11,7 +11,7 @@ import { ThrottledLog } from './logging/throttled-log';
 import { HubMetrics } from './metrics/metrics';
 import { installEngineGate } from './relay/engine-gate';
 import { DeadlineQueue } from './relay/deadline-queue';
-import { HandshakeLimiter } from './relay/handshake-limiter';
+import { AuthFailureLimiter } from './relay/auth-failure-limiter';
 import { Namespaces } from './relay/protocol';
 import type { RelayContext } from './relay/relay.context';
 import { attachRelay, type Relay } from './relay/relay';
@@ -64,10 +64,10 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     jwt,
     agentKeys: new AgentKeyMatcher(config.AGENT_API_KEYS),
     sessionDeadlines: new DeadlineQueue(),
-    handshakeLimiter: new HandshakeLimiter(
+    authFailures: new AuthFailureLimiter(
       store.kind === 'redis' ? store.counters : null,
       config.HANDSHAKE_FAILURES_PER_MIN,
-      new ThrottledLog(logger.child({ component: 'handshake-limiter' })),
+      new ThrottledLog(logger.child({ component: 'auth-failure-limiter' })),
       metrics,
     ),
     replicaId: infra.replicaId,
@@ -81,7 +81,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     store,
     jwt,
     relay: () => relay.service,
-    authFailures: ctx.handshakeLimiter,
+    authFailures: ctx.authFailures,
     clientIp,
     readiness: async () => {
       const checks = { notDraining: !draining, ...(await infra.readinessChecks()) };
@@ -119,7 +119,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       // disconnectSockets() would go through the adapter to every replica.
       await new Promise<void>((resolve) => io.close(() => resolve()));
       await relay.dispatcher.close();
-      ctx.handshakeLimiter.close();
+      ctx.authFailures.close();
       await infra.close();
     })();
     return closed;

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { ADMIN_ROLE } from '../relay/protocol';
-import { FAILURE_WINDOW_S } from '../relay/handshake-limiter';
+import { FAILURE_WINDOW_S } from '../relay/auth-failure-limiter';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from './errors';
 import { servicesOf, type HttpServices } from './http.services';
 import { API_KEY, BEARER, type Principal } from './principal';

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
-import type { HandshakeLimiter } from '../relay/handshake-limiter';
+import type { AuthFailureLimiter } from '../relay/auth-failure-limiter';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 import type { ClientIpResolver } from './client-ip';
@@ -23,7 +23,7 @@ export interface HttpServiceDeps {
   /** The relay's service; a getter because the relay is attached after the app exists. */
   relay: () => RelayService;
   /** Per-IP budget of failed authentications, shared with the socket handshakes. */
-  authFailures: HandshakeLimiter;
+  authFailures: AuthFailureLimiter;
   clientIp: ClientIpResolver;
 }
 

@@ -40,7 +40,7 @@ export function handshakeMiddleware(
       let refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
       const failure = refusal.data.code;
       const { ip } = connectionInfo(socket);
-      if (!NOT_A_FAILURE.has(failure) && (await ctx.handshakeLimiter.recordFailure(ip))) {
+      if (!NOT_A_FAILURE.has(failure) && (await ctx.authFailures.recordFailure(ip))) {
         refusal = new HandshakeError('RATE_LIMITED');
       }
       const code = refusal.data.code;
@@ -82,5 +82,5 @@ export function notDraining(ctx: RelayContext): HandshakeCheck {
 
 /** Refuses an address that failed too many handshakes this minute. */
 export function underFailureLimit(ctx: RelayContext): HandshakeCheck {
-  return (socket) => ctx.handshakeLimiter.check(connectionInfo(socket).ip);
+  return (socket) => ctx.authFailures.check(connectionInfo(socket).ip);
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
 import type { Store } from '../store/store';
 import type { DeadlineQueue } from './deadline-queue';
-import type { HandshakeLimiter } from './handshake-limiter';
+import type { AuthFailureLimiter } from './auth-failure-limiter';
 
 /** What the relay's namespaces and services share. Built once per hub by `createHub`. */
 export interface RelayContext {
@@ -18,7 +18,7 @@ export interface RelayContext {
   agentKeys: AgentKeyMatcher;
   /** Token-expiry deadlines of this hub's client sessions, on one timer. */
   sessionDeadlines: DeadlineQueue;
-  handshakeLimiter: HandshakeLimiter;
+  authFailures: AuthFailureLimiter;
   /** This replica's id in presence entries (the Socket.IO adapter's server id in a cluster). */
   replicaId: string;
   isDraining(): boolean;

@@ -154,7 +154,7 @@ describe('handshake-failure limit shared through Redis by two replicas', () => {
       for (let i = 0; i < LIMIT + 3; i++) codes.push((await refusal(badClient(a.url, attacker))).code);
       expect(tally(codes)).toEqual({ TOKEN_INVALID: LIMIT, RATE_LIMITED: 3 });
       const errors = await a.hub.metrics.redisErrors.get();
-      expect(errors.values.find((v) => v.labels.component === 'handshake-limiter')?.value).toBeGreaterThan(0);
+      expect(errors.values.find((v) => v.labels.component === 'auth-failure-limiter')?.value).toBeGreaterThan(0);
     } finally {
       await redis.start();
     }

@@ -155,7 +155,7 @@ describe('/metrics in cluster mode', () => {
       // The failure limiter asks Redis on every handshake and counts the error before answering.
       expect((await refusal(clientSocket(h.url, { token: 'nope', agentId: 'bot' }))).code).toBe('TOKEN_INVALID');
       const after = await Scrape.of(h.url);
-      const labels = { component: 'handshake-limiter' };
+      const labels = { component: 'auth-failure-limiter' };
       expect(after.value('relay_redis_errors_total', labels) - before.value('relay_redis_errors_total', labels)).toBeGreaterThan(0);
     } finally {
       await redis.start();

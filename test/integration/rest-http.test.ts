@@ -11,7 +11,7 @@ import { clientIpResolver } from '../../src/http/client-ip';
 import { createLogger } from '../../src/logging/logger';
 import { ThrottledLog } from '../../src/logging/throttled-log';
 import { HubMetrics } from '../../src/metrics/metrics';
-import { HandshakeLimiter } from '../../src/relay/handshake-limiter';
+import { AuthFailureLimiter } from '../../src/relay/auth-failure-limiter';
 import type { RelayService } from '../../src/relay/relay.service';
 import { MemoryStore } from '../../src/store/memory/memory.store';
 import { startHub, type TestHub } from '../helpers/hub';
@@ -24,7 +24,7 @@ async function startApp(overrides: Partial<Record<ConfigKey, string>>, readiness
   const store = new MemoryStore();
   const metrics = new HubMetrics();
   const logger = createLogger('silent');
-  const authFailures = new HandshakeLimiter(null, config.HANDSHAKE_FAILURES_PER_MIN, new ThrottledLog(logger), metrics);
+  const authFailures = new AuthFailureLimiter(null, config.HANDSHAKE_FAILURES_PER_MIN, new ThrottledLog(logger), metrics);
   const app = createHttpApp({
     config,
     logger,

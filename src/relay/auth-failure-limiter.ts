@@ -14,7 +14,7 @@ export const FAILURE_WINDOW_S = 60;
  * mirrored locally, so a store outage degrades to a per-replica limit, logged and counted,
  * instead of failing open.
  */
-export class HandshakeLimiter {
+export class AuthFailureLimiter {
   private readonly local = new MemoryCounterStore();
 
   constructor(
@@ -67,13 +67,13 @@ export class HandshakeLimiter {
     try {
       return await op();
     } catch (err) {
-      this.metrics.redisErrors.inc({ component: 'handshake-limiter' });
-      this.log.warn('handshake-limiter', err, 'shared handshake-failure counter unavailable; limiting per replica');
+      this.metrics.redisErrors.inc({ component: 'auth-failure-limiter' });
+      this.log.warn('auth-failure-limiter', err, 'shared auth-failure counter unavailable; limiting per replica');
       return 0;
     }
   }
 }
 
 function failureKey(ip: string): string {
-  return `handshake-failures:${ip}`;
+  return `auth-failures:${ip}`;
 }
