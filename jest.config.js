@@ -1,11 +1,26 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * The test tiers, one jest project each (`npm run test:<tier>` runs one, `jest` all of them):
+ * unit (pure functions, static checks of deploy files, layer rules), integration (a real hub on
+ * port 0 with real clients, stores on real Redis, the OpenAPI contract), cluster (hub processes on
+ * one real Redis behind nginx), browser (real Chromium). The container tier has its own config
+ * (jest.containers.config.js).
+ */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit', '<rootDir>/test/static'] },
+    { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration', '<rootDir>/test/store', '<rootDir>/test/contract'] },
+    { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'] },
+    { ...base, displayName: 'browser', roots: ['<rootDir>/test/browser'] },
+  ],
   testTimeout: 30000,
   maxWorkers: 2,
   // Hub processes, Redis servers and browsers are started by the tests themselves; a leaked handle

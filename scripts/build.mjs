@@ -1,5 +1,5 @@
 // Build pipeline: generated code first (tsoa routes + spec, typed REST client), then the compiler,
-// then the browser bundles. Every step throws on failure so `npm start` / `npm test` stop early.
+// the AsyncAPI document, then the browser bundles. Every step throws on failure so `npm start` / `npm test` stop early.
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,8 @@ if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
   run('openapi-ts', ['-f', 'openapi-ts.config.mjs']);
 }
 run('tsc', ['-p', 'tsconfig.json']);
+// The AsyncAPI document comes from the compiled protocol registry, so it follows the compiler.
+execFileSync(process.execPath, [join(root, 'scripts/asyncapi.mjs')], { cwd: root, stdio: 'inherit' });
 if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
   run('tsc', ['-p', 'tsconfig.embed.json']);
   execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });

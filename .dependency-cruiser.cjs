@@ -1,0 +1,92 @@
+// Which part of src/ may import which (STYLE.md, "Which part may import which"). Checked over the
+// real import graph by test/unit/layers.test.ts; `npx depcruise src` prints the same verdicts.
+//
+// Layers, lowest first. A folder may import its own layer and the layers below it, never above.
+const LAYERS = [
+  ['protocol'],
+  ['config', 'logging', 'metrics'],
+  ['auth', 'store', 'net', 'limits'],
+  ['relay'],
+  ['cluster'],
+  ['http'],
+  ['demo'],
+  ['hub'],
+];
+/** Files at the top of src/: the process entry and the package entry. */
+const ENTRIES = '^src/(main|index)[.]ts$';
+
+const folder = (names) => `^src/(${names.join('|')})/`;
+
+const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.join('-')}`,
+  comment: `${layer.join(', ')} may import only ${LAYERS.slice(0, i + 1)
+    .flat()
+    .join(', ')}`,
+  severity: 'error',
+  from: { path: folder(layer) },
+  to: { path: [folder(LAYERS.slice(i + 1).flat()), ENTRIES] },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'hub-not-entries',
+      comment: 'the hub is imported by main and index, never the other way round',
+      severity: 'error',
+      from: { path: folder(['hub']) },
+      to: { path: ENTRIES },
+    },
+    {
+      name: 'sdk-protocol-only',
+      comment: 'the SDKs ship to bots and browsers: they import the protocol and their own files only',
+      severity: 'error',
+      from: { path: '^src/sdk/([^/]+)/' },
+      to: { path: '^src/', pathNot: ['^src/protocol/', '^src/sdk/$1/'] },
+    },
+    {
+      name: 'generated-client-standalone',
+      comment: 'the generated REST client imports nothing of the server',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'no-transport-below-relay',
+      comment: 'protocol, config, logging, metrics, auth, store and limits know no transport',
+      severity: 'error',
+      from: { path: folder(['protocol', 'config', 'logging', 'metrics', 'auth', 'store', 'limits']) },
+      to: { path: '(^|/)node_modules/(express|socket[.]io|socket[.]io-client|engine[.]io|@tsoa|swagger-ui-express)/' },
+    },
+    {
+      name: 'protocol-no-dependencies',
+      comment: 'the protocol is browser-safe; only its schemas, the registry and the AsyncAPI generator use TypeBox (server side)',
+      severity: 'error',
+      from: {
+        path: '^src/protocol/',
+        pathNot: [
+          '^src/protocol/schemas[.]ts$',
+          '^src/protocol/[a-z-]+[.]schemas[.]ts$',
+          '^src/protocol/protocol[.]registry[.]ts$',
+          '^src/protocol/asyncapi[.]document[.]ts$',
+        ],
+      },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no import cycles at run time (cycles through type-only imports vanish when compiled)',
+      severity: 'error',
+      from: { pathNot: '^src/client/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/http/generated/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['cjs', 'es6'],
+  },
+};
