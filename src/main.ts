@@ -1,8 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig } from './config/config';
 import { durationSeconds } from './auth/duration';
-import { createHub } from './hub';
+import { ConfigError, loadConfig } from './config/config';
+import { createHub } from './hub/hub';
 import { createLogger } from './logging/logger';
+
+/** Exit code when PORT is taken, apart from 1 (bad configuration, crash) so supervisors can tell. */
+const EXIT_ADDRESS_IN_USE = 3;
 
 async function main(): Promise<void> {
   let loaded;
@@ -19,30 +21,44 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const hub = await createHub(config, { logger });
 
-  if (generated.JWT_SECRET || generated.AGENT_API_KEYS) {
-    const adminToken = hub.jwt.sign({ sub: 'dev-admin', roles: ['ADMIN'] }, durationSeconds('24h')).token;
+  if (generated.JWT_SECRET || generated.AGENT_API_KEYS || generated.ADMIN_JWT_SECRET) {
+    const adminToken = hub.jwt.adminTokensEnabled ? hub.jwt.signAdmin({ sub: 'dev-admin' }, durationSeconds('24h')).token : null;
     process.stdout.write(
       [
         '',
         'relay-hub: development secrets were generated for this run (set them to keep them across restarts):',
         generated.JWT_SECRET ? `  JWT_SECRET=${generated.JWT_SECRET}` : '',
+        generated.ADMIN_JWT_SECRET ? `  ADMIN_JWT_SECRET=${generated.ADMIN_JWT_SECRET}` : '',
         generated.AGENT_API_KEYS ? `  AGENT_API_KEYS=${generated.AGENT_API_KEYS}` : '',
-        `  an ADMIN token valid 24h (for /api): ${adminToken}`,
+        adminToken ? `  an ADMIN token valid 24h (for /api): ${adminToken}` : '',
         '',
       ]
         .filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1)
         .join('\n') + '\n',
     );
   }
+  if (!hub.jwt.adminTokensEnabled) {
+    logger.warn('ADMIN_JWT_SECRET is not set: the ADMIN REST routes (users, API keys, agents) refuse every token');
+  }
   if (hub.store.kind === 'memory') {
-    logger.warn('no REDIS_URL: single replica with in-memory state (users, API keys, deactivations are lost on restart)');
+    logger.warn(
+      'no Redis (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES): single replica with in-memory state (users, API keys, deactivations are lost on restart)',
+    );
   }
 
-  hub.httpServer.listen(config.PORT, config.HOST, () => {
-    const { port } = hub.httpServer.address() as AddressInfo;
-    const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
-    logger.info({ port }, `relay-hub listening on http://${host}:${port}`);
-  });
+  let port: number;
+  try {
+    port = await hub.listen(config.PORT, config.HOST);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    process.stderr.write(
+      `relay-hub: cannot listen on ${config.HOST}:${config.PORT}: the address is already in use (EADDRINUSE). ` +
+        'Stop the process that holds it or set PORT (or HOST) to a free one.\n',
+    );
+    process.exit(EXIT_ADDRESS_IN_USE);
+  }
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  logger.info({ port }, `relay-hub listening on http://${host}:${port}`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -13,13 +13,21 @@ export class AgentKeyMatcher {
   }
 
   matches(presented: unknown): boolean {
-    if (typeof presented !== 'string' || presented.length === 0) return false;
+    return this.match(presented) !== null;
+  }
+
+  /**
+   * The matched key's identity for failure limits (`key:` and the first 16 hex digits of its
+   * SHA-256, which names the key in logs without revealing it), or null.
+   */
+  match(presented: unknown): string | null {
+    if (typeof presented !== 'string' || presented.length === 0) return null;
     const digest = sha256(presented);
     let match = false;
     for (const known of this.digests) {
       if (timingSafeEqual(digest, known)) match = true;
     }
-    return match;
+    return match ? `key:${digest.toString('hex').slice(0, 16)}` : null;
   }
 }
 

@@ -1,4 +1,4 @@
-import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../relay/protocol';
+import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../protocol';
 
 /** Who a verified client token speaks for. */
 export interface ClientIdentity {
@@ -14,6 +14,11 @@ export interface ClientIdentity {
   agentIds?: string[];
   /** `exp` in epoch milliseconds, or null for a token without `exp`. */
   expiresAtMs: number | null;
+  /**
+   * Signed with ADMIN_JWT_SECRET (an operator's admin token), which the ADMIN REST routes require;
+   * false for chat tokens, ADMIN ones included (those open admin chat sockets only).
+   */
+  adminAuthority: boolean;
 }
 
 export function identityFromClaims(claims: {
@@ -32,5 +37,6 @@ export function identityFromClaims(claims: {
     isAdmin,
     agentIds: claims.agentIds,
     expiresAtMs: typeof claims.exp === 'number' ? claims.exp * 1000 : null,
+    adminAuthority: false,
   };
 }

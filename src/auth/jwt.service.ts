@@ -1,9 +1,11 @@
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
-import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../relay/protocol';
+import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../protocol';
 import { identityFromClaims, type ClientIdentity } from './identity';
 
 export interface JwtSettings {
   JWT_SECRET: string;
+  /** Signs and verifies admin tokens, the only ones the ADMIN REST routes accept; null = none. */
+  ADMIN_JWT_SECRET?: string | null;
   JWT_PREVIOUS_SECRETS: readonly string[];
   JWT_ALGORITHMS: readonly Algorithm[];
   JWT_ISSUER: string | null;
@@ -15,7 +17,11 @@ export interface JwtSettings {
 /** Why a token was refused; the same codes appear in handshake errors and REST 401s. */
 export type TokenFailure = 'TOKEN_REQUIRED' | 'TOKEN_INVALID' | 'TOKEN_EXPIRED' | 'SUB_REQUIRED' | 'SUB_RESERVED';
 
-export type TokenResult = { ok: true; identity: ClientIdentity } | { ok: false; code: TokenFailure };
+/**
+ * `sub` on a failure is set when the signature verified (an expired token, a claim the relay
+ * refuses): the holder is known, so failure limits can count against that identity.
+ */
+export type TokenResult = { ok: true; identity: ClientIdentity } | { ok: false; code: TokenFailure; sub?: string };
 
 export interface MintClaims {
   sub: string;
@@ -24,39 +30,73 @@ export interface MintClaims {
   agentIds?: string[];
 }
 
+/** Which secret verified a token. */
+type Signer = 'chat' | 'admin';
+
 /**
  * Verifies and signs client JWTs. Verification pins the configured algorithms (no `none`, no
  * algorithm confusion), tries the current secret and then each previous one (rotation), and
  * checks the claims the relay relies on.
+ *
+ * Two signers: JWT_SECRET (held by the integrator's backend) signs chat tokens, ADMIN included
+ * for admin chat sockets (SPEC §2.1); ADMIN_JWT_SECRET (held by operators) signs admin tokens,
+ * which must carry the ADMIN role. Only the latter get `adminAuthority`, which the ADMIN REST
+ * routes require, so a backend that signs chat tokens cannot administer the hub.
  */
 export class JwtService {
-  private readonly secrets: string[];
+  private readonly secrets: { secret: string; signer: Signer }[];
 
   constructor(private readonly settings: JwtSettings) {
-    this.secrets = [settings.JWT_SECRET, ...settings.JWT_PREVIOUS_SECRETS];
+    this.secrets = [settings.JWT_SECRET, ...settings.JWT_PREVIOUS_SECRETS].map((secret) => ({ secret, signer: 'chat' as const }));
+    if (settings.ADMIN_JWT_SECRET) this.secrets.push({ secret: settings.ADMIN_JWT_SECRET, signer: 'admin' });
+  }
+
+  /** Whether admin tokens can be signed and verified (ADMIN_JWT_SECRET is set). */
+  get adminTokensEnabled(): boolean {
+    return Boolean(this.settings.ADMIN_JWT_SECRET);
   }
 
   verify(token: unknown): TokenResult {
     if (typeof token !== 'string' || token.length === 0) return { ok: false, code: 'TOKEN_REQUIRED' };
-    const payload = this.verifySignature(token);
-    if (typeof payload === 'string') return { ok: false, code: payload };
+    const verified = this.verifySignature(token);
+    if (typeof verified === 'string') {
+      if (verified !== 'TOKEN_EXPIRED') return { ok: false, code: verified };
+      const claimed = jwt.decode(token, { json: true })?.sub;
+      return { ok: false, code: verified, ...(typeof claimed === 'string' && claimed !== '' ? { sub: claimed } : {}) };
+    }
+    const { payload, signer } = verified;
+    const signed = typeof payload.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : {};
 
-    if (this.settings.JWT_REQUIRE_EXP && typeof payload.exp !== 'number') return { ok: false, code: 'TOKEN_INVALID' };
-    const roles = payload.roles ?? [];
-    if (!isStringArray(roles)) return { ok: false, code: 'TOKEN_INVALID' };
-    const agentIds = payload.agentIds;
-    if (agentIds !== undefined && !isStringArray(agentIds)) return { ok: false, code: 'TOKEN_INVALID' };
+    if (this.settings.JWT_REQUIRE_EXP && typeof payload.exp !== 'number') return { ok: false, code: 'TOKEN_INVALID', ...signed };
+    const roles: unknown = payload.roles ?? [];
+    if (!isStringArray(roles)) return { ok: false, code: 'TOKEN_INVALID', ...signed };
+    const agentIds: unknown = payload.agentIds;
+    if (agentIds !== undefined && !isStringArray(agentIds)) return { ok: false, code: 'TOKEN_INVALID', ...signed };
     const email = typeof payload.email === 'string' ? payload.email : undefined;
 
     const sub = payload.sub;
     if (typeof sub !== 'string' || sub.length === 0) return { ok: false, code: 'SUB_REQUIRED' };
-    if (sub === ADMIN_CLIENT_ID && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED' };
+    if (sub === ADMIN_CLIENT_ID && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
+    // The admin secret signs admin tokens only: anything else under it is not a token of ours.
+    if (signer === 'admin' && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'TOKEN_INVALID', sub };
 
-    return { ok: true, identity: identityFromClaims({ sub, email, roles, agentIds, exp: payload.exp }) };
+    const identity = identityFromClaims({ sub, email, roles, agentIds, exp: payload.exp });
+    return { ok: true, identity: { ...identity, adminAuthority: signer === 'admin' } };
   }
 
-  /** Signs a token with the current secret and the first configured algorithm. */
+  /** Signs a chat token with JWT_SECRET and the first configured algorithm. */
   sign(claims: MintClaims, expiresInSeconds: number): { token: string; expiresAt: Date } {
+    return this.signWith(this.settings.JWT_SECRET, claims, expiresInSeconds);
+  }
+
+  /** Signs an admin token (roles ADMIN) with ADMIN_JWT_SECRET; throws when it is not set. */
+  signAdmin(claims: Omit<MintClaims, 'roles'>, expiresInSeconds: number): { token: string; expiresAt: Date } {
+    const secret = this.settings.ADMIN_JWT_SECRET;
+    if (!secret) throw new Error('ADMIN_JWT_SECRET is not set: admin tokens cannot be signed');
+    return this.signWith(secret, { ...claims, roles: [ADMIN_ROLE] }, expiresInSeconds);
+  }
+
+  private signWith(secret: string, claims: MintClaims, expiresInSeconds: number): { token: string; expiresAt: Date } {
     const nowS = Math.floor(Date.now() / 1000);
     const exp = nowS + expiresInSeconds;
     const body: Record<string, unknown> = { sub: claims.sub, iat: nowS, exp };
@@ -65,12 +105,12 @@ export class JwtService {
     if (claims.agentIds !== undefined) body.agentIds = claims.agentIds;
     if (this.settings.JWT_ISSUER) body.iss = this.settings.JWT_ISSUER;
     if (this.settings.JWT_AUDIENCE) body.aud = this.settings.JWT_AUDIENCE;
-    const token = jwt.sign(body, this.settings.JWT_SECRET, { algorithm: this.settings.JWT_ALGORITHMS[0] });
+    const token = jwt.sign(body, secret, { algorithm: this.settings.JWT_ALGORITHMS[0] });
     return { token, expiresAt: new Date(exp * 1000) };
   }
 
-  private verifySignature(token: string): JwtPayload | TokenFailure {
-    for (const secret of this.secrets) {
+  private verifySignature(token: string): { payload: JwtPayload; signer: Signer } | TokenFailure {
+    for (const { secret, signer } of this.secrets) {
       try {
         const payload = jwt.verify(token, secret, {
           algorithms: [...this.settings.JWT_ALGORITHMS],
@@ -79,7 +119,7 @@ export class JwtService {
           clockTolerance: this.settings.JWT_CLOCK_TOLERANCE_S,
         });
         if (typeof payload === 'string') return 'TOKEN_INVALID';
-        return payload;
+        return { payload, signer };
       } catch (err) {
         // An expired token whose signature checked out is expired, whichever secret signed it.
         if (err instanceof jwt.TokenExpiredError) return 'TOKEN_EXPIRED';

@@ -5,8 +5,9 @@ import { JwtService } from './jwt.service';
 
 const USAGE = `Usage: npm run token -- --sub <id> [--admin] [--email <email>] [--agent-id <id> ...] [--expires-in 1h]
 
-Prints a client JWT signed with the configured JWT_SECRET (JWT_ISSUER / JWT_AUDIENCE applied).
---admin adds roles ["ADMIN"]: the way to get the first token for the ADMIN REST routes.`;
+Prints a chat JWT signed with the configured JWT_SECRET (JWT_ISSUER / JWT_AUDIENCE applied).
+--admin prints an admin token instead (roles ["ADMIN"]), signed with ADMIN_JWT_SECRET: the way to
+get the first token for the ADMIN REST routes; it also opens admin chat sessions.`;
 
 function main(): void {
   const { values } = parseArgs({
@@ -22,10 +23,13 @@ function main(): void {
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   if (!values.sub) fail('--sub is required');
   if (values.sub === 'admin' && !values.admin) fail('sub "admin" is reserved for ADMIN tokens');
+  if (values.admin && !process.env.ADMIN_JWT_SECRET) {
+    fail('ADMIN_JWT_SECRET is not set: admin tokens must be signed with the secret the hub verifies them with');
+  }
   if (!process.env.JWT_SECRET) fail('JWT_SECRET is not set: the token must be signed with the secret the hub verifies with');
   let seconds: number;
   try {
-    seconds = durationSeconds(values['expires-in']!);
+    seconds = durationSeconds(values['expires-in']);
   } catch {
     return fail('--expires-in must look like 15m, 1h or 7d');
   }
@@ -36,15 +40,8 @@ function main(): void {
     return fail(err instanceof ConfigError ? err.message : String(err));
   }
   const jwt = new JwtService(config);
-  const { token } = jwt.sign(
-    {
-      sub: values.sub!,
-      email: values.email,
-      roles: values.admin ? ['ADMIN'] : undefined,
-      agentIds: values['agent-id'],
-    },
-    seconds,
-  );
+  const claims = { sub: values.sub, email: values.email, agentIds: values['agent-id'] };
+  const { token } = values.admin ? jwt.signAdmin(claims, seconds) : jwt.sign(claims, seconds);
   process.stdout.write(`${token}\n`);
 }
 

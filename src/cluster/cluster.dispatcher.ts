@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../store/redis/redis-client';
 import type { Namespace } from 'socket.io';
-import { deliverToSocket, LocalDispatcher, type DeliveryResult, type RuntimeDispatcher } from '../relay/dispatcher';
-import { Events, type AgentInboundMessage } from '../relay/protocol';
+import { LocalDispatcher, type DeliveryResult, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
+import { Events, type AgentInboundMessage } from '../protocol';
 import type { RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
@@ -40,12 +40,13 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   constructor(
     private readonly replicaId: string,
     private readonly agents: Namespace,
-    private readonly pub: Redis,
+    private readonly deliveries: RuntimeDeliveries,
+    private readonly pub: RedisClient,
     channels: ShardedChannels,
     private readonly channelOf: (replicaId: string) => string,
     private readonly report: RedisErrorReporter,
   ) {
-    this.local = new LocalDispatcher(agents);
+    this.local = new LocalDispatcher(agents, deliveries);
     channels.subscribe(channelOf(replicaId), (raw) => this.onMessage(raw));
   }
 
@@ -95,8 +96,9 @@ export class ClusterDispatcher implements RuntimeDispatcher {
 
   private serve(request: DeliveryRequest): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
-    const work = (socket?.connected ? deliverToSocket(socket, request.message, request.timeoutMs) : Promise.resolve<DeliveryResult>('gone'))
-      .then((result) => this.respond(request, result));
+    const work = (
+      socket?.connected ? this.deliveries.deliver(socket, request.message, request.timeoutMs) : Promise.resolve<DeliveryResult>('gone')
+    ).then((result) => this.respond(request, result));
     this.serving.add(work);
     void work.finally(() => this.serving.delete(work));
   }
@@ -122,14 +124,15 @@ export class AdapterAckDispatcher implements RuntimeDispatcher {
   constructor(
     private readonly replicaId: string,
     private readonly agents: Namespace,
+    deliveries: RuntimeDeliveries,
   ) {
-    this.local = new LocalDispatcher(agents);
+    this.local = new LocalDispatcher(agents, deliveries);
   }
 
   async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
     try {
-      const acks: unknown[] = await this.agents.to(target.socketId).timeout(timeoutMs).emitWithAck(Events.message, message);
+      const acks = (await this.agents.to(target.socketId).timeout(timeoutMs).emitWithAck(Events.message, message)) as unknown[];
       return acks.length > 0 ? 'acked' : 'gone';
     } catch {
       return 'timeout';

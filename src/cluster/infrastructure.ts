@@ -1,8 +1,8 @@
 import type { Server } from 'socket.io';
-import type { HubConfig } from '../config/config';
+import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
-import { LocalDispatcher, type RuntimeDispatcher } from '../relay/dispatcher';
+import { LocalDispatcher, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayNamespaces } from '../relay/relay.context';
 import { MemoryStore } from '../store/memory/memory.store';
 import type { Store } from '../store/store';
@@ -11,7 +11,8 @@ import type { AdapterKind } from './socket-adapter';
 
 /**
  * Where shared state and cross-replica delivery come from: in memory for the embedded single
- * replica; Redis (adapter, store, presence, dispatcher, canary) when REDIS_URL is set.
+ * replica; Redis (adapter, store, presence, dispatcher, canary) when a Redis topology is configured
+ * (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES).
  */
 export interface Infrastructure {
   store: Store;
@@ -19,11 +20,25 @@ export interface Infrastructure {
   replicaId: string;
   /** Installs the Socket.IO adapter, if any, before namespaces are created. */
   attach(io: Server): void;
-  createDispatcher(namespaces: RelayNamespaces): RuntimeDispatcher;
+  /**
+   * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
+   * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts
+   * nothing: see {@link Infrastructure.start}.
+   */
+  bind(namespaces: RelayNamespaces, deliveries: RuntimeDeliveries, announce: AgentStatusListener): RuntimeDispatcher;
+  /** Starts timers and probes (presence refresh, pub/sub canary). */
+  start(): void;
+  /** Stops what {@link Infrastructure.start} started. */
+  stop(): void;
+  /** Resolves once the room subscriptions requested so far took effect (in Redis: a round trip on the subscriber). */
+  subscriptionsSettled(): Promise<void>;
   /** Named readiness checks (true = healthy), e.g. the Redis pub/sub canary. */
   readinessChecks(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
 }
+
+/** Told when a bot goes from no runtime to some, or back, as seen by shared presence. */
+export type AgentStatusListener = (agentId: string, online: boolean) => void;
 
 /**
  * Knobs of cluster mode that are not configuration: the defaults are what production runs; the
@@ -44,13 +59,19 @@ export async function createInfrastructure(
   metrics: HubMetrics,
   options: ClusterOptions = {},
 ): Promise<Infrastructure> {
-  if (config.REDIS_URL) return createRedisInfrastructure(config, logger, metrics, options);
-  const store = new MemoryStore();
+  if (redisTopologyOf(config) !== null) return createRedisInfrastructure(config, logger, metrics, options);
+  const store = new MemoryStore({
+    limits: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+    bounds: { maxConversations: config.HISTORY_MEMORY_MAX_CONVERSATIONS, maxMessages: config.HISTORY_MEMORY_MAX_MESSAGES },
+  });
   return {
     store,
     replicaId: 'local',
     attach: () => {},
-    createDispatcher: (namespaces) => new LocalDispatcher(namespaces.agent),
+    bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
+    start: () => {},
+    stop: () => {},
+    subscriptionsSettled: async () => {},
     readinessChecks: async () => ({}),
     close: () => store.close(),
   };

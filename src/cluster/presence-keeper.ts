@@ -1,7 +1,7 @@
 import type { Namespace } from 'socket.io';
 import type { RelayNamespaces } from '../relay/relay.context';
-import { announceAgentStatus } from '../relay/relay.service';
 import type { LiveEntries, RedisPresenceStore } from '../store/redis/redis-presence.store';
+import type { AgentStatusListener } from './infrastructure';
 import type { RedisErrorReporter } from './redis-connections';
 
 /**
@@ -18,6 +18,7 @@ export class PresenceKeeper {
   constructor(
     private readonly presence: RedisPresenceStore,
     private readonly namespaces: RelayNamespaces,
+    private readonly announce: AgentStatusListener,
     private readonly replicaId: string,
     private readonly intervalMs: number,
     private readonly report: RedisErrorReporter,
@@ -37,7 +38,7 @@ export class PresenceKeeper {
     this.running ??= this.presence
       .refresh(this.live())
       .then((changes) => {
-        for (const { agentId, online } of changes) announceAgentStatus(this.namespaces.client, agentId, online);
+        for (const { agentId, online } of changes) this.announce(agentId, online);
       })
       .catch((err: unknown) => this.report('presence', err, 'presence refresh failed; entries may expire until Redis is back'))
       .finally(() => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../store/redis/redis-client';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
 
@@ -11,70 +11,97 @@ export interface CanaryOptions {
   resubscribeAfterMisses: number;
 }
 
+interface Probe {
+  lastRoundTripAt: number;
+  pendingNonce: string | null;
+  misses: number;
+}
+
 /**
- * A probe published through Redis to this replica's own channel and read back by its subscriber.
- * Readiness follows it, so a replica whose subscription silently died turns unready; after a few
- * misses with both connections up it calls `resubscribe`, and if that does not help, it reconnects
- * the subscriber.
+ * A probe published through Redis to this replica's own channels and read back by its subscriber:
+ * one channel on one server, one per shard on a Cluster (`channels()` is asked before every round,
+ * so shards that appear are probed too). Readiness follows the probes, so a replica whose
+ * subscription silently died, or one of whose shards is failing over, turns unready; after a few
+ * misses with both connections up it calls `resubscribe`, and if that does not help, it
+ * reconnects the subscriber.
  */
 export class PubSubCanary {
-  private lastRoundTripAt = 0;
-  private pendingNonce: string | null = null;
-  private misses = 0;
+  private readonly probes = new Map<string, Probe>();
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly pub: Redis,
-    private readonly sub: Redis,
-    channels: ShardedChannels,
-    private readonly channel: string,
+    private readonly pub: RedisClient,
+    private readonly sub: RedisClient,
+    private readonly channels: ShardedChannels,
+    private readonly channelsToProbe: () => string[],
     private readonly resubscribe: () => void,
     private readonly report: RedisErrorReporter,
     private readonly options: CanaryOptions,
   ) {
-    channels.subscribe(channel, (message) => {
-      if (message.toString() === this.pendingNonce) {
-        this.pendingNonce = null;
-        this.misses = 0;
-        this.lastRoundTripAt = Date.now();
-      }
-    });
+    this.track();
   }
 
   start(): void {
-    this.probe();
-    this.timer = setInterval(() => this.probe(), this.options.intervalMs);
+    this.round();
+    this.timer = setInterval(() => this.round(), this.options.intervalMs);
     this.timer.unref();
   }
 
   healthy(): boolean {
-    return Date.now() - this.lastRoundTripAt < this.options.staleAfterMs;
+    if (this.probes.size === 0) return false;
+    const now = Date.now();
+    for (const probe of this.probes.values()) if (now - probe.lastRoundTripAt >= this.options.staleAfterMs) return false;
+    return true;
   }
 
   stop(): void {
     clearInterval(this.timer);
   }
 
-  private probe(): void {
-    const bothUp = this.pub.status === 'ready' && this.sub.status === 'ready';
-    if (this.pendingNonce !== null && bothUp) {
-      this.misses++;
-      if (this.misses === this.options.resubscribeAfterMisses) {
-        this.report('canary', new Error('pub/sub probe not received'), 'pub/sub probe lost with Redis up; resubscribing');
-        this.resubscribe();
-      } else if (this.misses === 2 * this.options.resubscribeAfterMisses) {
-        this.report('canary', new Error('pub/sub probe not received after resubscribing'), 'reconnecting the subscriber');
-        this.misses = 0;
-        this.sub.disconnect(true);
-      }
+  /** Subscribes to channels new in `channelsToProbe()`, forgets those gone from it. */
+  private track(): void {
+    const wanted = new Set(this.channelsToProbe());
+    for (const channel of this.probes.keys()) if (!wanted.has(channel)) this.probes.delete(channel);
+    for (const channel of wanted) {
+      if (this.probes.has(channel)) continue;
+      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, misses: 0 };
+      this.probes.set(channel, probe);
+      this.channels.subscribe(channel, (message) => {
+        if (message.toString() === probe.pendingNonce) {
+          probe.pendingNonce = null;
+          probe.misses = 0;
+          probe.lastRoundTripAt = Date.now();
+        }
+      });
     }
-    if (!bothUp) return;
+  }
+
+  private round(): void {
+    const bothUp = this.pub.status === 'ready' && this.sub.status === 'ready';
+    if (bothUp) this.track();
+    let missed = 0;
+    for (const [channel, probe] of this.probes) {
+      if (probe.pendingNonce !== null && bothUp) missed = Math.max(missed, ++probe.misses);
+      if (bothUp) this.probe(channel, probe);
+    }
+    if (missed === this.options.resubscribeAfterMisses) {
+      this.report('canary', new Error('pub/sub probe not received'), 'pub/sub probe lost with Redis up; resubscribing');
+      this.resubscribe();
+    } else if (missed >= 2 * this.options.resubscribeAfterMisses) {
+      this.report('canary', new Error('pub/sub probe not received after resubscribing'), 'reconnecting the subscriber');
+      for (const probe of this.probes.values()) probe.misses = 0;
+      this.sub.disconnect(true);
+    }
+  }
+
+  private probe(channel: string, probe: Probe): void {
     const nonce = randomUUID();
-    this.pendingNonce = nonce;
-    this.pub.spublish(this.channel, nonce).then(
+    probe.pendingNonce = nonce;
+    this.pub.spublish(channel, nonce).then(
       (receivers) => {
         // Nobody subscribed: the subscription is gone for sure, no need to wait for misses.
-        if (Number(receivers) === 0 && this.pendingNonce === nonce) this.misses = this.options.resubscribeAfterMisses - 1;
+        if (Number(receivers) === 0 && probe.pendingNonce === nonce)
+          probe.misses = Math.max(probe.misses, this.options.resubscribeAfterMisses - 1);
       },
       (err: unknown) => this.report('canary', err, 'pub/sub probe could not be published'),
     );

@@ -1,4 +1,8 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisAuth, RedisTopology } from '../config/redis-topology';
+import type { RedisClient } from '../store/redis/redis-client';
+
+export type { RedisClient } from '../store/redis/redis-client';
 import type { Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
@@ -20,26 +24,82 @@ export function redisErrorReporter(logger: Logger, metrics: HubMetrics): RedisEr
  * of being resent minutes later, and reconnects are retried forever with a capped delay so service
  * resumes about a second after Redis does.
  */
+const retry = (attempt: number): number => Math.min(100 * attempt, 1000);
+
 const BOUNDED: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
   commandTimeout: 2000,
   connectTimeout: 2000,
-  retryStrategy: (attempt) => Math.min(100 * attempt, 1000),
+  retryStrategy: retry,
 };
 
-/** The connection for commands and publishes (store, adapter, dispatcher, canary). */
-export function createCommandConnection(url: string, name: string): Redis {
-  return new Redis(url, { ...BOUNDED, connectionName: name });
+/** Every connection a replica needs, made by {@link createRedisConnections} for one topology. */
+export interface RedisConnections {
+  topology: RedisTopology['kind'];
+  /** Commands and publishes (store, adapter, dispatcher, canary). */
+  command: RedisClient;
+  /**
+   * Subscriptions. Ones lost while Redis was away are restored by the caller on `ready` (ioredis
+   * only restores those that had succeeded), so no offline queue here either. On a Cluster it
+   * holds one sharded subscriber per master, each following its slots through failovers.
+   */
+  subscriber: RedisClient;
 }
 
-/**
- * The subscriber connection. Subscriptions lost while Redis was down are restored by the caller
- * on `ready` (ioredis only restores those that had succeeded), so no offline queue here either.
- */
-export function createSubscriberConnection(url: string, name: string): Redis {
-  return new Redis(url, { ...BOUNDED, commandTimeout: undefined, autoResendUnfulfilledCommands: true, connectionName: name });
+/** The one place that turns a topology into connections, all with the {@link BOUNDED} options. */
+export function createRedisConnections(topology: RedisTopology, name: string): RedisConnections {
+  const subscriberOptions: RedisOptions = { commandTimeout: undefined, autoResendUnfulfilledCommands: true };
+  const make = (role: string, extra: RedisOptions = {}): RedisClient => {
+    const connectionName = `${name}:${role}`;
+    switch (topology.kind) {
+      case 'single':
+        return new Redis(topology.url, { ...BOUNDED, ...extra, connectionName });
+      case 'sentinel':
+        return new Redis({
+          ...BOUNDED,
+          ...extra,
+          ...auth(topology.auth),
+          connectionName,
+          sentinels: topology.sentinels,
+          name: topology.name,
+          ...(topology.sentinelPassword !== undefined ? { sentinelPassword: topology.sentinelPassword } : {}),
+          enableTLSForSentinelMode: topology.auth.tls,
+          sentinelRetryStrategy: retry,
+          // Learn of a promotion from the Sentinels at once instead of when the old master dies.
+          failoverDetector: true,
+          // A demoted master answers writes with READONLY: find the new one.
+          reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
+        });
+      case 'cluster':
+        return new Cluster(topology.nodes, clusterOptions(topology.auth, { ...extra, connectionName }));
+    }
+  };
+  return { topology: topology.kind, command: make('cmd'), subscriber: make('sub', subscriberOptions) };
+}
+
+function auth(a: RedisAuth): RedisOptions {
+  return {
+    ...(a.username !== undefined ? { username: a.username } : {}),
+    ...(a.password !== undefined ? { password: a.password } : {}),
+    ...(a.tls ? { tls: {} } : {}),
+  };
+}
+
+function clusterOptions(a: RedisAuth, extra: RedisOptions): ClusterOptions {
+  const { retryStrategy: _nodesDoNotRetry, enableOfflineQueue: _cluster, ...perNode } = { ...BOUNDED, ...extra, ...auth(a) };
+  return {
+    enableOfflineQueue: false,
+    shardedSubscribers: true,
+    clusterRetryStrategy: retry,
+    slotsRefreshTimeout: 2000,
+    // Errors during a failover (connection closed, CLUSTERDOWN, TRYAGAIN) are retried for ~2 s.
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    maxRedirections: 10,
+    redisOptions: perNode,
+  };
 }
 
 /**
@@ -47,7 +107,7 @@ export function createSubscriberConnection(url: string, name: string): Redis {
  * (the Redis adapter publishes and subscribes without awaiting) never become unhandled rejections.
  * Callers that do await still see the rejection.
  */
-export function guardCommands(client: Redis, commands: readonly string[], onError: (command: string, err: unknown) => void): void {
+export function guardCommands(client: RedisClient, commands: readonly string[], onError: (command: string, err: unknown) => void): void {
   const target = client as unknown as Record<string, (...args: unknown[]) => unknown>;
   for (const command of commands) {
     const original = target[command].bind(client);
@@ -60,7 +120,7 @@ export function guardCommands(client: Redis, commands: readonly string[], onErro
 }
 
 /** Resolves true once `client` is ready, false after `timeoutMs` (the caller carries on unready). */
-export function whenReady(client: Redis, timeoutMs: number): Promise<boolean> {
+export function whenReady(client: RedisClient, timeoutMs: number): Promise<boolean> {
   if (client.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => settle(false), timeoutMs);
@@ -75,7 +135,7 @@ export function whenReady(client: Redis, timeoutMs: number): Promise<boolean> {
 }
 
 /** QUIT, or a hard disconnect when Redis does not answer within `timeoutMs`. */
-export async function quitConnection(client: Redis, timeoutMs = 1000): Promise<void> {
+export async function quitConnection(client: RedisClient, timeoutMs = 1000): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') {
     client.disconnect();

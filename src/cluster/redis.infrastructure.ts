@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Server } from 'socket.io';
+import { Cluster } from 'ioredis';
 import { Counter } from 'prom-client';
-import type { HubConfig } from '../config/config';
+import { redisTopologyOf, type HubConfig } from '../config/config';
+import type { RedisTopology } from '../config/redis-topology';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
+import { migrateLegacyKeys } from '../store/redis/legacy-keys';
 import { RedisStore } from '../store/redis/redis.store';
 import { AdapterAckDispatcher, ClusterDispatcher } from './cluster.dispatcher';
 import type { ClusterOptions, Infrastructure } from './infrastructure';
 import { PresenceKeeper } from './presence-keeper';
+import { channelPerShard } from './cluster-slots';
 import { PubSubCanary } from './pubsub-canary';
-import {
-  createCommandConnection,
-  createSubscriberConnection,
-  guardCommands,
-  quitConnection,
-  redisErrorReporter,
-  whenReady,
-} from './redis-connections';
-import { ShardedChannels } from './sharded-channels';
+import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
+import { bySlot, ShardedChannels } from './sharded-channels';
 import { adapterChannels, installAdapter } from './socket-adapter';
 
 const CANARY_INTERVAL_MS = 1000;
@@ -34,7 +31,7 @@ export async function createRedisInfrastructure(
   metrics: HubMetrics,
   options: ClusterOptions = {},
 ): Promise<Infrastructure> {
-  const url = config.REDIS_URL as string;
+  const topology = redisTopologyOf(config) as RedisTopology;
   const prefix = options.keyPrefix ?? 'relay:';
   const replicaId = `${hostname()}-${randomBytes(4).toString('hex')}`;
   const report = redisErrorReporter(logger, metrics);
@@ -51,10 +48,13 @@ export async function createRedisInfrastructure(
     registers: [metrics.registry],
   });
 
-  const pub = createCommandConnection(url, `relay-hub:${replicaId}:cmd`);
-  const sub = createSubscriberConnection(url, `relay-hub:${replicaId}:sub`);
-  for (const [client, component] of [[pub, 'redis-command'], [sub, 'redis-subscriber']] as const) {
-    client.on('error', (err) => report(component, err, 'Redis connection error'));
+  const { command: pub, subscriber: sub } = createRedisConnections(topology, `relay-hub:${replicaId}`);
+  for (const [client, component] of [
+    [pub, 'redis-command'],
+    [sub, 'redis-subscriber'],
+  ] as const) {
+    client.on('error', (err: unknown) => report(component, err, 'Redis connection error'));
+    if (client instanceof Cluster) client.on('node error', (err: unknown) => report(component, err, 'Redis Cluster node error'));
   }
   guardCommands(pub, ['publish'], (_command, err) => report('adapter', err, 'adapter publish failed'));
   guardCommands(sub, ['subscribe', 'psubscribe', 'ssubscribe', 'unsubscribe', 'punsubscribe', 'sunsubscribe'], (command, err) =>
@@ -65,7 +65,7 @@ export async function createRedisInfrastructure(
   const canaryChannel = `${prefix}canary#${replicaId}#`;
   const countReceived = (channel: Buffer, message: Buffer) => {
     const name = channel.toString();
-    const kind = name.startsWith(`${prefix}dispatch#`) ? 'dispatch' : name === canaryChannel ? 'canary' : 'adapter';
+    const kind = name.startsWith(`${prefix}dispatch#`) ? 'dispatch' : name.startsWith(canaryChannel) ? 'canary' : 'adapter';
     received.inc({ kind });
     receivedBytes.inc({ kind }, message.length);
   };
@@ -74,17 +74,29 @@ export async function createRedisInfrastructure(
   sub.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, message: Buffer) => countReceived(channel, message));
 
   const [pubReady, subReady] = await Promise.all([whenReady(pub, STARTUP_WAIT_MS), whenReady(sub, STARTUP_WAIT_MS)]);
-  if (!pubReady || !subReady) logger.warn('Redis not reachable yet; starting unready and retrying');
+  if (!pubReady || !subReady) logger.warn({ topology: topology.kind }, 'Redis not reachable yet; starting unready and retrying');
+  if (pubReady && topology.kind !== 'cluster') {
+    const renamed = await migrateLegacyKeys(pub, prefix).catch((err: unknown) => {
+      report('redis-command', err, 'renaming keys of the first release failed; retried at the next start');
+      return [];
+    });
+    if (renamed.length > 0) logger.warn({ renamed }, 'renamed Redis keys of the first release to their hash-tagged names');
+  }
 
-  const store = new RedisStore(pub, { prefix, presenceTtlS: config.PRESENCE_TTL_S });
+  const store = new RedisStore(pub, {
+    prefix,
+    presenceTtlS: config.PRESENCE_TTL_S,
+    history: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+  });
   const channels = new ShardedChannels(sub);
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
   const resubscribe = () => {
     const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
-    if (all.length > 0 && sub.status === 'ready') sub.ssubscribe(...all).catch(() => {});
+    if (all.length === 0 || sub.status !== 'ready') return;
+    for (const group of bySlot(sub, all)) sub.ssubscribe(...group).catch(() => {});
   };
-  const canary = new PubSubCanary(pub, sub, channels, canaryChannel, resubscribe, report, {
+  const canary = new PubSubCanary(pub, sub, channels, () => channelPerShard(pub, canaryChannel), resubscribe, report, {
     intervalMs: CANARY_INTERVAL_MS,
     staleAfterMs: 3 * CANARY_INTERVAL_MS,
     resubscribeAfterMisses: 3,
@@ -111,12 +123,22 @@ export async function createRedisInfrastructure(
       io = server;
       installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
     },
-    createDispatcher(namespaces) {
-      keeper = new PresenceKeeper(store.presence, namespaces, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
-      keeper.start();
+    bind(namespaces, deliveries, announce) {
+      keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
+      if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
+      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report);
+    },
+    start() {
+      keeper?.start();
       canary.start();
-      if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent);
-      return new ClusterDispatcher(replicaId, namespaces.agent, pub, channels, dispatchChannel, report);
+    },
+    stop() {
+      canary.stop();
+      keeper?.stop();
+    },
+    // Commands on one connection run in order: a PING answered means the SSUBSCRIBEs sent before it are done.
+    subscriptionsSettled: async () => {
+      await sub.ping();
     },
     readinessChecks: async () => ({ redisPubSub: canary.healthy() }),
     async close() {

@@ -1,4 +1,5 @@
-import type Redis from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '../store/redis/redis-client';
 
 type Handler = (message: Buffer) => void;
 
@@ -10,7 +11,7 @@ type Handler = (message: Buffer) => void;
 export class ShardedChannels {
   private readonly handlers = new Map<string, Handler>();
 
-  constructor(private readonly sub: Redis) {
+  constructor(private readonly sub: RedisClient) {
     sub.on('smessageBuffer', (channel: Buffer, message: Buffer) => this.handlers.get(channel.toString())?.(message));
   }
 
@@ -27,6 +28,15 @@ export class ShardedChannels {
   unsubscribeAll(): Promise<unknown> {
     const channels = this.channels();
     this.handlers.clear();
-    return channels.length > 0 && this.sub.status === 'ready' ? this.sub.sunsubscribe(...channels).catch(() => {}) : Promise.resolve();
+    if (channels.length === 0 || this.sub.status !== 'ready') return Promise.resolve();
+    return Promise.all(bySlot(this.sub, channels).map((group) => this.sub.sunsubscribe(...group).catch(() => {})));
   }
+}
+
+/**
+ * `channels` in groups one SSUBSCRIBE/SUNSUBSCRIBE can carry: all of them on one server, one per
+ * channel on a Cluster (a sharded pub/sub command may only name channels of one slot).
+ */
+export function bySlot(client: RedisClient, channels: string[]): string[][] {
+  return client instanceof Cluster ? channels.map((c) => [c]) : [channels];
 }

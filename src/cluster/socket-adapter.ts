@@ -1,5 +1,5 @@
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../store/redis/redis-client';
 import type { Server } from 'socket.io';
 import type { RedisErrorReporter } from './redis-connections';
 
@@ -22,7 +22,14 @@ interface ShardedAdapterInternals {
   doPublishResponse(uid: string, response: unknown): Promise<unknown>;
 }
 
-export function installAdapter(io: Server, kind: AdapterKind, pub: Redis, sub: Redis, channelPrefix: string, report: RedisErrorReporter): void {
+export function installAdapter(
+  io: Server,
+  kind: AdapterKind,
+  pub: RedisClient,
+  sub: RedisClient,
+  channelPrefix: string,
+  report: RedisErrorReporter,
+): void {
   if (kind === 'classic') {
     io.adapter(createAdapter(pub, sub, { key: channelPrefix }));
     return;

@@ -4,6 +4,12 @@ const DURATION = /^[1-9]\d{0,4}[smhd]$/;
 const SAFE_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
 
 convict.addFormats({
+  'positive-int': {
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error('must be an integer of at least 1');
+    },
+    coerce: (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+  },
   'comma-list': {
     validate(value: unknown) {
       if (value === null) return;
@@ -22,6 +28,16 @@ convict.addFormats({
     },
     coerce: (value: unknown) => splitList(value),
   },
+  // Former JWT secrets still verify tokens, so a weak one is as good as a weak JWT_SECRET to a forger.
+  'jwt-secret-list': {
+    validate(value: unknown) {
+      if (value === null) return;
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.length < 32)) {
+        throw new Error('must be a comma-separated list of secrets of at least 32 characters each, as strong as JWT_SECRET');
+      }
+    },
+    coerce: (value: unknown) => splitList(value),
+  },
   secret: {
     validate(value: unknown) {
       if (value === null) return;
@@ -33,9 +49,9 @@ convict.addFormats({
   'jwt-algorithms': {
     validate(value: unknown) {
       if (!Array.isArray(value) || value.length === 0) throw new Error('must list at least one algorithm');
-      for (const a of value) {
-        if (!(SAFE_ALGORITHMS as readonly string[]).includes(a)) {
-          throw new Error(`unsupported algorithm "${a}"; allowed: ${SAFE_ALGORITHMS.join(', ')}`);
+      for (const a of value as unknown[]) {
+        if (!(SAFE_ALGORITHMS as readonly unknown[]).includes(a)) {
+          throw new Error(`unsupported algorithm "${String(a)}"; allowed: ${SAFE_ALGORITHMS.join(', ')}`);
         }
       }
     },
@@ -66,6 +82,21 @@ convict.addFormats({
       }
     },
   },
+  'public-url': {
+    validate(value: unknown) {
+      if (value === null) return;
+      let url: URL | undefined;
+      try {
+        url = typeof value === 'string' ? new URL(value) : undefined;
+      } catch {
+        url = undefined;
+      }
+      if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password) {
+        throw new Error('must be an http:// or https:// URL with an optional path prefix (no query, fragment or credentials)');
+      }
+    },
+    coerce: (value: unknown) => (typeof value === 'string' ? value.replace(/\/+$/, '') : value),
+  },
   'redis-url': {
     validate(value: unknown) {
       if (value === null) return;
@@ -73,6 +104,19 @@ convict.addFormats({
         throw new Error('must be a redis:// or rediss:// URL');
       }
     },
+  },
+  // host:port,host:port — IPv6 hosts in brackets ([::1]:26379).
+  'redis-nodes': {
+    validate(value: unknown) {
+      if (value === null) return;
+      if (!Array.isArray(value) || value.length === 0) throw new Error('must be a comma-separated list of host:port');
+      for (const node of value as unknown[]) {
+        if (typeof node !== 'string' || parseHostPort(node) === null) {
+          throw new Error(`"${String(node)}" is not host:port (port 1–65535; IPv6 in brackets, e.g. [::1]:6379)`);
+        }
+      }
+    },
+    coerce: (value: unknown) => splitList(value),
   },
   'trust-proxy': {
     validate(value: unknown) {
@@ -89,6 +133,15 @@ convict.addFormats({
     },
   },
 });
+
+/** `host:port` or `[v6]:port` → its parts, or null when malformed. */
+export function parseHostPort(value: string): { host: string; port: number } | null {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/.exec(value);
+  if (!match) return null;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return null;
+  return { host: match[1] ?? match[2], port };
+}
 
 function splitList(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -123,11 +176,55 @@ export const configSchema = {
     env: 'HOST',
   },
   REDIS_URL: {
-    doc: 'Redis URL shared by all replicas. Unset: single replica with in-memory state (lost on restart).',
+    doc: 'One Redis server shared by all replicas (redis:// or rediss://, ACL user:password in the URL). At most one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES; none: single replica with in-memory state (lost on restart).',
     format: 'redis-url',
     default: null as string | null,
     env: 'REDIS_URL',
     sensitive: true,
+  },
+  REDIS_SENTINELS: {
+    doc: 'Comma-separated host:port list of Redis Sentinels (with REDIS_SENTINEL_NAME): failover through Sentinel instead of REDIS_URL.',
+    format: 'redis-nodes',
+    default: null as string[] | null,
+    env: 'REDIS_SENTINELS',
+  },
+  REDIS_SENTINEL_NAME: {
+    doc: 'Name of the master the Sentinels watch (the `sentinel monitor` name); required with REDIS_SENTINELS.',
+    format: 'optional-string',
+    default: null as string | null,
+    env: 'REDIS_SENTINEL_NAME',
+  },
+  REDIS_SENTINEL_PASSWORD: {
+    doc: 'Password of the Sentinels themselves (requirepass of sentinel.conf), when they have one.',
+    format: 'optional-string',
+    default: null as string | null,
+    env: 'REDIS_SENTINEL_PASSWORD',
+    sensitive: true,
+  },
+  REDIS_CLUSTER_NODES: {
+    doc: 'Comma-separated host:port list of some Redis Cluster nodes (the rest are discovered): sharded Redis instead of REDIS_URL.',
+    format: 'redis-nodes',
+    default: null as string[] | null,
+    env: 'REDIS_CLUSTER_NODES',
+  },
+  REDIS_USERNAME: {
+    doc: 'ACL user for the Redis servers behind REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put it in the URL).',
+    format: 'optional-string',
+    default: null as string | null,
+    env: 'REDIS_USERNAME',
+  },
+  REDIS_PASSWORD: {
+    doc: 'Password for the Redis servers behind REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, put it in the URL).',
+    format: 'optional-string',
+    default: null as string | null,
+    env: 'REDIS_PASSWORD',
+    sensitive: true,
+  },
+  REDIS_TLS: {
+    doc: 'Connect with TLS to the Redis servers behind REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, use rediss://).',
+    format: 'strict-boolean',
+    default: false,
+    env: 'REDIS_TLS',
   },
   AGENT_API_KEYS: {
     doc: 'Comma-separated API keys accepted at the /ws/agent handshake (several for rotation). Generated outside production when unset and no REDIS_URL.',
@@ -136,6 +233,12 @@ export const configSchema = {
     env: 'AGENT_API_KEYS',
     sensitive: true,
   },
+  AGENT_SHARED_KEYS_ENABLED: {
+    doc: 'Whether the shared AGENT_API_KEYS are accepted at /ws/agent (they serve any bot). Set false to accept only managed keys with the agent:connect scope, each bound to its agentIds; AGENT_API_KEYS is then not required.',
+    format: 'strict-boolean',
+    default: true,
+    env: 'AGENT_SHARED_KEYS_ENABLED',
+  },
   JWT_SECRET: {
     doc: 'HMAC secret that signs and verifies client JWTs (≥ 32 chars). Generated outside production when unset and no REDIS_URL.',
     format: 'secret',
@@ -143,9 +246,16 @@ export const configSchema = {
     env: 'JWT_SECRET',
     sensitive: true,
   },
+  ADMIN_JWT_SECRET: {
+    doc: 'HMAC secret of admin tokens (≥ 32 chars, different from JWT_SECRET), held by operators: the ADMIN REST routes (users, API keys, agents) accept only tokens it signed (`npm run token -- --admin`), so a backend holding JWT_SECRET cannot administer the hub. Generated outside production when unset and no REDIS_URL; otherwise unset turns the ADMIN REST routes off (403).',
+    format: 'secret',
+    default: null as string | null,
+    env: 'ADMIN_JWT_SECRET',
+    sensitive: true,
+  },
   JWT_PREVIOUS_SECRETS: {
-    doc: 'Comma-separated former JWT secrets still accepted for verification during rotation (never used to sign).',
-    format: 'secret-list',
+    doc: 'Comma-separated former JWT secrets still accepted for verification during rotation (never used to sign); each at least 32 characters, like JWT_SECRET.',
+    format: 'jwt-secret-list',
     default: null as string[] | null,
     env: 'JWT_PREVIOUS_SECRETS',
     sensitive: true,
@@ -181,9 +291,9 @@ export const configSchema = {
     env: 'JWT_REQUIRE_EXP',
   },
   MINT_MAX_EXPIRES_IN: {
-    doc: 'Longest lifetime POST /auth/embed/token may mint, as <n>(s|m|h|d).',
+    doc: 'Longest lifetime POST /auth/embed/token may mint, as <n>(s|m|h|d). The default keeps minted tokens within the lifetimes recommended for demos and dashboards; 30d and more behave as long-lived bearer credentials.',
     format: 'duration',
-    default: '30d',
+    default: '24h',
     env: 'MINT_MAX_EXPIRES_IN',
   },
   CORS_ORIGINS: {
@@ -204,14 +314,32 @@ export const configSchema = {
     default: 'info',
     env: 'LOG_LEVEL',
   },
+  LOG_PERSONAL_DATA: {
+    doc: "Whether the connect line ('handshake accepted') carries the client's email from its token, as the seed's logs do. No other line carries it; false drops it there too.",
+    format: 'strict-boolean',
+    default: true,
+    env: 'LOG_PERSONAL_DATA',
+  },
   OPENAPI_SPEC_FILE: {
     doc: 'Path the OpenAPI spec is written to on every start (a failed write is logged, not fatal).',
     format: String,
     default: 'openapi.json',
     env: 'OPENAPI_SPEC_FILE',
   },
+  ASYNCAPI_SPEC_FILE: {
+    doc: 'Path the AsyncAPI document of the relay protocol is written to on every start (a failed write is logged, not fatal).',
+    format: String,
+    default: 'asyncapi.json',
+    env: 'ASYNCAPI_SPEC_FILE',
+  },
+  PUBLIC_URL: {
+    doc: 'URL browsers and runtimes reach the hub at (origin plus an optional path prefix), named as the server of the AsyncAPI document. Unset: http://<HOST, or localhost for 0.0.0.0>:<PORT>.',
+    format: 'public-url',
+    default: null as string | null,
+    env: 'PUBLIC_URL',
+  },
   API_DOCS_ENABLED: {
-    doc: 'Serve interactive docs at /api and the raw spec at /api-json.',
+    doc: 'Serve interactive docs at /api and the raw spec at /api-json, and the relay protocol at /asyncapi and /asyncapi.json.',
     format: 'strict-boolean',
     default: true,
     env: 'API_DOCS_ENABLED',
@@ -265,10 +393,16 @@ export const configSchema = {
     env: 'AGENT_MESSAGE_RATE_BURST',
   },
   HANDSHAKE_FAILURES_PER_MIN: {
-    doc: 'Failed authentications (refused handshakes and REST 401s) allowed per client IP per minute before further attempts get RATE_LIMITED or 429 (shared through Redis when configured; 0 = unlimited).',
+    doc: 'Failed authentications (refused handshakes and REST 401s; not Origin refusals) allowed per client IP per minute, and again per IP and verified identity (token sub, API key). Past the IP budget, credentials that do not verify get RATE_LIMITED or 429; verified ones still get in unless their own identity is past its budget (shared through Redis when configured; 0 = unlimited).',
     format: 'nat',
     default: 30,
     env: 'HANDSHAKE_FAILURES_PER_MIN',
+  },
+  DEACTIVATION_RECHECK_S: {
+    doc: 'Every this many seconds each replica re-checks the users of its live client sessions against the deactivations and closes those of deactivated users, so a session that missed the deactivation broadcast still ends (0 = off; auth:refresh checks regardless).',
+    format: 'nat',
+    default: 60,
+    env: 'DEACTIVATION_RECHECK_S',
   },
   MAX_CONNECTIONS_PER_IP: {
     doc: 'Concurrent connections per client IP on one replica, refused before the websocket upgrade (0 = unlimited).',
@@ -302,10 +436,52 @@ export const configSchema = {
     env: 'REST_BODY_LIMIT_BYTES',
   },
   PRESENCE_TTL_S: {
-    doc: 'Lifetime of a replica\'s presence entries in Redis; the replica refreshes them every third of it, so a dead replica\'s entries expire.',
+    doc: "Lifetime of a replica's presence entries in Redis; the replica refreshes them every third of it, so a dead replica's entries expire.",
     format: 'nat',
     default: 30,
     env: 'PRESENCE_TTL_S',
+  },
+  HISTORY_ENABLED: {
+    doc: 'Keep the conversation log (SPEC §8): every message is written before delivery, replayed on reconnect (lastMessageId) and served by the history event and REST. false turns logging, recovery and history off.',
+    format: 'strict-boolean',
+    default: true,
+    env: 'HISTORY_ENABLED',
+  },
+  HISTORY_MAX_MESSAGES: {
+    doc: 'Messages kept per conversation (and per bot for broadcasts); older ones are trimmed.',
+    format: 'positive-int',
+    default: 200,
+    env: 'HISTORY_MAX_MESSAGES',
+  },
+  HISTORY_TTL_S: {
+    doc: 'Seconds a conversation log is kept after its last message.',
+    format: 'positive-int',
+    default: 604800,
+    env: 'HISTORY_TTL_S',
+  },
+  HISTORY_MEMORY_MAX_CONVERSATIONS: {
+    doc: 'Embedded (in-memory) log only: conversations kept; the least recently used go first.',
+    format: 'positive-int',
+    default: 10000,
+    env: 'HISTORY_MEMORY_MAX_CONVERSATIONS',
+  },
+  HISTORY_MEMORY_MAX_MESSAGES: {
+    doc: 'Embedded (in-memory) log only: messages kept over all conversations; the least recently used conversations go first.',
+    format: 'positive-int',
+    default: 200000,
+    env: 'HISTORY_MEMORY_MAX_MESSAGES',
+  },
+  RECOVERY_MAX_MESSAGES: {
+    doc: 'Most messages replayed to a reconnecting client (lastMessageId); when more are missing nothing is replayed and session.recovered is false.',
+    format: 'positive-int',
+    default: 200,
+    env: 'RECOVERY_MAX_MESSAGES',
+  },
+  AGENT_RECONNECT_GRACE_MS: {
+    doc: 'After the last runtime of a bot leaves, client messages wait this long for a runtime to connect (on any replica) before AGENT_OFFLINE, and agent:status offline is announced only when it ends (0 = no grace).',
+    format: 'nat',
+    default: 15000,
+    env: 'AGENT_RECONNECT_GRACE_MS',
   },
   SHUTDOWN_GRACE_MS: {
     doc: 'On SIGTERM, the time over which connections are closed in batches before the process exits.',

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import convict from 'convict';
 import { configSchema } from './config.schema';
+import { redisTopology, type RedisSettings, type RedisTopology } from './redis-topology';
 
 /** The validated, frozen configuration every component reads. Keys match the environment variables. */
-export interface HubConfig {
+export interface HubConfig extends RedisSettings {
   readonly NODE_ENV: 'production' | 'development' | 'test';
   readonly PORT: number;
   readonly HOST: string;
-  readonly REDIS_URL: string | null;
   readonly AGENT_API_KEYS: readonly string[];
+  readonly AGENT_SHARED_KEYS_ENABLED: boolean;
   readonly JWT_SECRET: string;
+  readonly ADMIN_JWT_SECRET: string | null;
   readonly JWT_PREVIOUS_SECRETS: readonly string[];
   readonly JWT_ALGORITHMS: readonly ('HS256' | 'HS384' | 'HS512')[];
   readonly JWT_ISSUER: string | null;
@@ -20,7 +22,10 @@ export interface HubConfig {
   readonly CORS_ORIGINS: readonly string[];
   readonly TRUST_PROXY: boolean | number | string;
   readonly LOG_LEVEL: string;
+  readonly LOG_PERSONAL_DATA: boolean;
   readonly OPENAPI_SPEC_FILE: string;
+  readonly ASYNCAPI_SPEC_FILE: string;
+  readonly PUBLIC_URL: string | null;
   readonly API_DOCS_ENABLED: boolean;
   readonly DEMO_ENABLED: boolean;
   readonly MAX_MESSAGE_BYTES: number;
@@ -31,6 +36,7 @@ export interface HubConfig {
   readonly AGENT_MESSAGE_RATE_PER_S: number;
   readonly AGENT_MESSAGE_RATE_BURST: number;
   readonly HANDSHAKE_FAILURES_PER_MIN: number;
+  readonly DEACTIVATION_RECHECK_S: number;
   readonly MAX_CONNECTIONS_PER_IP: number;
   readonly MAX_CONNECTIONS: number;
   readonly CONNECT_TIMEOUT_MS: number;
@@ -38,6 +44,13 @@ export interface HubConfig {
   readonly REST_BODY_LIMIT_BYTES: number;
   readonly PRESENCE_TTL_S: number;
   readonly SHUTDOWN_GRACE_MS: number;
+  readonly HISTORY_ENABLED: boolean;
+  readonly HISTORY_MAX_MESSAGES: number;
+  readonly HISTORY_TTL_S: number;
+  readonly HISTORY_MEMORY_MAX_CONVERSATIONS: number;
+  readonly HISTORY_MEMORY_MAX_MESSAGES: number;
+  readonly RECOVERY_MAX_MESSAGES: number;
+  readonly AGENT_RECONNECT_GRACE_MS: number;
 }
 
 export type ConfigKey = keyof HubConfig;
@@ -53,6 +66,7 @@ export class ConfigError extends Error {
 /** Secrets that were generated because they were unset (development only), to be printed once. */
 export interface GeneratedSecrets {
   JWT_SECRET?: string;
+  ADMIN_JWT_SECRET?: string;
   AGENT_API_KEYS?: string;
 }
 
@@ -80,19 +94,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   }
   const raw = conf.getProperties() as Record<string, unknown>;
   const production = raw.NODE_ENV === 'production';
-  const mayGenerate = !production && !raw.REDIS_URL;
+  const topology = redisTopology(raw as unknown as HubConfig);
+  if (topology !== null && 'error' in topology) throw new ConfigError(`Invalid configuration: ${topology.error}`);
+  const mayGenerate = !production && topology === null;
   const generated: GeneratedSecrets = {};
 
   if (raw.JWT_SECRET === null) {
     if (!mayGenerate) throw new ConfigError(missingSecretMessage('JWT_SECRET', production));
     raw.JWT_SECRET = generated.JWT_SECRET = randomBytes(32).toString('base64url');
   }
+  if (raw.AGENT_API_KEYS === null && raw.AGENT_SHARED_KEYS_ENABLED === false) raw.AGENT_API_KEYS = [];
   if (raw.AGENT_API_KEYS === null) {
     if (!mayGenerate) throw new ConfigError(missingSecretMessage('AGENT_API_KEYS', production));
     generated.AGENT_API_KEYS = `ak_${randomBytes(24).toString('base64url')}`;
     raw.AGENT_API_KEYS = [generated.AGENT_API_KEYS];
   }
   raw.JWT_PREVIOUS_SECRETS ??= [];
+  if (raw.ADMIN_JWT_SECRET === null && mayGenerate) {
+    raw.ADMIN_JWT_SECRET = generated.ADMIN_JWT_SECRET = randomBytes(32).toString('base64url');
+  }
+  if (raw.ADMIN_JWT_SECRET !== null && [raw.JWT_SECRET, ...(raw.JWT_PREVIOUS_SECRETS as string[])].includes(raw.ADMIN_JWT_SECRET)) {
+    throw new ConfigError(
+      'ADMIN_JWT_SECRET must differ from JWT_SECRET and every JWT_PREVIOUS_SECRETS entry (whoever signs chat tokens must not sign admin tokens)',
+    );
+  }
   raw.CORS_ORIGINS ??= production ? [] : ['*'];
   if (production && raw.DEMO_ENABLED === true && env.DEMO_ENABLED !== undefined && env.DEMO_ENABLED !== '') {
     throw new ConfigError('DEMO_ENABLED: the demo (with its unauthenticated token route) cannot run with NODE_ENV=production');
@@ -102,13 +127,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   return { config: deepFreeze(raw) as unknown as HubConfig, generated };
 }
 
+/** The Redis topology of a loaded config (validated by {@link loadConfig}), or null for none. */
+export function redisTopologyOf(config: HubConfig): RedisTopology | null {
+  const topology = redisTopology(config);
+  if (topology !== null && 'error' in topology) throw new ConfigError(topology.error);
+  return topology;
+}
+
 /** Builds a config for tests and tools: schema defaults, then `overrides`. */
 export function configFrom(overrides: Partial<Record<ConfigKey, string>>): HubConfig {
-  return loadConfig(overrides as NodeJS.ProcessEnv).config;
+  return loadConfig(overrides).config;
 }
 
 function missingSecretMessage(key: string, production: boolean): string {
-  const why = production ? 'NODE_ENV=production' : 'REDIS_URL is set (all replicas must share it)';
+  const why = production ? 'NODE_ENV=production' : 'Redis is configured (all replicas must share it)';
   return `${key} is required when ${why}; set the ${key} environment variable`;
 }
 

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import express, { Router, type Express } from 'express';
 import helmet from 'helmet';
-import { demoRouter } from './demo/demo.routes';
+import { publicUrl } from '../config/public-url';
 import type { HubMetrics } from '../metrics/metrics';
-import { apiDocsRouter, writeSpecFile } from './docs';
+import { asyncApiRouter, loadAsyncApiDocument } from './asyncapi.docs';
+import { apiDocsRouter } from './docs';
 import { restCors } from './cors.middleware';
 import { notFoundHandler, problemMiddleware } from './error.middleware';
 import { RegisterRoutes } from './generated/routes';
@@ -16,6 +17,13 @@ export type { ReadinessProbe } from './http.services';
 /** The service deps plus what only the app itself uses. */
 export interface HttpDeps extends HttpServiceDeps {
   metrics: HubMetrics;
+  /**
+   * Routers mounted after the SDK, docs and metrics and before the REST routes, so they parse
+   * their own bodies and never see the REST 415 rule (the demo page).
+   */
+  routers?: Router[];
+  /** The AsyncAPI document to serve; loaded from the build (with PUBLIC_URL) when not given. */
+  asyncApi?: Record<string, unknown>;
 }
 
 /**
@@ -24,21 +32,17 @@ export interface HttpDeps extends HttpServiceDeps {
  */
 export const SDK_DIR = join(__dirname, '..', '..', 'dist', 'sdk');
 
-const SPEC_WRITTEN = 'relayHubSpecWritten';
-
 /**
- * The Express app: SDK files, API docs, the tsoa REST routes (health included), metrics, then
- * problem+json errors. Writes the OpenAPI spec to OPENAPI_SPEC_FILE (see {@link specWritten}).
- * No listening here.
+ * The Express app: SDK files, API docs, metrics, optional routers, the tsoa REST routes (health
+ * included), then problem+json errors. Mounts them on `app` (a new one by default), which may
+ * already be the HTTP server's request handler. No listening here.
  */
-export function createHttpApp(deps: HttpDeps): Express {
+export function createHttpApp(deps: HttpDeps, app: Express = express()): Express {
   const { config } = deps;
-  const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(helmet({ contentSecurityPolicy: false }));
   provideServices(app.locals, createHttpServices(deps));
-  app.locals[SPEC_WRITTEN] = writeSpecFile(config.OPENAPI_SPEC_FILE, deps.logger);
 
   // Other sites embed the SDK: allow cross-origin loads of these files only.
   app.use(
@@ -51,15 +55,16 @@ export function createHttpApp(deps: HttpDeps): Express {
     express.static(SDK_DIR, { fallthrough: false, maxAge: '5m' }),
   );
 
-  if (config.API_DOCS_ENABLED) app.use(apiDocsRouter());
+  if (config.API_DOCS_ENABLED) {
+    app.use(apiDocsRouter());
+    app.use(asyncApiRouter(deps.asyncApi ?? loadAsyncApiDocument(publicUrl(config))));
+  }
 
   app.get('/metrics', metricsAuth(config.METRICS_TOKEN), async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
 
-  // Optional routers go here: after the SDK, docs and metrics, before the REST routes, so they
-  // parse their own bodies and never see the REST 415 rule.
-  if (config.DEMO_ENABLED) app.use(demoRouter({ jwt: deps.jwt }));
+  for (const router of deps.routers ?? []) app.use(router);
 
   const rest = Router();
   rest.use(restCors(config.CORS_ORIGINS), jsonBody(config.REST_BODY_LIMIT_BYTES));
@@ -69,9 +74,4 @@ export function createHttpApp(deps: HttpDeps): Express {
   app.use(notFoundHandler);
   app.use(problemMiddleware(deps.logger));
   return app;
-}
-
-/** Resolves once the app's start-up write of OPENAPI_SPEC_FILE finished (false when it failed). */
-export function specWritten(app: Express): Promise<boolean> {
-  return app.locals[SPEC_WRITTEN] as Promise<boolean>;
 }

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from '../logging/logger';
 import generatedSpec from './generated/openapi.json';
+import { writeJsonFile } from './spec-file';
 
 /** The OpenAPI document tsoa generated at build time (`info.version` `1.0`). Never edited by hand. */
 export const openApiSpec: Readonly<Record<string, unknown>> = generatedSpec;
@@ -26,21 +25,7 @@ export function apiDocsRouter(): Router {
   return router;
 }
 
-/**
- * Writes the spec to `path` (for client generators and gateways). The file is replaced atomically,
- * so hubs starting side by side never leave a torn file. A failure is logged, never thrown: the
- * hub serves without it.
- */
-export async function writeSpecFile(path: string, logger: Logger): Promise<boolean> {
-  const temp = `${path}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(openApiSpec, null, 2)}\n`);
-    await rename(temp, path);
-    logger.debug({ path }, 'OpenAPI spec written');
-    return true;
-  } catch (err) {
-    await unlink(temp).catch(() => {});
-    logger.warn({ err, path }, 'could not write the OpenAPI spec file (OPENAPI_SPEC_FILE); serving without it');
-    return false;
-  }
+/** Writes the spec to OPENAPI_SPEC_FILE: atomically, and a failure is logged, never thrown. */
+export function writeSpecFile(path: string, logger: Logger): Promise<boolean> {
+  return writeJsonFile(path, openApiSpec, logger, 'OpenAPI spec', 'OPENAPI_SPEC_FILE');
 }

@@ -1,7 +1,7 @@
 import { ValidateError } from '@tsoa/runtime';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
-import { AppError, NotFoundError, PayloadTooLargeError, RateLimitedError, ValidationError } from './errors';
+import { AppError, NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from './errors';
 import { fromValidateError } from './validation-error';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -37,11 +37,10 @@ function toAppError(err: unknown): AppError {
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
   // body-parser errors carry a `type`.
   if (e?.type === 'entity.too.large') return new PayloadTooLargeError('The request body exceeds the size limit.');
-  if (e?.type === 'entity.parse.failed') return new ValidationError([{ path: 'body', message: 'malformed JSON' }], 'The request body is not valid JSON.');
+  if (e?.type === 'entity.parse.failed')
+    return new ValidationError([{ path: 'body', message: 'malformed JSON' }], 'The request body is not valid JSON.');
   const status = e?.status ?? e?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new AppError(status, 'BAD_REQUEST', 'Bad Request', e.message);
-  }
-  return new AppError(500, 'INTERNAL', 'Internal Server Error');
+  if (status === 415) return new UnsupportedMediaTypeError(e.message);
+  if (typeof status === 'number' && status >= 400 && status < 500) return new AppError('BAD_REQUEST', e.message);
+  return new AppError('INTERNAL');
 }
-

@@ -1,22 +1,46 @@
+import { ProblemCodes, type ProblemCode } from '../protocol';
+
 /** One field that failed validation, with a path like `body.email`. */
 export interface FieldError {
   path: string;
   message: string;
 }
 
+/** The problem codes the catalogue gives HTTP status `S`. */
+type CodeWithStatus<S extends number> = { [K in ProblemCode]: (typeof ProblemCodes)[K]['status'] extends S ? K : never }[ProblemCode];
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
 /**
- * Base of every HTTP error. The error middleware renders it as RFC 9457 problem+json
+ * Base of every HTTP error: a code of the REST problem catalogue (src/protocol/codes.ts), which
+ * also fixes the status. The error middleware renders it as RFC 9457 problem+json
  * `{ type, title, status, detail?, code, errors? }`.
  */
 export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly title: string,
+    readonly code: ProblemCode,
     detail?: string,
     readonly errors?: FieldError[],
   ) {
+    const status = ProblemCodes[code].status;
+    const title = TITLES[status] ?? 'Error';
     super(detail ?? title);
+    this.status = status;
+    this.title = title;
     this.name = new.target.name;
   }
 
@@ -27,43 +51,43 @@ export class AppError extends Error {
 
 export class ValidationError extends AppError {
   constructor(errors: FieldError[], detail = 'The request is invalid.') {
-    super(400, 'VALIDATION_FAILED', 'Bad Request', detail, errors);
+    super('VALIDATION_FAILED', detail, errors);
   }
 }
 
 export class UnauthorizedError extends AppError {
-  constructor(code = 'UNAUTHORIZED', detail?: string) {
-    super(401, code, 'Unauthorized', detail);
+  constructor(code: CodeWithStatus<401>, detail?: string) {
+    super(code, detail);
   }
 }
 
 export class ForbiddenError extends AppError {
-  constructor(code = 'FORBIDDEN', detail?: string) {
-    super(403, code, 'Forbidden', detail);
+  constructor(code: CodeWithStatus<403>, detail?: string) {
+    super(code, detail);
   }
 }
 
 export class NotFoundError extends AppError {
   constructor(detail?: string) {
-    super(404, 'NOT_FOUND', 'Not Found', detail);
+    super('NOT_FOUND', detail);
   }
 }
 
 export class ConflictError extends AppError {
-  constructor(code: string, detail?: string) {
-    super(409, code, 'Conflict', detail);
+  constructor(code: CodeWithStatus<409>, detail?: string) {
+    super(code, detail);
   }
 }
 
 export class PayloadTooLargeError extends AppError {
   constructor(detail?: string) {
-    super(413, 'PAYLOAD_TOO_LARGE', 'Payload Too Large', detail);
+    super('PAYLOAD_TOO_LARGE', detail);
   }
 }
 
 export class UnsupportedMediaTypeError extends AppError {
   constructor(detail?: string) {
-    super(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', detail);
+    super('UNSUPPORTED_MEDIA_TYPE', detail);
   }
 }
 
@@ -73,12 +97,13 @@ export class RateLimitedError extends AppError {
     readonly retryAfterS: number,
     detail?: string,
   ) {
-    super(429, 'RATE_LIMITED', 'Too Many Requests', detail);
+    super('RATE_LIMITED', detail);
   }
 }
 
+/** Shared state the operation needs (the conversation log) is unreachable; nothing was done. */
 export class ServiceUnavailableError extends AppError {
-  constructor(code = 'SERVICE_UNAVAILABLE', detail?: string) {
-    super(503, code, 'Service Unavailable', detail);
+  constructor(detail?: string) {
+    super('SERVICE_UNAVAILABLE', detail);
   }
 }

@@ -2,11 +2,12 @@ import type { Request } from 'express';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
-import type { AuthFailureLimiter } from '../relay/auth-failure-limiter';
+import type { AuthFailureLimiter } from '../limits/auth-failure-limiter';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
-import type { ClientIpResolver } from './client-ip';
+import type { ClientIpResolver } from '../net/client-ip';
 import { ApiKeysService } from './services/api-keys.service';
+import { ConversationsService } from './services/conversations.service';
 import { EmbedTokensService } from './services/embed-tokens.service';
 import { UsersService } from './services/users.service';
 
@@ -20,8 +21,8 @@ export interface HttpServiceDeps {
   store: Store;
   jwt: JwtService;
   readiness: ReadinessProbe;
-  /** The relay's service; a getter because the relay is attached after the app exists. */
-  relay: () => RelayService;
+  /** The relay's service: what REST does to live sockets (deactivation, publishing). */
+  relay: RelayService;
   /** Per-IP budget of failed authentications, shared with the socket handshakes. */
   authFailures: AuthFailureLimiter;
   clientIp: ClientIpResolver;
@@ -35,6 +36,7 @@ export interface HttpServices extends HttpServiceDeps {
   users: UsersService;
   apiKeys: ApiKeysService;
   embedTokens: EmbedTokensService;
+  conversations: ConversationsService;
 }
 
 const LOCALS_KEY = 'relayHubServices';
@@ -43,7 +45,8 @@ export function createHttpServices(deps: HttpServiceDeps): HttpServices {
   return {
     ...deps,
     users: new UsersService(deps.store, deps.relay),
-    apiKeys: new ApiKeysService(deps.store),
+    conversations: new ConversationsService(deps.relay, deps.config.HISTORY_MAX_MESSAGES),
+    apiKeys: new ApiKeysService(deps.store, deps.relay),
     embedTokens: new EmbedTokensService(deps.jwt, deps.config.MINT_MAX_EXPIRES_IN),
   };
 }

@@ -56,6 +56,33 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly logAppends = new Counter({
+    name: 'relay_log_appends_total',
+    help: 'Conversation log appends by author (user, agent) and result (ok, error); an error means the sender got SERVER_UNAVAILABLE',
+    labelNames: ['author', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly replays = new Counter({
+    name: 'relay_replays_total',
+    help: 'Client handshakes with lastMessageId, by whether the missed messages were replayed (recovered true or false)',
+    labelNames: ['recovered'] as const,
+    registers: [this.registry],
+  });
+
+  readonly replayedMessages = new Counter({
+    name: 'relay_replayed_messages_total',
+    help: 'Messages replayed to reconnecting clients',
+    registers: [this.registry],
+  });
+
+  readonly historyReads = new Counter({
+    name: 'relay_history_reads_total',
+    help: 'History pages read, by source (socket history event, rest)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     this.registry.setDefaultLabels({});
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });

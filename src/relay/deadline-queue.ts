@@ -81,12 +81,12 @@ export class DeadlineQueue {
 
   private up(i: number): void {
     const heap = this.heap;
-    const item = heap[i]!;
+    const item = heap[i];
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (item.dueMs >= heap[parent]!.dueMs) break;
+      if (item.dueMs >= heap[parent].dueMs) break;
       heap[i] = heap[parent]!;
-      heap[i]!.slot = i;
+      heap[i].slot = i;
       i = parent;
     }
     heap[i] = item;
@@ -95,16 +95,16 @@ export class DeadlineQueue {
 
   private down(i: number): void {
     const heap = this.heap;
-    const item = heap[i]!;
+    const item = heap[i];
     const n = heap.length;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
-      const child = right < n && heap[right]!.dueMs < heap[left]!.dueMs ? right : left;
-      if (heap[child]!.dueMs >= item.dueMs) break;
+      const child = right < n && heap[right].dueMs < heap[left].dueMs ? right : left;
+      if (heap[child].dueMs >= item.dueMs) break;
       heap[i] = heap[child]!;
-      heap[i]!.slot = i;
+      heap[i].slot = i;
       i = child;
     }
     heap[i] = item;

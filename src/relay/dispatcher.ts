@@ -1,6 +1,6 @@
 import type { Namespace, Socket } from 'socket.io';
+import { Events, type AgentInboundMessage } from '../protocol';
 import type { RuntimeEntry } from '../store/store';
-import { Events, type AgentInboundMessage } from './protocol';
 
 /** How one delivery attempt to a chosen runtime ended. */
 export type DeliveryResult = 'acked' | 'timeout' | 'gone';
@@ -14,55 +14,69 @@ export interface RuntimeDispatcher {
   close(): Promise<void>;
 }
 
+type Settle = (result: DeliveryResult) => void;
+
+/**
+ * Deliveries to runtime sockets of this replica that await the runtime's ack. One per hub; the
+ * local and the cluster dispatcher share it.
+ */
+export class RuntimeDeliveries {
+  /** Settle functions of the deliveries awaiting each runtime's ack. */
+  private readonly inFlight = new WeakMap<Socket, Set<Settle>>();
+
+  /**
+   * Emits with an ack and settles on the ack, the timeout, or the socket leaving (so a runtime that
+   * disconnects mid-delivery is replaced at once instead of after the full timeout).
+   *
+   * The emit carries Socket.IO's own `.timeout()`: a plain `emit(event, data, ack)` keeps its ack
+   * callback (and through it the message) in the socket's ack table until the runtime answers,
+   * which a runtime that never acks never does; with the timeout the library drops the entry when
+   * it fires. So what a live runtime holds is bounded by its deliveries of the last timeout period.
+   */
+  deliver(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
+    if (!socket.connected) return Promise.resolve('gone');
+    return new Promise((resolve) => {
+      const pending = this.pendingOn(socket);
+      function settle(result: DeliveryResult) {
+        if (!pending.delete(settle)) return;
+        resolve(result);
+      }
+      pending.add(settle);
+      socket.timeout(timeoutMs).emit(Events.message, message, (err: Error | null) => settle(err ? 'timeout' : 'acked'));
+    });
+  }
+
+  /**
+   * The deliveries pending on `socket`, with one `disconnect` listener for all of them: a listener
+   * per delivery would pile up on a busy runtime (Node's max-listeners warning at 11 in flight, and
+   * an O(n) removal per ack).
+   */
+  private pendingOn(socket: Socket): Set<Settle> {
+    let pending = this.inFlight.get(socket);
+    if (!pending) {
+      const created = new Set<Settle>();
+      socket.once('disconnect', () => {
+        for (const settle of [...created]) settle('gone');
+      });
+      this.inFlight.set(socket, created);
+      pending = created;
+    }
+    return pending;
+  }
+}
+
 /** Delivers to runtimes connected to this replica. */
 export class LocalDispatcher implements RuntimeDispatcher {
-  constructor(private readonly agents: Namespace) {}
+  constructor(
+    private readonly agents: Namespace,
+    private readonly deliveries: RuntimeDeliveries,
+  ) {}
 
   deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
     const socket = this.agents.sockets.get(target.socketId);
     if (!socket?.connected) return Promise.resolve('gone');
-    return deliverToSocket(socket, message, timeoutMs);
+    return this.deliveries.deliver(socket, message, timeoutMs);
   }
 
   async close(): Promise<void> {}
-}
-
-/** Settle functions of the deliveries awaiting each runtime's ack. */
-const inFlight = new WeakMap<Socket, Set<(result: DeliveryResult) => void>>();
-
-/**
- * The deliveries pending on `socket`, with one `disconnect` listener for all of them: a listener
- * per delivery would pile up on a busy runtime (Node's max-listeners warning at 11 in flight, and
- * an O(n) removal per ack).
- */
-function pendingOn(socket: Socket): Set<(result: DeliveryResult) => void> {
-  let pending = inFlight.get(socket);
-  if (!pending) {
-    const created = new Set<(result: DeliveryResult) => void>();
-    socket.once('disconnect', () => {
-      for (const settle of [...created]) settle('gone');
-    });
-    inFlight.set(socket, created);
-    pending = created;
-  }
-  return pending;
-}
-
-/**
- * Emits with an ack and settles on the ack, the timeout, or the socket leaving (so a runtime that
- * disconnects mid-delivery is replaced at once instead of after the full timeout).
- */
-export function deliverToSocket(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
-  if (!socket.connected) return Promise.resolve('gone');
-  return new Promise((resolve) => {
-    const pending = pendingOn(socket);
-    const timer = setTimeout(() => settle('timeout'), timeoutMs);
-    function settle(result: DeliveryResult) {
-      if (!pending.delete(settle)) return;
-      clearTimeout(timer);
-      resolve(result);
-    }
-    pending.add(settle);
-    socket.emit(Events.message, message, () => settle('acked'));
-  });
 }

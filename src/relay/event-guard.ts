@@ -1,16 +1,11 @@
 import type { Socket } from 'socket.io';
+import type { TokenBucket } from '../limits/token-bucket';
 import type { Logger } from '../logging/logger';
-import { ThrottledLog } from '../logging/throttled-log';
+import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
-import { errorAck } from './relay.service';
-import type { AckCode } from './protocol';
-import type { TokenBucket } from './token-bucket';
+import { errorAck, type AckCode } from '../protocol';
 
 type Ack = (response: unknown) => void;
-
-// Handler failures are mostly shared state being unreachable; while Redis is down every event
-// fails the same way, so they are logged at a bounded rate per hub (keyed by its metrics).
-const failureLogs = new WeakMap<HubMetrics, ThrottledLog>();
 
 /** The per-event half of a guard: the same for every socket of a namespace, so build it once. */
 export interface GuardedEvent<T> {
@@ -19,6 +14,11 @@ export interface GuardedEvent<T> {
   maxStrikes: number;
   validate(payload: unknown): payload is T;
   metrics: HubMetrics;
+  /**
+   * Where handler failures are logged. They are mostly shared state being unreachable; while Redis
+   * is down every event fails the same way, so one bounded-rate log per hub.
+   */
+  failures: ThrottledLog;
 }
 
 /** The per-socket half of a guard. */
@@ -39,7 +39,7 @@ export type GuardOptions<T> = GuardedEvent<T> & GuardedSocket;
  * an error ack (or is dropped and counted when no ack callback was given) and never throws into
  * Socket.IO or touches other connections.
  */
-export function guardEvent<T>(options: GuardOptions<T>, handle: (payload: T) => Promise<unknown> | unknown) {
+export function guardEvent<T>(options: GuardOptions<T>, handle: (payload: T) => unknown) {
   return (...args: unknown[]): Promise<void> => runGuarded(options, options, args, handle);
 }
 
@@ -52,7 +52,7 @@ export async function runGuarded<T>(
   spec: GuardedEvent<T>,
   target: GuardedSocket,
   args: unknown[],
-  handle: (payload: T) => Promise<unknown> | unknown,
+  handle: (payload: T) => unknown,
 ): Promise<void> {
   const { event, metrics } = spec;
   // Socket.IO passes the ack callback last, whatever the peer sent before it: `emit(event, ack)`
@@ -82,10 +82,7 @@ export async function runGuarded<T>(
     metrics.acks.inc({ event, result: response.ok ? 'ok' : (response.error?.code ?? 'error') });
     if (hasAck) ack(response);
   } catch (err) {
-    const logger = target.logger;
-    let failures = failureLogs.get(metrics);
-    if (!failures) failureLogs.set(metrics, (failures = new ThrottledLog(logger)));
-    failures.warn(`handler:${event}`, err, 'event handler failed', logger.child({ event }));
+    spec.failures.warn(`handler:${event}`, err, 'event handler failed', target.logger.child({ event }));
     fail('SERVER_UNAVAILABLE');
   }
 }

@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
+import type { FailureLimited } from '../limits/auth-failure-limiter';
 import type { Logger } from '../logging/logger';
-import { connectionInfo } from './connection-info';
-import { HandshakeCodes, type HandshakeCode, type HandshakeErrorData } from './protocol';
+import { AGENT_ID_PATTERN, HandshakeCodes, type HandshakeCode, type HandshakeErrorData } from '../protocol';
 import type { RelayContext } from './relay.context';
 
 /** A refused handshake; Socket.IO sends `message` and `data` to the client as `connect_error`. */
@@ -15,11 +15,30 @@ export class HandshakeError extends Error {
   }
 }
 
-/** One step of a namespace's handshake checks; throws {@link HandshakeError} to refuse. */
-export type HandshakeCheck = (socket: Socket) => void | Promise<void>;
+/** What one handshake learns as its checks run. */
+export interface HandshakeAttempt {
+  /** The peer's address (behind TRUST_PROXY, the one the proxy reports). */
+  ip: string;
+  /** Set when the address had spent its failure budget as the handshake began. */
+  addressLimited: FailureLimited | null;
+  /** Who the credential speaks for once it verified (`sub:…`, `key:…`); failure limits count it too. */
+  identity?: string;
+}
 
-/** Refusals that say nothing about the peer's credentials and so do not count as failures. */
-const NOT_A_FAILURE: ReadonlySet<HandshakeCode> = new Set(['RATE_LIMITED', 'SERVER_SHUTTING_DOWN', 'SERVER_UNAVAILABLE']);
+/** One step of a namespace's handshake checks; throws {@link HandshakeError} to refuse. */
+export type HandshakeCheck = (socket: Socket, attempt: HandshakeAttempt) => void | Promise<void>;
+
+/**
+ * Refusals that say nothing about the peer's credentials and so do not count as failures. An
+ * Origin refusal is one: any web page can make its visitors' browsers send them, and counting
+ * them would let that page lock the visitors' address out.
+ */
+const NOT_A_FAILURE: ReadonlySet<HandshakeCode> = new Set([
+  'RATE_LIMITED',
+  'SERVER_SHUTTING_DOWN',
+  'SERVER_UNAVAILABLE',
+  'ORIGIN_NOT_ALLOWED',
+]);
 
 /**
  * Runs `checks` in order as one `namespace.use` middleware. A refusal becomes a `connect_error` with
@@ -34,13 +53,14 @@ export function handshakeMiddleware(
   describe: (socket: Socket) => Record<string, unknown>,
 ) {
   return async (socket: Socket, next: (err?: Error) => void): Promise<void> => {
+    const attempt: HandshakeAttempt = { ip: ctx.connections.of(socket).ip, addressLimited: null };
     try {
-      for (const check of checks) await check(socket);
+      for (const check of checks) await check(socket, attempt);
     } catch (err) {
       let refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
       const failure = refusal.data.code;
-      const { ip } = connectionInfo(socket);
-      if (!NOT_A_FAILURE.has(failure) && (await ctx.authFailures.recordFailure(ip))) {
+      const { ip } = attempt;
+      if (!NOT_A_FAILURE.has(failure) && (await ctx.authFailures.recordFailure(ip, attempt.identity))) {
         refusal = new HandshakeError('RATE_LIMITED');
       }
       const code = refusal.data.code;
@@ -80,7 +100,33 @@ export function notDraining(ctx: RelayContext): HandshakeCheck {
   };
 }
 
-/** Refuses an address that failed too many handshakes this minute. */
-export function underFailureLimit(ctx: RelayContext): HandshakeCheck {
-  return (socket) => ctx.authFailures.check(connectionInfo(socket).ip);
+/**
+ * Notes whether the address spent its failure budget this minute. Nothing is refused yet: a
+ * credential that verifies may still get in (see {@link verifiedUnderFailureLimit}); one that does
+ * not gets RATE_LIMITED when its failure is counted.
+ */
+export function readFailureBudget(ctx: RelayContext): HandshakeCheck {
+  return async (_socket, attempt) => {
+    attempt.addressLimited = await ctx.authFailures.addressLimited(attempt.ip);
+  };
+}
+
+/**
+ * After the credential check: from an address that spent its budget, a verified credential gets
+ * in unless its own identity spent its budget from that address too.
+ */
+export function verifiedUnderFailureLimit(ctx: RelayContext): HandshakeCheck {
+  return async (_socket, attempt) => {
+    if (!attempt.addressLimited) return;
+    if (attempt.identity === undefined || (await ctx.authFailures.identityLimited(attempt.ip, attempt.identity))) {
+      throw new HandshakeError('RATE_LIMITED');
+    }
+  };
+}
+
+/** Returns a valid agentId or throws AGENT_ID_REQUIRED / AGENT_ID_INVALID. */
+export function checkAgentId(agentId: unknown): string {
+  if (agentId === undefined || agentId === null || agentId === '') throw new HandshakeError('AGENT_ID_REQUIRED');
+  if (typeof agentId !== 'string' || !AGENT_ID_PATTERN.test(agentId)) throw new HandshakeError('AGENT_ID_INVALID');
+  return agentId;
 }

@@ -1,45 +1,24 @@
-import { randomFillSync } from 'node:crypto';
+import { v7 } from 'uuid';
 
-const POOL_SIZE = 16 * 256;
-const pool = Buffer.allocUnsafe(POOL_SIZE);
-let poolOffset = POOL_SIZE;
-let lastMs = 0;
-let sequence = 0;
+/** A message's hub-assigned identity: a UUIDv7 and the same instant as an ISO 8601 UTC string. */
+export interface MessageStamp {
+  id: string;
+  ts: string;
+}
 
 /**
- * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then a 12-bit counter that keeps ids created in the
- * same millisecond ordered, then random bits. Sorting ids sorts messages by creation time.
+ * A new UUIDv7 (RFC 9562: 48-bit Unix milliseconds, a counter that keeps ids of one millisecond
+ * ordered, random bits) and its timestamp. `ts` is read back from the id, so sorting by either
+ * sorts the same way.
  */
-export function uuidv7(now = Date.now()): string {
-  if (poolOffset === POOL_SIZE) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const bytes = pool.subarray(poolOffset, poolOffset + 16);
-  poolOffset += 16;
+export function newMessageStamp(): MessageStamp {
+  const id = v7();
+  return { id, ts: new Date(idMillis(id)).toISOString() };
+}
 
-  if (now > lastMs) {
-    lastMs = now;
-    sequence = bytes[6]! & 0x07; // start low so the counter rarely overflows within a millisecond
-  } else {
-    sequence++;
-    if (sequence > 0xfff) {
-      lastMs++;
-      sequence = 0;
-    }
-  }
-  const ms = lastMs;
-  bytes[0] = Math.floor(ms / 2 ** 40) & 0xff;
-  bytes[1] = Math.floor(ms / 2 ** 32) & 0xff;
-  bytes[2] = (ms >>> 24) & 0xff;
-  bytes[3] = (ms >>> 16) & 0xff;
-  bytes[4] = (ms >>> 8) & 0xff;
-  bytes[5] = ms & 0xff;
-  bytes[6] = 0x70 | ((sequence >>> 8) & 0x0f);
-  bytes[7] = sequence & 0xff;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+/** The Unix milliseconds a UUIDv7 was created at. */
+export function idMillis(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
 /** The current time as an ISO 8601 UTC string, the only time format on the wire. */

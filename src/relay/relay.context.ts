@@ -2,11 +2,13 @@ import type { Namespace } from 'socket.io';
 import type { AgentKeyMatcher } from '../auth/agent-keys';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
+import type { AuthFailureLimiter } from '../limits/auth-failure-limiter';
 import type { Logger } from '../logging/logger';
+import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
+import type { ConnectionInfoRegistry } from '../net/connection-info';
 import type { Store } from '../store/store';
 import type { DeadlineQueue } from './deadline-queue';
-import type { AuthFailureLimiter } from './auth-failure-limiter';
 
 /** What the relay's namespaces and services share. Built once per hub by `createHub`. */
 export interface RelayContext {
@@ -15,13 +17,20 @@ export interface RelayContext {
   metrics: HubMetrics;
   store: Store;
   jwt: JwtService;
-  agentKeys: AgentKeyMatcher;
+  /** The shared AGENT_API_KEYS, or null when AGENT_SHARED_KEYS_ENABLED=false. */
+  agentKeys: AgentKeyMatcher | null;
   /** Token-expiry deadlines of this hub's client sessions, on one timer. */
   sessionDeadlines: DeadlineQueue;
   authFailures: AuthFailureLimiter;
+  /** Client address and Origin of every connection. */
+  connections: ConnectionInfoRegistry;
+  /** Where event handler failures are logged, at a bounded rate. */
+  handlerFailures: ThrottledLog;
   /** This replica's id in presence entries (the Socket.IO adapter's server id in a cluster). */
   replicaId: string;
   isDraining(): boolean;
+  /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
+  subscriptionsSettled(): Promise<void>;
 }
 
 /** Socket data of an accepted client (SPEC §2.1); `email` is for logs only. */
@@ -38,6 +47,8 @@ export interface ClientSocketData {
 /** Socket data of an accepted agent runtime. */
 export interface AgentSocketData {
   agentId: string;
+  /** Id of the managed API key the runtime connected with; absent for a shared AGENT_API_KEYS key. */
+  apiKeyId?: string;
 }
 
 export interface RelayNamespaces {

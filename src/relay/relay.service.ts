@@ -1,21 +1,22 @@
-import type { Namespace } from 'socket.io';
+import { payloadError } from '../protocol/payload-limits';
 import type { RuntimeEntry } from '../store/store';
+import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
-import { isoNow, uuidv7 } from './ids';
-import { payloadError } from './payload-limits';
+import { isoNow, newMessageStamp } from './ids';
 import {
-  AckCodes,
+  Authors,
   BROADCAST_TO,
+  errorAck,
   Events,
   SessionClosedCodes,
-  type AckCode,
   type AgentReply,
-  type AgentStatus,
   type ClientInboundMessage,
   type ClientMessage,
   type DebugTrace,
   type SendAck,
-} from './protocol';
+} from '../protocol';
+import { AgentGrace } from './agent-grace';
+import { Conversations } from './conversations';
 import { pickByRendezvous } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms } from './rooms';
@@ -24,10 +25,8 @@ import { Rooms } from './rooms';
 export interface Sender {
   clientId: string;
   sub: string;
-}
-
-export function errorAck(code: AckCode, message: string = AckCodes[code]): SendAck & { ok: false } {
-  return { ok: false, error: { code, message } };
+  /** The sending socket, left out of the echo to the clientId's other tabs. */
+  socketId?: string;
 }
 
 /**
@@ -35,21 +34,31 @@ export function errorAck(code: AckCode, message: string = AckCodes[code]): SendA
  * runtime, publishing to clients, the debug stream, and ending sessions of deactivated users.
  */
 export class RelayService {
+  /** The conversation log, written before every delivery (SPEC §8). */
+  readonly conversations: Conversations;
+  /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
+  private readonly grace: AgentGrace;
+
   constructor(
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly dispatcher: RuntimeDispatcher,
-  ) {}
+    private readonly statuses: AgentStatusAnnouncer,
+  ) {
+    this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
+    this.grace = new AgentGrace(ctx, statuses);
+  }
 
   /**
    * Delivers a validated client message to one runtime of `agentId`, chosen by rendezvous hashing
-   * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts.
+   * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts. The
+   * message is logged before it is delivered (a retry's append is a no-op: same id), and once a
+   * runtime has it, echoed to the sender's other tabs.
    */
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
     const { config, store } = this.ctx;
     const dedupeKey = `${agentId}\u0000${sender.sub}\u0000${payload.clientMessageId}`;
-    const now = Date.now();
-    const fresh = { id: uuidv7(now), ts: isoNow(now), delivered: false };
+    const fresh = { ...newMessageStamp(), delivered: false };
     // Both in one round trip: a retry of a delivered message (rare) merely wastes the lookup.
     const [existing, live] = await Promise.all([
       store.dedupe.claim(dedupeKey, fresh, config.DEDUPE_WINDOW_S),
@@ -58,45 +67,104 @@ export class RelayService {
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
 
-    const message = {
+    const data = payload.data === undefined ? {} : { data: payload.data };
+    const message = { id: record.id, ts: record.ts, agentId, from: sender.clientId, text: payload.text, ...data };
+    const logged: ClientInboundMessage = {
       id: record.id,
       ts: record.ts,
       agentId,
-      from: sender.clientId,
+      author: Authors.user,
       text: payload.text,
-      ...(payload.data === undefined ? {} : { data: payload.data }),
+      ...data,
+      clientMessageId: payload.clientMessageId,
     };
-    // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
     let runtimes = live;
-    while (runtimes.length > 0) {
-      const target = pickByRendezvous(sender.sub, runtimes, runtimeKey) as RuntimeEntry;
-      const result = await this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS);
-      if (result === 'acked') {
-        await store.dedupe.markDelivered(dedupeKey, record, config.DEDUPE_WINDOW_S);
-        this.ctx.metrics.messages.inc({ direction: 'client_to_agent' });
-        return { ok: true, id: record.id, ts: record.ts };
-      }
-      if (result === 'timeout') return errorAck('TIMEOUT');
-      runtimes = runtimes.filter((r) => r !== target);
+    // No runtime: wait for one only while the bot is in its restart grace.
+    let deadline: number | undefined;
+    if (runtimes.length === 0) {
+      const wait = await this.grace.remainingMs(agentId);
+      if (wait === 0) return errorAck('AGENT_OFFLINE');
+      deadline = Date.now() + wait;
+      runtimes = await this.grace.waitForRuntime(agentId, deadline);
+      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
-    return errorAck('AGENT_OFFLINE');
+    const unlogged = await this.record(agentId, sender.clientId, logged);
+    if (unlogged) return unlogged;
+    for (;;) {
+      // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
+      while (runtimes.length > 0) {
+        const target = pickByRendezvous(sender.sub, runtimes, runtimeKey) as RuntimeEntry;
+        const result = await this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS);
+        if (result === 'acked') {
+          // Not awaited: the ack does not wait for a write whose failure would not change it.
+          void this.recordDelivered(dedupeKey, record);
+          this.ctx.metrics.messages.inc({ direction: 'client_to_agent' });
+          this.echo(agentId, sender, logged);
+          return { ok: true, id: record.id, ts: record.ts };
+        }
+        if (result === 'timeout') return errorAck('TIMEOUT');
+        runtimes = runtimes.filter((r) => r !== target);
+      }
+      // Every runtime it knew of was gone: the bot is restarting, its replica died, or a runtime was
+      // in presence before its connection completed. Look again (after a pause) until the grace ends.
+      deadline ??= Date.now() + config.AGENT_RECONNECT_GRACE_MS;
+      runtimes = await this.grace.waitForRuntime(agentId, deadline);
+      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
+    }
   }
 
-  /** Sends a reply to every socket of one clientId of the bot, or to all its clients with `'*'`. */
-  publish(agentId: string, reply: AgentReply): { id: string; ts: string } {
-    const now = Date.now();
+  /**
+   * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
+   * waiting for it (the write goes out before the ack, on the connection a retry's claim also takes
+   * on this replica). If the record stays undelivered, a retry of the same clientMessageId is
+   * delivered again with the same id, which the agent SDK drops; an error ack would instead make
+   * the client resend (and the user see a failure) for a message that arrived.
+   */
+  private async recordDelivered(dedupeKey: string, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
+    try {
+      await this.ctx.store.dedupe.markDelivered(dedupeKey, record, this.ctx.config.DEDUPE_WINDOW_S);
+    } catch (err) {
+      this.ctx.metrics.redisErrors.inc({ component: 'dedupe' });
+      this.ctx.handlerFailures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
+    }
+  }
+
+  /**
+   * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
+   * with `'*'`. Rejects with {@link LogUnavailableError} (nothing sent) when it could not be logged.
+   */
+  async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     const message: ClientInboundMessage = {
-      id: uuidv7(now),
-      ts: isoNow(now),
+      ...newMessageStamp(),
       agentId,
+      author: Authors.agent,
       text: reply.text,
       ...(reply.data === undefined ? {} : { data: reply.data }),
       ...(reply.replyTo === undefined ? {} : { replyTo: reply.replyTo }),
     };
-    const room = reply.to === BROADCAST_TO ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
+    const broadcast = reply.to === BROADCAST_TO;
+    await this.conversations.record(agentId, broadcast ? null : reply.to, message);
+    const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     this.nsp.client.to(room).emit(Events.message, message);
     this.ctx.metrics.messages.inc({ direction: 'agent_to_client' });
     return { id: message.id, ts: message.ts };
+  }
+
+  /** Logs a client message; an error ack when it could not be (then it must not be delivered). */
+  private async record(agentId: string, clientId: string, message: ClientInboundMessage): Promise<(SendAck & { ok: false }) | null> {
+    try {
+      await this.conversations.record(agentId, clientId, message);
+      return null;
+    } catch (err) {
+      this.ctx.handlerFailures.warn('log-append', err, 'conversation log unavailable; message refused');
+      return errorAck('SERVER_UNAVAILABLE');
+    }
+  }
+
+  /** Shows an accepted client message on the sender's other sockets (tabs), on every replica. */
+  private echo(agentId: string, sender: Sender, message: ClientInboundMessage): void {
+    const room = this.nsp.client.to(Rooms.client(agentId, sender.clientId));
+    (sender.socketId === undefined ? room : room.except(sender.socketId)).emit(Events.message, message);
   }
 
   /** Sends a trace to the bot's admin sockets, and no one else. */
@@ -106,9 +174,24 @@ export class RelayService {
     this.ctx.metrics.messages.inc({ direction: 'debug' });
   }
 
-  /** Tells a bot's clients that it came online or went offline. */
-  agentStatus(agentId: string, online: boolean): void {
-    announceAgentStatus(this.nsp.client, agentId, online);
+  /** A runtime entered presence on this replica, making `count`: online unless it ended a grace. */
+  async runtimeEntered(agentId: string, count: number): Promise<void> {
+    const returned = await this.grace.runtimeArrived(agentId, count).catch(() => false);
+    if (count === 1 && !returned) this.statuses.announce(agentId, true);
+  }
+
+  /**
+   * Shared presence changed for the bot (a runtime left here with none left, or the cluster's
+   * presence keeper found its last runtimes expired or back): offline only once the grace ends.
+   */
+  presenceChanged(agentId: string, online: boolean): void {
+    if (online) this.statuses.announce(agentId, true);
+    else this.grace.lastRuntimeLeft(agentId);
+  }
+
+  /** Ends the grace timers and waiting messages; the hub calls it on close. */
+  stop(): void {
+    this.grace.stop();
   }
 
   /** Refuses new handshakes of `sub` and ends its sessions on every replica. */
@@ -117,6 +200,19 @@ export class RelayService {
     const room = this.nsp.client.to(Rooms.subject(sub));
     room.emit(Events.sessionClosed, { code: 'USER_DEACTIVATED', retryable: SessionClosedCodes.USER_DEACTIVATED.retryable });
     this.nsp.client.in(Rooms.subject(sub)).disconnectSockets();
+  }
+
+  /**
+   * Ends, on every replica, the runtimes that connected with the managed API key `keyId` (just
+   * deleted): `session:closed` API_KEY_REVOKED, then disconnect. The room reaches every replica
+   * through the adapter, as a deactivation does.
+   */
+  revokeApiKey(keyId: string): void {
+    const room = Rooms.apiKey(keyId);
+    this.nsp.agent
+      .to(room)
+      .emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
+    this.nsp.agent.in(room).disconnectSockets();
   }
 
   async activateUser(sub: string): Promise<void> {
@@ -132,10 +228,4 @@ export class RelayService {
 
 function runtimeKey(runtime: RuntimeEntry): string {
   return runtime.socketId;
-}
-
-/** Tells every client of the bot, on every replica, whether a runtime of it is connected. */
-export function announceAgentStatus(clients: Namespace, agentId: string, online: boolean): void {
-  const status: AgentStatus = { agentId, online };
-  clients.to(Rooms.clients(agentId)).emit(Events.agentStatus, status);
 }

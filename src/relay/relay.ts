@@ -1,35 +1,37 @@
 import type { Server } from 'socket.io';
+import { Namespaces } from '../protocol';
 import { registerAgentHandlers } from './agent/agent.handlers';
 import { agentMiddleware } from './agent/agent.middleware';
+import { RuntimePresence } from './agent/runtime-presence';
 import { registerClientHandlers } from './client/client.handlers';
 import { clientMiddleware } from './client/client.middleware';
+import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
-import { Namespaces } from './protocol';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { RelayService } from './relay.service';
 
-export interface Relay {
-  service: RelayService;
-  namespaces: RelayNamespaces;
-  dispatcher: RuntimeDispatcher;
+/** The relay's namespaces of `io`. Create them after the adapter is installed. */
+export function relayNamespaces(io: Server): RelayNamespaces {
+  return { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
 }
 
 /**
- * Mounts `/ws/agent` and `/ws/client` on `io`: handshake middleware first, so a refused peer never
- * reaches a connection handler, then the event handlers. `createDispatcher` decides how a client
- * message reaches a runtime (locally, or on another replica in a cluster).
+ * Mounts the relay on `/ws/agent` and `/ws/client`: handshake middleware first, so a refused peer
+ * never reaches a connection handler, then the event handlers. `dispatcher` decides how a client
+ * message reaches a runtime (locally, or on another replica in a cluster). Returns the service
+ * that REST shares with the sockets.
  */
 export function attachRelay(
-  io: Server,
+  namespaces: RelayNamespaces,
   ctx: RelayContext,
-  createDispatcher: (namespaces: RelayNamespaces) => RuntimeDispatcher,
-): Relay {
-  const namespaces: RelayNamespaces = { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
-  const dispatcher = createDispatcher(namespaces);
-  const service = new RelayService(ctx, namespaces, dispatcher);
-  namespaces.agent.use(agentMiddleware(ctx, service));
+  dispatcher: RuntimeDispatcher,
+  statuses: AgentStatusAnnouncer,
+): RelayService {
+  const service = new RelayService(ctx, namespaces, dispatcher, statuses);
+  const presence = new RuntimePresence(ctx, service);
+  namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
-  registerAgentHandlers(ctx, namespaces.agent, service);
+  registerAgentHandlers(ctx, namespaces.agent, service, presence);
   registerClientHandlers(ctx, namespaces.client, service);
-  return { service, namespaces, dispatcher };
+  return service;
 }

@@ -13,4 +13,6 @@ export const Rooms = {
   admins: (agentId: string) => `admins#${agentId}`,
   /** Every client socket of one subject, across bots (deactivation). */
   subject: (sub: string) => `sub#${sub}`,
+  /** Every agent runtime that connected with one managed API key (revocation). */
+  apiKey: (keyId: string) => `key#${keyId}`,
 } as const;

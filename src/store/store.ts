@@ -1,6 +1,10 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { AgentDepartures } from './agent-departures';
+import type { ConversationLog } from './conversation-log';
+
 /**
  * Shared state behind one interface: in memory for the embedded single replica, Redis when
- * REDIS_URL is set (every replica sees the same state). Implementations know no transport.
+ * Redis is configured (every replica sees the same state). Implementations know no transport.
  */
 
 /** What the hub remembers of a client message for DEDUPE_WINDOW_S. */
@@ -20,6 +24,8 @@ export interface DedupeStore {
 /** Deactivated subjects. A deactivation outlives the user record. */
 export interface DeactivationStore {
   isDeactivated(sub: string): Promise<boolean>;
+  /** Which of `subs` are deactivated, in one round trip per batch. */
+  deactivatedAmong(subs: readonly string[]): Promise<Set<string>>;
   deactivate(sub: string): Promise<void>;
   activate(sub: string): Promise<void>;
 }
@@ -101,6 +107,13 @@ export interface ApiKeyRecord {
   hash: string;
   createdAt: string;
   lastUsedAt: string | null;
+  /**
+   * Bots an `agent:connect` or `messages:publish` key acts for: exact agentIds, or prefixes ending
+   * in `*`. Absent on keys created before keys were bound to bots: those publish to any bot.
+   */
+  agentIds?: string[];
+  /** Whether a `messages:publish` key may publish to `to: 'admin'` (the bot's admins). */
+  adminRecipient?: boolean;
 }
 
 export interface ApiKeyStore {
@@ -112,11 +125,24 @@ export interface ApiKeyStore {
   touch(id: string, at: string): Promise<void>;
 }
 
-/** Fixed-window counters (rate limits shared by replicas). */
-export interface CounterStore {
-  /** Increments `key` and returns the count within the current window of `windowS` seconds. */
-  increment(key: string, windowS: number): Promise<number>;
-  get(key: string): Promise<number>;
+/** A fixed-window limiter of `points` per `durationS` seconds under its own key prefix. */
+export interface LimiterOptions {
+  name: string;
+  points: number;
+  durationS: number;
+  /**
+   * Told each time a shared limiter could not reach its store and answered from this replica's
+   * own in-memory counts instead (rate-limiter-flexible's insurance limiter).
+   */
+  onFallback?: (err: unknown) => void;
+}
+
+/**
+ * Builds rate-limiter-flexible limiters on this store: counts shared by every replica in Redis
+ * (atomic consume), per replica in memory, and per replica again while Redis is unreachable.
+ */
+export interface LimiterFactory {
+  create(options: LimiterOptions): RateLimiterAbstract;
 }
 
 export interface Store {
@@ -126,6 +152,10 @@ export interface Store {
   readonly presence: PresenceStore;
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
-  readonly counters: CounterStore;
+  readonly limiters: LimiterFactory;
+  /** Conversation logs (SPEC §8). */
+  readonly conversations: ConversationLog;
+  /** When bots' last runtimes left, for the restart grace. */
+  readonly departures: AgentDepartures;
   close(): Promise<void>;
 }

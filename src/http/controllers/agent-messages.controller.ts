@@ -1,6 +1,11 @@
-import { Body, Controller, OperationId, Path, Post, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import { MAX_JSON_DEPTH } from '../../relay/payload-limits';
-import { PayloadTooLargeError, ValidationError } from '../errors';
+import type { Request as ExRequest } from 'express';
+import { Body, Controller, OperationId, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import { agentAllowed } from '../../auth/agent-patterns';
+import { ADMIN_CLIENT_ID } from '../../protocol';
+import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
+import { LogUnavailableError } from '../../relay/conversations';
+import { ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors';
+import { principalOf } from '../principal';
 import type { HttpServices } from '../http.services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
 import type { SingleModel } from '../models/envelope.dto';
@@ -18,7 +23,9 @@ export class AgentMessagesController extends Controller {
 
   /**
    * Delivers `text` (and `data`) to every socket of the clientId `to`, or with `*` to every client
-   * of the bot, on every replica, exactly like an agent runtime's `reply`.
+   * of the bot, on every replica, exactly like an agent runtime's `reply`. The key publishes only
+   * to the bots in its `agentIds` (else 403 `AGENT_NOT_ALLOWED`), and to `to: "admin"` only when
+   * created with `adminRecipient` (else 403 `RECIPIENT_NOT_ALLOWED`).
    * @summary Publish a message as the agent
    */
   @Post('{agentId}/messages')
@@ -27,17 +34,48 @@ export class AgentMessagesController extends Controller {
   @Response<ProblemDto>(400, 'Invalid agentId or body, or data nested too deeply', undefined, 'application/problem+json')
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The API key lacks the messages:publish scope', undefined, 'application/problem+json')
-  @Response<ProblemDto>(413, 'Body larger than REST_BODY_LIMIT_BYTES, or text/data above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
+  @Response<ProblemDto>(
+    403,
+    'The API key lacks the messages:publish scope, is not bound to this bot, or may not publish to admin',
+    undefined,
+    'application/problem+json',
+  )
+  @Response<ProblemDto>(
+    413,
+    'Body larger than REST_BODY_LIMIT_BYTES, or text/data above MAX_MESSAGE_BYTES',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
-  public async publishAgentMessage(@Path() agentId: AgentId, @Body() body: AgentMessageDto): Promise<SingleModel<PublishedMessageDto>> {
-    const relay = this.services.relay();
+  @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was sent', undefined, 'application/problem+json')
+  public async publishAgentMessage(
+    @Path() agentId: AgentId,
+    @Body() body: AgentMessageDto,
+    @Request() req: ExRequest,
+  ): Promise<SingleModel<PublishedMessageDto>> {
+    const principal = principalOf(req);
+    if (principal.scheme === 'api-key') {
+      const { agentIds, adminRecipient } = principal.apiKey;
+      // Keys created before keys were bound to bots carry no agentIds: they keep publishing to any bot.
+      if (agentIds !== undefined && !agentAllowed(agentIds, agentId)) {
+        throw new ForbiddenError('AGENT_NOT_ALLOWED', `This API key may not publish to the bot "${agentId}".`);
+      }
+      if (body.to === ADMIN_CLIENT_ID && adminRecipient !== true) {
+        throw new ForbiddenError('RECIPIENT_NOT_ALLOWED', 'This API key may not publish to "admin".');
+      }
+    }
+    const relay = this.services.relay;
     const refused = relay.replyError(body);
     if (refused?.error.code === 'INVALID_PAYLOAD') {
       throw new ValidationError([{ path: 'body.data', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
     }
     if (refused) throw new PayloadTooLargeError('text or text plus data exceeds MAX_MESSAGE_BYTES.');
-    const { id, ts } = relay.publish(agentId, body);
-    return single({ id, ts: new Date(ts) });
+    try {
+      const { id, ts } = await relay.publish(agentId, body);
+      return single({ id, ts: new Date(ts) });
+    } catch (err) {
+      if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
+      throw err;
+    }
   }
 }

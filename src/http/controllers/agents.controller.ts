@@ -33,11 +33,7 @@ export class AgentsController extends Controller {
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
-  public async getAgents(
-    @Query() page?: number,
-    @Query() perPage?: number,
-    @Query() online?: boolean,
-  ): Promise<PaginationModel<AgentDto>> {
+  public async getAgents(@Query() page?: number, @Query() perPage?: number, @Query() online?: boolean): Promise<PaginationModel<AgentDto>> {
     const agents = (await this.services.store.presence.listAgents()).map(toDto);
     return pageOf(online === undefined ? agents : agents.filter((a) => a.online === online), pageRequest(page, perPage));
   }

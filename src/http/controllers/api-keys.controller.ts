@@ -1,4 +1,18 @@
-import { Body, Controller, Delete, Get, OperationId, Path, Post, Query, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  OperationId,
+  Path,
+  Post,
+  Query,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from '@tsoa/runtime';
 import type { HttpServices } from '../http.services';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from '../models/api-key.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
@@ -35,7 +49,7 @@ export class ApiKeysController extends Controller {
   public async getApiKeys(
     @Query() page?: number,
     @Query() perPage?: number,
-    @Query() scope?: 'embed:mint' | 'messages:publish',
+    @Query() scope?: 'embed:mint' | 'messages:publish' | 'agent:connect',
   ): Promise<PaginationModel<ApiKeyDto>> {
     const keys = await this.services.apiKeys.list();
     return pageOf(scope === undefined ? keys : keys.filter((k) => k.scopes.includes(scope)), pageRequest(page, perPage));
@@ -74,7 +88,8 @@ export class ApiKeysController extends Controller {
   }
 
   /**
-   * Revokes the key at once and returns it.
+   * Revokes the key at once and returns it. Agent runtimes connected with it, on any replica, get
+   * `session:closed` `API_KEY_REVOKED` and are disconnected.
    * @summary Delete an API key
    */
   @Delete('{id}')

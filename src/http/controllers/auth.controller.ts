@@ -11,7 +11,6 @@ import { single } from '../services/pagination';
 @Tags('Auth')
 @Security('defaultBearerAuth')
 export class AuthController extends Controller {
-
   /**
    * Returns the identity the hub derives from the bearer token, exactly as the `/ws/client`
    * handshake would: `clientId` is `admin` for ADMIN tokens.

@@ -1,4 +1,19 @@
-import { Body, Controller, Delete, Get, OperationId, Path, Post, Put, Query, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  OperationId,
+  Path,
+  Post,
+  Put,
+  Query,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from '@tsoa/runtime';
 import type { HttpServices } from '../http.services';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';
@@ -93,7 +108,8 @@ export class UsersController extends Controller {
   }
 
   /**
-   * Deletes the record and returns it. A deactivation of the id stays in force.
+   * Deletes the record and returns it, and erases every conversation of this `sub` with every bot
+   * (those are erased even when no record exists, which is a 404). A deactivation of the id stays in force.
    * @summary Delete a user
    */
   @Delete('{id}')
@@ -102,6 +118,7 @@ export class UsersController extends Controller {
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
+  @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was deleted', undefined, 'application/problem+json')
   public async deleteUser(@Path() id: string): Promise<SingleModel<UserDto>> {
     return single(await this.services.users.delete(id));
   }

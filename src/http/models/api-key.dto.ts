@@ -1,8 +1,11 @@
 /**
- * What an API key may do: `embed:mint` for `mintEmbedToken`, `messages:publish` for `publishAgentMessage`.
+ * What an API key may do: `embed:mint` for `mintEmbedToken`, `messages:publish` for
+ * `publishAgentMessage` (to the bots in `agentIds`), `agent:connect` to serve the bots in
+ * `agentIds` as an agent runtime at `/ws/agent`, `history:read` / `history:write` for the
+ * conversation operations.
  * @example "embed:mint"
  */
-export type ApiKeyScope = 'embed:mint' | 'messages:publish';
+export type ApiKeyScope = 'embed:mint' | 'messages:publish' | 'agent:connect' | 'history:read' | 'history:write';
 
 /** A REST API key; the secret itself is shown only once, by `createApiKey`. */
 export interface ApiKeyDto {
@@ -17,6 +20,18 @@ export interface ApiKeyDto {
    * @example "rk_Ab12Cd"
    */
   prefix: string;
+  /**
+   * Bots the key acts for (`agent:connect`, `messages:publish`): exact agentIds, or prefixes
+   * ending in `*`. Absent on keys that act for no bot, and on keys created before keys were bound
+   * to bots (those publish to any bot).
+   * @example ["support-bot", "sales-*"]
+   */
+  agentIds?: string[];
+  /**
+   * Whether the key may publish to `to: "admin"`, the bot's admins.
+   * @example false
+   */
+  adminRecipient: boolean;
   /** @example "2025-01-15T09:30:00.000Z" */
   createdAt: Date;
   /** @example "2025-01-15T10:00:00.000Z" */
@@ -46,4 +61,17 @@ export interface CreateApiKeyDto {
    * @example ["embed:mint"]
    */
   scopes: ApiKeyScope[];
+  /**
+   * Bots the key acts for, required with `agent:connect` or `messages:publish`: exact agentIds
+   * (`[A-Za-z0-9._:-]`, 1–128 chars) or a prefix of one ending in `*` (`*` alone: every bot).
+   * @minItems 1
+   * @maxItems 100
+   * @example ["support-bot", "sales-*"]
+   */
+  agentIds?: string[];
+  /**
+   * Let a `messages:publish` key publish to `to: "admin"` (the bot's admins). Default false.
+   * @example false
+   */
+  adminRecipient?: boolean;
 }

@@ -1,6 +1,9 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { sha256 } from '../../auth/agent-keys';
+import { isAgentPattern } from '../../auth/agent-patterns';
+import type { RelayService } from '../../relay/relay.service';
 import type { ApiKeyRecord, Store } from '../../store/store';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import type { ApiKeyDto, ApiKeyScope, CreateApiKeyDto, CreatedApiKeyDto } from '../models/api-key.dto';
 
 /** Characters of a key kept in clear as its `prefix`. */
@@ -11,7 +14,10 @@ const PREFIX_LENGTH = 9;
  * hash; a presented key is looked up by hash and the digests are compared in constant time.
  */
 export class ApiKeysService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly relay: Pick<RelayService, 'revokeApiKey'>,
+  ) {}
 
   async list(): Promise<ApiKeyDto[]> {
     return (await this.store.apiKeys.list()).map(toDto);
@@ -24,23 +30,30 @@ export class ApiKeysService {
   }
 
   async create(body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    const scopes = [...new Set(body.scopes)];
+    const agentIds = body.agentIds === undefined ? undefined : [...new Set(body.agentIds)];
+    checkBinding(scopes, agentIds);
     const key = `rk_${randomBytes(32).toString('base64url')}`;
     const record: ApiKeyRecord = {
       id: randomUUID(),
       name: body.name,
-      scopes: [...new Set(body.scopes)],
+      scopes,
       prefix: key.slice(0, PREFIX_LENGTH),
       hash: hashKey(key).toString('hex'),
       createdAt: new Date().toISOString(),
       lastUsedAt: null,
+      ...(agentIds === undefined ? {} : { agentIds }),
+      adminRecipient: body.adminRecipient === true,
     };
     await this.store.apiKeys.create(record);
     return { ...toDto(record), key };
   }
 
+  /** Deletes the key and ends the live runtimes that connected with it, on every replica. */
   async delete(id: string): Promise<ApiKeyDto> {
     const record = await this.store.apiKeys.delete(id);
     if (!record) throw notFound(id);
+    this.relay.revokeApiKey(record.id);
     return toDto(record);
   }
 
@@ -57,7 +70,19 @@ export class ApiKeysService {
 }
 
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  return sha256(key);
+}
+
+/** Scopes that act for bots need the bots named; ids must be agentIds or prefixes ending in `*`. */
+function checkBinding(scopes: string[], agentIds: string[] | undefined): void {
+  const bound = scopes.includes('agent:connect') || scopes.includes('messages:publish');
+  if (bound && agentIds === undefined) {
+    throw new ValidationError([{ path: 'body.agentIds', message: 'is required with the agent:connect or messages:publish scope' }]);
+  }
+  const bad = (agentIds ?? []).findIndex((p) => !isAgentPattern(p));
+  if (bad >= 0) {
+    throw new ValidationError([{ path: `body.agentIds.${bad}`, message: 'must be an agentId, or a prefix of one ending in *' }]);
+  }
 }
 
 function toDto(record: ApiKeyRecord): ApiKeyDto {
@@ -66,6 +91,8 @@ function toDto(record: ApiKeyRecord): ApiKeyDto {
     name: record.name,
     scopes: record.scopes as ApiKeyScope[],
     prefix: record.prefix,
+    ...(record.agentIds === undefined ? {} : { agentIds: record.agentIds }),
+    adminRecipient: record.adminRecipient === true,
     createdAt: new Date(record.createdAt),
     ...(record.lastUsedAt === null ? {} : { lastUsedAt: new Date(record.lastUsedAt) }),
   };

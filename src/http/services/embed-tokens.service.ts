@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { durationSeconds } from '../../auth/duration';
 import type { JwtService } from '../../auth/jwt.service';
-import { ADMIN_CLIENT_ID } from '../../relay/protocol';
+import { ADMIN_CLIENT_ID } from '../../protocol';
 import { ValidationError } from '../errors';
 import type { EmbedTokenDto, MintEmbedTokenDto } from '../models/auth.dto';
 

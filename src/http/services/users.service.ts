@@ -1,5 +1,6 @@
+import { unavailableAs503 } from './conversations.service';
 import { randomUUID } from 'node:crypto';
-import { ADMIN_CLIENT_ID } from '../../relay/protocol';
+import { ADMIN_CLIENT_ID } from '../../protocol';
 import type { RelayService } from '../../relay/relay.service';
 import { DuplicateError, type Store, type UserRecord } from '../../store/store';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
@@ -20,7 +21,7 @@ export interface UserFilters {
 export class UsersService {
   constructor(
     private readonly store: Store,
-    private readonly relay: () => RelayService,
+    private readonly relay: RelayService,
   ) {}
 
   async list(request: PageRequest, filters: UserFilters): Promise<PaginationModel<UserDto>> {
@@ -68,7 +69,9 @@ export class UsersService {
     return this.toDto(updated);
   }
 
+  /** Deletes the record and erases every conversation of `id` with every bot (even without a record). */
   async delete(id: string): Promise<UserDto> {
+    await unavailableAs503(() => this.relay.conversations.deleteUser(id));
     const deleted = await this.store.users.delete(id);
     if (!deleted) throw notFound(id);
     return this.toDto(deleted);
@@ -76,12 +79,12 @@ export class UsersService {
 
   /** Refuses new handshakes of `id` and ends its live sessions on every replica. */
   async deactivate(id: string): Promise<UserStatusDto> {
-    await this.relay().deactivateUser(id);
+    await this.relay.deactivateUser(id);
     return { id, deactivated: true };
   }
 
   async activate(id: string): Promise<UserStatusDto> {
-    await this.relay().activateUser(id);
+    await this.relay.activateUser(id);
     return { id, deactivated: false };
   }
 

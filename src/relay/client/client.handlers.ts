@@ -2,22 +2,28 @@ import type { Namespace, Socket } from 'socket.io';
 import type { Logger } from '../../logging/logger';
 import type { RuntimeEntry } from '../../store/store';
 import { runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
-import { payloadError } from '../payload-limits';
+import { payloadError } from '../../protocol/payload-limits';
 import {
   ADMIN_CLIENT_ID,
+  errorAck,
   Events,
+  HISTORY_DEFAULT_LIMIT,
   SessionClosedCodes,
   type AuthRefresh,
   type ClientMessage,
+  type HistoryAck,
+  type HistoryRequest,
   type RefreshAck,
   type SendAck,
   type SessionInfo,
-} from '../protocol';
-import { isAuthRefresh, isClientMessage } from '../protocol.schemas';
-import { errorAck, type RelayService } from '../relay.service';
+} from '../../protocol';
+import { isAuthRefresh, isClientMessage, isHistoryRequest } from '../../protocol/schemas';
+import { ReplayGates } from './replay-gate';
+import { replayMissed, type Replay } from './replay';
+import type { RelayService } from '../relay.service';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { Rooms } from '../rooms';
-import { TokenBucket } from '../token-bucket';
+import { TokenBucket } from '../../limits/token-bucket';
 import { SessionTimers } from './session-timers';
 
 /** What every client session of a namespace shares. */
@@ -27,6 +33,8 @@ interface ClientNamespace {
   name: string;
   message: GuardedEvent<ClientMessage>;
   refresh: GuardedEvent<AuthRefresh>;
+  history: GuardedEvent<HistoryRequest>;
+  gates: ReplayGates;
 }
 
 /** Handles accepted browser clients: rooms, `session`, `message`, token expiry and refresh. */
@@ -36,14 +44,35 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
     ctx,
     relay,
     name: nsp.name,
-    message: { event: Events.message, maxStrikes: config.MESSAGE_RATE_BURST, validate: isClientMessage, metrics },
-    refresh: { event: Events.authRefresh, maxStrikes: config.MESSAGE_RATE_BURST, validate: isAuthRefresh, metrics },
+    message: {
+      event: Events.message,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isClientMessage,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
+    refresh: {
+      event: Events.authRefresh,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isAuthRefresh,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
+    history: {
+      event: Events.history,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isHistoryRequest,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
+    gates: new ReplayGates(nsp),
   };
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
     metrics.connections.inc({ namespace: nsp.name });
     socket.on(Events.message, (...args: unknown[]) => runGuarded(shared.message, session, args, (payload) => session.send(payload)));
     socket.on(Events.authRefresh, (...args: unknown[]) => runGuarded(shared.refresh, session, args, (payload) => session.refresh(payload)));
+    socket.on(Events.history, (...args: unknown[]) => runGuarded(shared.history, session, args, (payload) => session.history(payload)));
     socket.on('disconnect', (reason: string) => session.end(reason));
     session.start();
   });
@@ -82,45 +111,75 @@ class ClientSession implements GuardedSocket {
 
   /** A child logger with the connection's fields, made for each use rather than kept per socket. */
   get logger(): Logger {
-    const { agentId, clientId, email } = this.data;
-    return this.nsp.ctx.logger.child({ namespace: this.nsp.name, agentId, clientId, email, socketId: this.socket.id });
+    // Ids only: the email is personal data, logged once on the connect line (LOG_PERSONAL_DATA).
+    const { agentId, clientId } = this.data;
+    return this.nsp.ctx.logger.child({ namespace: this.nsp.name, agentId, clientId, socketId: this.socket.id });
   }
 
   private get presenceEntry(): RuntimeEntry {
     return { socketId: this.socket.id, replicaId: this.nsp.ctx.replicaId };
   }
 
-  /** Joins the rooms, starts the expiry timers, registers presence and sends `session`. */
+  /**
+   * Joins the rooms, starts the expiry timers, registers presence and sends `session`. With a
+   * `lastMessageId`, what the client missed is replayed first, while live broadcasts are held
+   * (see {@link ReplayGates}); `session` then says whether the replay happened.
+   */
   start(): void {
-    const { ctx } = this.nsp;
+    const { ctx, gates } = this.nsp;
     const data = this.data;
     const { agentId, clientId, sub } = data;
+    const lastMessageId = (this.socket.handshake.auth as { lastMessageId?: unknown } | undefined)?.lastMessageId;
+    const recovering = lastMessageId !== undefined;
+    if (recovering) gates.hold(this.socket);
     const rooms = [Rooms.client(agentId, clientId), Rooms.clients(agentId), Rooms.subject(sub)];
     if (clientId === ADMIN_CLIENT_ID) rooms.push(Rooms.admins(agentId));
-    this.socket.join(rooms);
+    void this.socket.join(rooms);
     this.timers.reschedule(data.tokenExpiresAt === null ? null : Date.parse(data.tokenExpiresAt));
 
-    const emitSession = (agentOnline: boolean) => {
-      const session: SessionInfo = { clientId, agentId, agentOnline, tokenExpiresAt: data.tokenExpiresAt };
-      this.socket.emit(Events.session, session);
-    };
-    Promise.all([ctx.store.presence.addClient(agentId, this.presenceEntry), ctx.store.presence.listRuntimes(agentId)]).then(
-      ([, runtimes]) => emitSession(runtimes.length > 0),
+    const online = Promise.all([ctx.store.presence.addClient(agentId, this.presenceEntry), ctx.store.presence.listRuntimes(agentId)]).then(
+      ([, runtimes]) => runtimes.length > 0,
       (err) => {
         this.logger.error({ err }, 'presence unavailable; session reports the agent offline');
-        emitSession(false);
+        return false;
       },
     );
+    const replay: Promise<Replay | undefined> = recovering
+      ? replayMissed(ctx, this.nsp.relay.conversations, data, lastMessageId, this.logger)
+      : Promise.resolve(undefined);
+    void Promise.all([online, replay]).then(([agentOnline, replayed]) => {
+      for (const message of replayed?.messages ?? []) this.socket.emit(Events.message, message);
+      const session: SessionInfo = {
+        clientId,
+        agentId,
+        agentOnline,
+        tokenExpiresAt: data.tokenExpiresAt,
+        ...(replayed === undefined ? {} : { recovered: replayed.recovered }),
+      };
+      this.socket.emit(Events.session, session);
+      if (replayed) gates.release(this.socket, new Set(replayed.messages.map((m) => m.id)));
+    });
   }
 
   send(payload: ClientMessage): SendAck | Promise<SendAck> {
     const tooLarge = payloadError(payload.text, payload.data, this.nsp.ctx.config.MAX_MESSAGE_BYTES);
     if (tooLarge) return errorAck(tooLarge);
     const data = this.data;
-    return this.nsp.relay.relayClientMessage(data, data.agentId, payload);
+    return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, payload);
   }
 
-  refresh({ token }: AuthRefresh): RefreshAck {
+  async history({ before, limit }: HistoryRequest): Promise<HistoryAck> {
+    const { agentId, clientId } = this.data;
+    const page = await this.nsp.relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
+    return { ok: true, ...page };
+  }
+
+  /**
+   * Swaps the session's token. A deactivated `sub` is refused here too (and its session closed):
+   * the deactivation broadcast is fire-and-forget, so a session that missed it must not live on by
+   * refreshing.
+   */
+  async refresh({ token }: AuthRefresh): Promise<RefreshAck> {
     const result = this.nsp.ctx.jwt.verify(token);
     if (!result.ok) {
       const code = result.code === 'TOKEN_EXPIRED' ? 'TOKEN_EXPIRED' : 'TOKEN_INVALID';
@@ -131,6 +190,22 @@ class ClientSession implements GuardedSocket {
     if (next.sub !== data.sub || next.clientId !== data.clientId) return errorAck('SUB_MISMATCH');
     if (next.agentIds && !next.agentIds.includes(data.agentId)) {
       return errorAck('TOKEN_INVALID', 'the new token does not allow this agentId');
+    }
+    let deactivated: boolean;
+    try {
+      deactivated = await this.nsp.ctx.store.deactivations.isDeactivated(data.sub);
+    } catch (err) {
+      this.logger.warn({ err }, 'deactivation check failed; refresh refused');
+      return errorAck('SERVER_UNAVAILABLE');
+    }
+    if (deactivated) {
+      this.logger.info('refresh of a deactivated user; closing session');
+      // After the ack has gone out: the client learns why its refresh failed, then why it is dropped.
+      setImmediate(() => {
+        closeSession(this.socket, 'USER_DEACTIVATED');
+        this.socket.disconnect();
+      });
+      return errorAck('USER_DEACTIVATED');
     }
     data.tokenExpiresAt = next.expiresAtMs === null ? null : new Date(next.expiresAtMs).toISOString();
     data.roles = next.roles;
@@ -146,6 +221,7 @@ class ClientSession implements GuardedSocket {
   end(reason: string): void {
     const { ctx } = this.nsp;
     this.timers.clear();
+    this.nsp.gates.drop(this.socket);
     ctx.metrics.connections.dec({ namespace: this.nsp.name });
     const logger = this.logger;
     logger.info({ reason }, 'client disconnected');

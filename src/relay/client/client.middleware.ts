@@ -1,8 +1,15 @@
 import type { Socket } from 'socket.io';
-import { connectionInfo } from '../connection-info';
-import { handshakeMiddleware, HandshakeError, notDraining, underFailureLimit, type HandshakeCheck } from '../handshake';
-import { checkAgentId } from '../agent/agent.middleware';
-import { Namespaces } from '../protocol';
+import type { ConnectionInfoRegistry } from '../../net/connection-info';
+import {
+  checkAgentId,
+  handshakeMiddleware,
+  HandshakeError,
+  notDraining,
+  readFailureBudget,
+  verifiedUnderFailureLimit,
+  type HandshakeCheck,
+} from '../handshake';
+import { Namespaces } from '../../protocol';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import type { ClientIdentity } from '../../auth/identity';
 
@@ -14,17 +21,20 @@ export function clientMiddleware(ctx: RelayContext) {
   const identities = new WeakMap<Socket, ClientIdentity>();
   const checks: HandshakeCheck[] = [
     notDraining(ctx),
-    originAllowed(ctx.config.CORS_ORIGINS),
-    underFailureLimit(ctx),
-    (socket) => {
+    originAllowed(ctx.config.CORS_ORIGINS, ctx.connections),
+    readFailureBudget(ctx),
+    (socket, attempt) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
       const result = ctx.jwt.verify(auth?.token);
       // Nothing reads the token after this check (its expiry is in socket.data), so the handshake
       // does not keep it: a bearer token per socket for the session's life, in memory and in heap dumps.
       if (auth) auth.token = undefined;
+      const sub = result.ok ? result.identity.sub : result.sub;
+      if (sub !== undefined) attempt.identity = `sub:${sub}`;
       if (!result.ok) throw new HandshakeError(result.code);
       identities.set(socket, result.identity);
     },
+    verifiedUnderFailureLimit(ctx),
     (socket) => {
       // Taken out, not just read: the map would otherwise hold every identity as long as its socket.
       const identity = identities.get(socket)!;
@@ -34,7 +44,8 @@ export function clientMiddleware(ctx: RelayContext) {
       const data: ClientSocketData = {
         clientId: identity.clientId,
         sub: identity.sub,
-        ...(identity.email === undefined ? {} : { email: identity.email }),
+        // Kept only for the connect line, and not at all when it may not be logged.
+        ...(identity.email === undefined || !ctx.config.LOG_PERSONAL_DATA ? {} : { email: identity.email }),
         roles: identity.roles,
         agentId,
         tokenExpiresAt: identity.expiresAtMs === null ? null : new Date(identity.expiresAtMs).toISOString(),
@@ -49,7 +60,8 @@ export function clientMiddleware(ctx: RelayContext) {
   ];
   return handshakeMiddleware(ctx, Namespaces.client, checks, (socket) => {
     const data = socket.data as ClientSocketData;
-    return { agentId: data.agentId, clientId: data.clientId, sub: data.sub, email: data.email };
+    const email = ctx.config.LOG_PERSONAL_DATA ? { email: data.email } : {};
+    return { agentId: data.agentId, clientId: data.clientId, sub: data.sub, ...email };
   });
 }
 
@@ -57,11 +69,11 @@ export function clientMiddleware(ctx: RelayContext) {
  * Browsers always send Origin on websocket and polling requests, and `cors` settings do not
  * stop a websocket, so the allowlist is enforced here. Non-browser peers send none.
  */
-function originAllowed(origins: readonly string[]): HandshakeCheck {
+function originAllowed(origins: readonly string[], connections: ConnectionInfoRegistry): HandshakeCheck {
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (socket) => {
-    const { origin } = connectionInfo(socket);
+    const { origin } = connections.of(socket);
     if (any || origin === undefined || allowed.has(origin)) return;
     throw new HandshakeError('ORIGIN_NOT_ALLOWED');
   };

@@ -1,2 +1,2 @@
 export { RelayAgent, RelayAgentError, type MessageHandler, type RelayAgentOptions } from './relay-agent';
-export type { AgentInboundMessage, MessageData } from '../../relay/protocol';
+export type { AgentInboundMessage, MessageData } from '../../protocol';

@@ -1,8 +1,11 @@
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import { io, type Socket } from 'socket.io-client';
 import {
+  AckCodes,
   Events,
   Namespaces,
+  type AckError,
   type AgentInboundMessage,
   type AgentToHubEvents,
   type DebugAck,
@@ -10,12 +13,12 @@ import {
   type HubToAgentEvents,
   type MessageData,
   type SendAck,
-} from '../../relay/protocol';
+} from '../../protocol';
 
 export interface RelayAgentOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
   url: string;
-  /** One of the hub's AGENT_API_KEYS. */
+  /** One of the hub's AGENT_API_KEYS, or a managed API key with the `agent:connect` scope for this bot. */
   apiKey: string;
   /** The bot this runtime serves. */
   agentId: string;
@@ -29,7 +32,11 @@ export interface RelayAgentOptions {
   ackTimeoutMs?: number;
 }
 
-/** A refused handshake or an error ack, with the hub's code. */
+/**
+ * A refused handshake or an error ack, with the hub's code. `retryable` on an ack error says whether
+ * sending again may succeed: `SERVER_UNAVAILABLE` (the conversation log could not be written, so the
+ * reply was not delivered) and `RATE_LIMITED` are; `INVALID_PAYLOAD` and `PAYLOAD_TOO_LARGE` are not.
+ */
 export class RelayAgentError extends Error {
   constructor(
     readonly code: string,
@@ -55,8 +62,9 @@ type AgentEvents = {
  *
  * Incoming messages are acknowledged on receipt (the hub then acks the client) and handed to the
  * `onMessage` handler once per `id`, even when the hub redelivers a message whose first delivery
- * was not confirmed. A refused handshake with a terminal code (a wrong API key, a bad agentId)
- * stops the runtime with an `error` event; anything else is retried with backoff.
+ * was not confirmed. A refused handshake with a terminal code (a wrong API key, a bad agentId), or
+ * a session the hub closed for good (`session:closed` `API_KEY_REVOKED`), stops the runtime with an
+ * `error` event (`RelayAgentError`, `retryable: false`); anything else is retried with backoff.
  *
  * @example
  * const agent = new RelayAgent({ url: 'http://localhost:3000', apiKey: process.env.AGENT_API_KEY!, agentId: 'support-bot' });
@@ -67,7 +75,8 @@ type AgentEvents = {
  */
 export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly socket: Socket<HubToAgentEvents, AgentToHubEvents>;
-  private readonly handled = new Set<string>();
+  /** Ids of messages already handed to the handler, to drop redeliveries (bounded by dedupeSize). */
+  private readonly handled: LRUCache<string, true>;
   private handler: MessageHandler = () => {};
   private attempt = 0;
   private retryTimer?: NodeJS.Timeout;
@@ -75,6 +84,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
 
   constructor(private readonly options: RelayAgentOptions) {
     super();
+    this.handled = new LRUCache<string, true>({ max: options.dedupeSize ?? 10_000 });
     this.socket = io(`${options.url}${Namespaces.agent}`, {
       path: `${options.path ?? ''}/socket.io/`,
       transports: ['websocket'],
@@ -97,6 +107,13 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
       this.report(data ? new RelayAgentError(data.code, `handshake refused: ${data.code}`, true) : err);
       this.scheduleReconnect();
     });
+    // The hub ends a session it will not take back (API_KEY_REVOKED: the key was deleted) with a
+    // final code just before disconnecting; retrying with the same key would only be refused.
+    this.socket.on(Events.sessionClosed, (info) => {
+      if (info.retryable) return;
+      this.stop();
+      this.report(new RelayAgentError(info.code, `session closed by the hub: ${info.code}`, false));
+    });
     this.socket.on('disconnect', (reason) => {
       this.emit('disconnect', reason);
       if (reason !== 'io client disconnect') this.scheduleReconnect();
@@ -104,7 +121,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
     this.socket.on(Events.message, (message, ack) => {
       if (typeof ack === 'function') ack({ ok: true });
       if (this.handled.has(message.id)) return;
-      this.remember(message.id);
+      this.handled.set(message.id, true);
       Promise.resolve()
         .then(() => this.handler(message))
         .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
@@ -142,21 +159,25 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
     });
   }
 
-  /** Sends text to one client (every tab of it) or to all clients of the bot with `'*'`. */
+  /**
+   * Sends text to one client (every tab of it) or to all clients of the bot with `'*'`. Resolves once
+   * the hub has written it to the conversation log (SPEC §8), so a client that is offline now gets it
+   * when it reconnects; rejects with a {@link RelayAgentError} (`retryable` for `SERVER_UNAVAILABLE`).
+   */
   async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {
-    const ack: SendAck = await this.socket
+    const ack = (await this.socket
       .timeout(this.options.ackTimeoutMs ?? 10_000)
-      .emitWithAck(Events.reply, { to, text, ...(data ? { data } : {}), ...(replyTo ? { replyTo } : {}) });
-    if (!ack.ok) throw new RelayAgentError(ack.error.code, ack.error.message);
+      .emitWithAck(Events.reply, { to, text, ...(data ? { data } : {}), ...(replyTo ? { replyTo } : {}) })) as SendAck;
+    if (!ack.ok) throw ackError(ack.error);
     return { id: ack.id, ts: ack.ts };
   }
 
   /** Sends a trace to the bot's admin clients; `clientId` labels the conversation. */
   async debug(trace: unknown, clientId?: string): Promise<void> {
-    const ack: DebugAck = await this.socket
+    const ack = (await this.socket
       .timeout(this.options.ackTimeoutMs ?? 10_000)
-      .emitWithAck(Events.debug, { trace, ...(clientId ? { clientId } : {}) });
-    if (!ack.ok) throw new RelayAgentError(ack.error.code, ack.error.message);
+      .emitWithAck(Events.debug, { trace, ...(clientId ? { clientId } : {}) })) as DebugAck;
+    if (!ack.ok) throw ackError(ack.error);
   }
 
   /** Disconnects and stops reconnecting. */
@@ -186,12 +207,13 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
       if (!this.stopped) this.socket.connect();
     }, delay);
   }
+}
 
-  private remember(id: string): void {
-    this.handled.add(id);
-    if (this.handled.size > (this.options.dedupeSize ?? 10_000)) {
-      // Sets iterate in insertion order: drop the oldest id.
-      this.handled.delete(this.handled.values().next().value as string);
-    }
-  }
+/** The error of a refused `reply` or `debug`, retryable as the protocol's catalogue says. */
+function ackError(error: AckError): RelayAgentError {
+  return new RelayAgentError(
+    error.code,
+    error.message,
+    (AckCodes as Record<string, { retryable: boolean }>)[error.code]?.retryable ?? false,
+  );
 }

@@ -1,4 +1,5 @@
-import { HandshakeCodes, SessionClosedCodes, type AckCode, type HandshakeCode, type SessionClosedCode } from '../../relay/protocol';
+// The retryable lists, not the catalogues: their descriptions would add about 1 KB to the bundle.
+import { isRetryable, type AckCode, type HandshakeCode, type SessionClosedCode } from '../../protocol';
 
 /** Codes raised by the SDK itself, on top of the hub's handshake, session and ack codes. */
 export const SdkCodes = {
@@ -12,6 +13,10 @@ export const SdkCodes = {
   TOKEN_TIMEOUT: 'TOKEN_TIMEOUT',
   /** A connection attempt failed without a hub code (hub down, connection limit, network). */
   CONNECT_FAILED: 'CONNECT_FAILED',
+  /** `history()` while the chat is not connected, or its connection dropped before the answer. */
+  NOT_CONNECTED: 'NOT_CONNECTED',
+  /** `persist` storage threw (quota, disabled); reported once, the last message id stays in memory. */
+  STORAGE_FAILED: 'STORAGE_FAILED',
 } as const;
 export type SdkCode = keyof typeof SdkCodes;
 
@@ -19,7 +24,7 @@ export type SdkCode = keyof typeof SdkCodes;
 export type RelayChatErrorCode = SdkCode | HandshakeCode | SessionClosedCode | AckCode;
 
 /**
- * The error type of the embed SDK: `send` rejections and `error` events.
+ * The error type of the embed SDK: `send` and `history` rejections and `error` events.
  *
  * @example
  * chat.send('hi').catch((e) => {
@@ -54,37 +59,30 @@ export interface FailureContext {
  * Classifies a `connect_error` code. A missing code means a refusal before the Socket.IO handshake
  * (server down, connection limit, draining replica): always worth another attempt.
  */
-export function classifyHandshake(
-  code: string | undefined,
-  retryable: boolean | undefined,
-  ctx: FailureContext,
-): Verdict {
+export function classifyHandshake(code: string | undefined, retryable: boolean | undefined, ctx: FailureContext): Verdict {
   if (code === undefined) return 'retry';
   // A getter may hand out a token signed with a rotated secret: give it one more chance.
   if (code === 'TOKEN_INVALID') return ctx.refreshable && !ctx.invalidRetried ? 'retry' : 'stop';
   // A fixed string can never become fresh again.
   if (code === 'TOKEN_EXPIRED') return ctx.refreshable ? 'retry' : 'stop';
-  const known = (HandshakeCodes as Record<string, { retryable: boolean }>)[code];
-  return (retryable ?? known?.retryable) ? 'retry' : 'stop';
+  return (retryable ?? isRetryable('handshake', code)) ? 'retry' : 'stop';
 }
 
 /**
  * Classifies the code of a `session:closed` that preceded an `io server disconnect`. Without a code
  * the hub ended the session for a reason it did not announce; reconnecting is the safe reading.
  */
-export function classifySessionClosed(
-  code: string | undefined,
-  retryable: boolean | undefined,
-  ctx: FailureContext,
-): Verdict {
+export function classifySessionClosed(code: string | undefined, retryable: boolean | undefined, ctx: FailureContext): Verdict {
   if (code === undefined) return 'retry';
   if (code === 'TOKEN_EXPIRED') return ctx.refreshable ? 'retry' : 'stop';
-  const known = (SessionClosedCodes as Record<string, { retryable: boolean }>)[code];
-  return (retryable ?? known?.retryable) ? 'retry' : 'stop';
+  return (retryable ?? isRetryable('sessionClosed', code)) ? 'retry' : 'stop';
 }
 
-/** The {@link RelayChatError} for an error ack; `retryable` marks codes where a later resend may succeed. */
+/**
+ * The {@link RelayChatError} for an error ack; `retryable` (from the protocol's catalogue) marks
+ * codes where a later resend may succeed.
+ */
 export function errorFromAck(error: { code?: string; message?: string } | undefined, fallback: string): RelayChatError {
   const code = error?.code ?? 'INVALID_PAYLOAD';
-  return new RelayChatError(code, error?.message ?? fallback, code === 'RATE_LIMITED' || code === 'AGENT_OFFLINE' || code === 'TIMEOUT');
+  return new RelayChatError(code, error?.message ?? fallback, isRetryable('ack', code));
 }

@@ -12,13 +12,13 @@ export class Emitter<Events extends object> {
   on<K extends keyof Events>(event: K, listener: Listener<Events[K]>): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener as Listener<never>);
+    set.add(listener);
     return () => this.off(event, listener);
   }
 
   /** Removes a listener added with {@link on}. */
   off<K extends keyof Events>(event: K, listener: Listener<Events[K]>): void {
-    this.listeners.get(event)?.delete(listener as Listener<never>);
+    this.listeners.get(event)?.delete(listener);
   }
 
   protected emit<K extends keyof Events>(event: K, payload: Events[K]): void {

@@ -1,5 +1,6 @@
-import { AGENT_ID_PATTERN, Namespaces } from '../../relay/protocol';
+import { AGENT_ID_PATTERN, Namespaces } from '../../protocol';
 import type { BackoffOptions } from './backoff';
+import type { PersistOption } from './resume-point';
 import type { TokenOption } from './token-source';
 
 /**
@@ -45,6 +46,13 @@ export interface RelayChatOptions {
   maxMessageBytes?: number;
   /** How many recent inbound message ids are remembered to drop duplicates. Default 1000. */
   dedupeLimit?: number;
+  /**
+   * Where the id of the last message seen is kept, so that the reconnect after a page reload
+   * replays what the page missed (every reconnect of a running chat does so anyway). `true`
+   * (default): `sessionStorage` where the page has one (one entry per hub, bot and token `sub`);
+   * `false`: memory only; or a storage of your own, e.g. `localStorage` to resume across tabs.
+   */
+  persist?: PersistOption;
 }
 
 /** The parts of the options the connection itself needs, checked and normalised. */

@@ -1,4 +1,4 @@
-import type { MessageData } from '../../relay/protocol';
+import type { MessageData } from '../../protocol';
 import { RelayChatError, SdkCodes } from './codes';
 
 export const DEFAULT_OUTBOX_LIMIT = 100;
@@ -46,6 +46,11 @@ export class Outbox {
     return new Promise<SendResult>((resolve, reject) => {
       this.entries.push({ clientMessageId: this.newId(), text, data, flight: undefined, resolve, reject });
     });
+  }
+
+  /** Whether a message with this `clientMessageId` still waits for its ack. */
+  has(clientMessageId: unknown): boolean {
+    return this.entries.some((entry) => entry.clientMessageId === clientMessageId);
   }
 
   /** The oldest entry, the next to transmit. */

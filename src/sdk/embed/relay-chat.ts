@@ -5,20 +5,23 @@ import {
   type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
+  type ClientAuth,
   type HandshakeErrorData,
   type HubToClientEvents,
   type MessageData,
   type SendAck,
   type SessionClosed,
   type SessionInfo,
-} from '../../relay/protocol';
+} from '../../protocol';
 import { Backoff } from './backoff';
 import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
 import { Emitter } from './emitter';
+import { historyRequest, notConnected, requestHistory, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
 import { Outbox, type OutboxEntry, type SendResult } from './outbox';
 import { checkPayload } from './payload';
 import { RecentIds } from './recent-ids';
+import { ResumePoint } from './resume-point';
 import { TokenSource } from './token-source';
 import { watchWakeSignals } from './wake-signals';
 
@@ -29,17 +32,37 @@ export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
 export interface StateChange {
   state: ConnectionState;
   code?: RelayChatErrorCode | (string & {});
+  /**
+   * On `connected`, when the handshake carried a `lastMessageId`: `true` when every message the chat
+   * missed was replayed (as `message` events, before this state), `false` when none was (a `gap`
+   * event follows). Absent on a first connect with nothing to resume from.
+   */
+  recovered?: boolean;
+}
+
+/** Payload of the `gap` event: the hub could not replay what came after `lastMessageId`. */
+export interface Gap {
+  lastMessageId: string;
 }
 
 /** Events of {@link RelayChat} and their payloads. */
 export interface RelayChatEvents {
   state: StateChange;
-  /** A message from the bot (duplicates dropped by `id`). */
+  /**
+   * A message of the conversation: the bot's (`author: 'agent'`), or the user's own sent from
+   * another tab (`author: 'user'`). Messages missed while offline are replayed on reconnect;
+   * duplicates are dropped by `id`, and this tab's own sends never come back through here.
+   */
   message: ClientInboundMessage;
   /** The bot went online or offline; also emitted once per session with the status at connect. */
   'agent:status': AgentStatus;
   /** Session details sent by the hub after each connect. */
   session: SessionInfo;
+  /**
+   * After a `connected` with `recovered: false`: messages may have been missed (too many, or the
+   * hub's log no longer holds the last one seen); reload the conversation with `history()`.
+   */
+  gap: Gap;
   /** A failure the SDK recovers from (it retries) or that the integrator may want to log. */
   error: RelayChatError;
 }
@@ -53,7 +76,8 @@ type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
  * @example
  * const chat = new RelayChat({ url: 'https://relay.example.com', agentId: 'support-bot', token: getToken });
  * chat.on('state', ({ state, code }) => setBanner(state === 'disconnected' ? `Chat ended (${code})` : state));
- * chat.on('message', (m) => render(m.text));
+ * chat.on('message', (m) => render(m.author, m.text));
+ * chat.on('gap', () => chat.history().then(({ messages }) => rerender(messages)));
  * chat.on('error', (e) => console.warn(e.code, e.message));
  * const { id } = await chat.send('Hello!');
  * chat.close();
@@ -64,12 +88,16 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private readonly backoff: Backoff;
   private readonly outbox: Outbox;
   private readonly seen: RecentIds;
+  private readonly resume: ResumePoint;
   private readonly unwatch: () => void;
   private current: ConnectionState = 'connecting';
   private socket: ClientSocket | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private sessionTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private invalidRetried = false;
+  /** Whether the current socket has handed the app a message or acked a send (see {@link history}). */
+  private deliveredOnSocket = false;
 
   constructor(options: RelayChatOptions) {
     super();
@@ -78,6 +106,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.backoff = new Backoff(options.backoff);
     this.outbox = new Outbox(options.outboxLimit);
     this.seen = new RecentIds(options.dedupeLimit);
+    const { uri, path, agentId } = this.endpoint;
+    this.resume = new ResumePoint([uri, path, agentId], options.persist ?? true, (e) => this.emit('error', e));
     this.unwatch = watchWakeSignals(() => this.wake());
     // Deferred so listeners added right after `new` see the first state.
     queueMicrotask(() => {
@@ -107,6 +137,36 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     return result;
   }
 
+  /**
+   * Loads a page of the conversation's earlier messages: the newest `limit` (default 50, at most
+   * 100) older than `before`, or the newest of all without it; `messages` are oldest first, and
+   * `hasMore` says whether older ones remain (pass `messages[0].id` as the next `before`).
+   * The ids returned count as seen, so a later replay of them is not emitted as `message`.
+   *
+   * It needs a live connection and does not wait for one: while the chat is `connecting` it rejects
+   * at once with `NOT_CONNECTED` (retryable), so call it from the `connected` state event (or on
+   * `gap`). It also rejects with `NOT_CONNECTED` when the connection drops before the answer, with
+   * `TIMEOUT` after `ackTimeoutMs`, with the hub's ack code (`INVALID_PAYLOAD`, `RATE_LIMITED`,
+   * `SERVER_UNAVAILABLE`, …), and with `CLOSED` after `close()`.
+   */
+  history(options?: HistoryOptions): Promise<HistoryPage> {
+    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    const request = historyRequest(options);
+    if (request instanceof RelayChatError) return Promise.reject(request);
+    const socket = this.socket;
+    if (!socket?.connected || this.current !== 'connected') {
+      return Promise.reject(notConnected());
+    }
+    return requestHistory(socket, request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
+      for (const message of page.messages) this.seen.seen(message.id);
+      const newest = page.messages[page.messages.length - 1];
+      // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
+      // from, unless this connection already delivered something (that is at least as new).
+      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest.id);
+      return page;
+    });
+  }
+
   /** Disconnects for good; pending sends reject with `CLOSED`. */
   close(): void {
     if (!this.stopped) this.stop(undefined);
@@ -125,6 +185,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.stopped) return;
 
     const { uri, path, agentId } = this.endpoint;
+    const lastMessageId = this.resume.forToken(token);
+    const auth: ClientAuth = lastMessageId === undefined ? { token, agentId } : { token, agentId, lastMessageId };
     // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
     // stale token, so every attempt is a fresh socket that this class retries itself.
     const socket: ClientSocket = io(uri, {
@@ -132,16 +194,22 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       transports: ['websocket'],
       forceNew: true,
       reconnection: false,
-      auth: (cb) => cb({ token, agentId }),
+      auth: (cb) => cb(auth),
     });
     this.socket = socket;
+    this.deliveredOnSocket = false;
     let closedBy: SessionClosed | undefined;
 
     socket.on('connect', () => {
-      this.backoff.reset();
       this.invalidRetried = false;
-      this.setState('connected');
-      this.flush();
+      // A hub that accepted the socket but never sends `session` (its shared state hangs) would
+      // otherwise leave the chat connecting for good, with its outbox held.
+      this.sessionTimer = setTimeout(() => {
+        if (socket !== this.socket) return;
+        this.dispose(socket);
+        this.emit('error', new RelayChatError(SdkCodes.CONNECT_FAILED, 'the hub sent no session', true));
+        this.retry();
+      }, this.endpoint.ackTimeoutMs);
     });
     socket.on('connect_error', (err) => {
       this.dispose(socket);
@@ -165,12 +233,25 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     socket.on(Events.sessionClosed, (info) => {
       closedBy = info;
     });
+    // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
     socket.on(Events.session, (info) => {
+      clearTimeout(this.sessionTimer);
+      this.backoff.reset();
+      const recovered = lastMessageId !== undefined && typeof info?.recovered === 'boolean' ? info.recovered : undefined;
+      this.setState('connected', undefined, recovered);
+      if (socket !== this.socket) return;
       this.emit('session', info);
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
+      if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
+      this.flush();
     });
     socket.on(Events.message, (message) => {
-      if (typeof message?.id === 'string' && this.seen.seen(message.id)) return;
+      if (typeof message?.id === 'string') {
+        if (this.seen.seen(message.id)) return;
+        this.delivered(message.id);
+      }
+      // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
+      if (message?.author === 'user' && this.outbox.has(message.clientMessageId)) return;
       this.emit('message', message);
     });
     socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
@@ -216,8 +297,18 @@ export class RelayChat extends Emitter<RelayChatEvents> {
 
   private settle(entry: OutboxEntry, ack: RelayChatError | SendAck | undefined): void {
     if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
-    else if (ack?.ok) this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
-    else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
+    else if (ack?.ok) {
+      // The message is in the conversation now; a replay of it must not come back as an inbound one.
+      this.seen.seen(ack.id);
+      this.delivered(ack.id);
+      this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
+    } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
+  }
+
+  /** Moves the resume point to a message the app now has. */
+  private delivered(id: string): void {
+    this.deliveredOnSocket = true;
+    this.resume.set(id);
   }
 
   private retry(): void {
@@ -236,6 +327,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private dispose(socket: ClientSocket): void {
     // Grounded first: closing fails the socket's pending acks, and those must not settle anything.
     this.outbox.groundAll();
+    clearTimeout(this.sessionTimer);
     socket.off();
     socket.close();
     if (this.socket === socket) this.socket = undefined;
@@ -251,9 +343,12 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.setState('disconnected', code);
   }
 
-  private setState(state: ConnectionState, code?: string): void {
+  private setState(state: ConnectionState, code?: string, recovered?: boolean): void {
     if (state === this.current) return;
     this.current = state;
-    this.emit('state', code === undefined ? { state } : { state, code });
+    const change: StateChange = { state };
+    if (code !== undefined) change.code = code;
+    if (recovered !== undefined) change.recovered = recovered;
+    this.emit('state', change);
   }
 }

@@ -46,7 +46,10 @@ export class TokenSource {
         (value) => {
           clearTimeout(timer);
           if (typeof value === 'string' && value !== '') resolve(value);
-          else reject(new RelayChatError(SdkCodes.TOKEN_FETCH_FAILED, 'token getter resolved to something other than a non-empty string', true));
+          else
+            reject(
+              new RelayChatError(SdkCodes.TOKEN_FETCH_FAILED, 'token getter resolved to something other than a non-empty string', true),
+            );
         },
         (err: unknown) => {
           clearTimeout(timer);

@@ -7,6 +7,10 @@ export class MemoryDeactivationStore implements DeactivationStore {
     return this.subs.has(sub);
   }
 
+  async deactivatedAmong(subs: readonly string[]): Promise<Set<string>> {
+    return new Set(subs.filter((sub) => this.subs.has(sub)));
+  }
+
   async deactivate(sub: string): Promise<void> {
     this.subs.add(sub);
   }

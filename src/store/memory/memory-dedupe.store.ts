@@ -1,17 +1,29 @@
+import { LRUCache } from 'lru-cache';
 import type { DedupeRecord, DedupeStore } from '../store';
-import { TtlMap } from './ttl-map';
 
+/** Records kept at most by the single in-memory replica (about 20 MB); the oldest go first. */
+export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;
+
+/**
+ * Dedupe records of the single replica, each for its TTL, in an LRU cache bounded by count as
+ * well: past the bound (a sustained rate above MAX / DEDUPE_WINDOW_S), the least recently used
+ * record goes early and a late retry of it would be delivered again, which bounded memory is worth.
+ */
 export class MemoryDedupeStore implements DedupeStore {
-  readonly records = new TtlMap<DedupeRecord>();
+  readonly records: LRUCache<string, DedupeRecord>;
+
+  constructor(maxRecords = MEMORY_DEDUPE_MAX_RECORDS) {
+    this.records = new LRUCache<string, DedupeRecord>({ max: maxRecords, ttlAutopurge: false });
+  }
 
   async claim(key: string, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
     const existing = this.records.get(key);
     if (existing) return existing;
-    this.records.set(key, record, ttlS * 1000);
+    this.records.set(key, record, { ttl: ttlS * 1000 });
     return null;
   }
 
   async markDelivered(key: string, record: DedupeRecord, ttlS: number): Promise<void> {
-    this.records.set(key, { ...record, delivered: true }, ttlS * 1000);
+    this.records.set(key, { ...record, delivered: true }, { ttl: ttlS * 1000 });
   }
 }

@@ -1,9 +1,12 @@
+import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
+import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
+import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
-import { MemoryCounterStore } from './memory-counter.store';
 import { MemoryDeactivationStore } from './memory-deactivation.store';
 import { MemoryDedupeStore } from './memory-dedupe.store';
 import { MemoryPresenceStore } from './memory-presence.store';
+import { MemoryLimiterFactory } from './memory-limiters';
 import { MemoryUserStore } from './memory-user.store';
 
 /** State of the embedded single replica. Lost on restart. */
@@ -14,10 +17,20 @@ export class MemoryStore implements Store {
   readonly presence = new MemoryPresenceStore();
   readonly users = new MemoryUserStore();
   readonly apiKeys = new MemoryApiKeyStore();
-  readonly counters = new MemoryCounterStore();
+  readonly limiters = new MemoryLimiterFactory();
+  readonly conversations: MemoryConversationLog;
+  readonly departures = new MemoryAgentDepartures();
+
+  constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
+    this.conversations = new MemoryConversationLog(
+      log.limits ?? { maxMessages: 200, ttlS: 604800 },
+      log.bounds ?? { maxConversations: 10000, maxMessages: 200000 },
+    );
+  }
 
   async close(): Promise<void> {
-    this.dedupe.records.close();
-    this.counters.counters.close();
+    this.dedupe.records.clear();
+    this.departures.marks.clear();
+    await this.conversations.close();
   }
 }

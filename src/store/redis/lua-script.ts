@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /**
  * A Lua script run with EVALSHA, falling back to EVAL once when the server does not know it yet
@@ -12,7 +12,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(body).digest('hex');
   }
 
-  async run<T = unknown>(client: Redis, keys: string[], args: (string | number)[] = []): Promise<T> {
+  async run<T = unknown>(client: RedisClient, keys: string[], args: (string | number)[] = []): Promise<T> {
     try {
       return (await client.evalsha(this.sha, keys.length, ...keys, ...args)) as T;
     } catch (err) {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import { hashTag, type RedisClient } from './redis-client';
 import type { ApiKeyRecord, ApiKeyStore } from '../store';
 import { LuaScript } from './lua-script';
 
@@ -26,12 +26,14 @@ export class RedisApiKeyStore implements ApiKeyStore {
   private readonly used: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
-    this.keys = `${prefix}apikeys`;
-    this.byHash = `${prefix}apikeys:hash`;
-    this.used = `${prefix}apikeys:used`;
+    // One hash tag: DELETE, TOUCH and `create`'s MULTI touch several of them.
+    const tag = `${prefix}${hashTag('apikeys')}`;
+    this.keys = `${tag}:records`;
+    this.byHash = `${tag}:hash`;
+    this.used = `${tag}:used`;
   }
 
   async list(): Promise<ApiKeyRecord[]> {

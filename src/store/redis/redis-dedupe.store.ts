@@ -1,17 +1,16 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { DedupeRecord, DedupeStore } from '../store';
 
 /** Dedupe records as plain keys with EX; the claim is one `SET NX GET` (Redis ≥ 7.0), so atomic. */
 export class RedisDedupeStore implements DedupeStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
   async claim(key: string, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
     const existing = (await this.redis.call('SET', this.key(key), JSON.stringify(record), 'EX', seconds(ttlS), 'NX', 'GET')) as
-      | string
-      | null;
+      string | null;
     return existing === null ? null : (JSON.parse(existing) as DedupeRecord);
   }
 

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import { hashTag, type RedisClient } from './redis-client';
 import type { AgentPresence, PresenceStore, RuntimeEntry } from '../store';
 import { LUA_NOW, LuaScript } from './lua-script';
 
@@ -16,24 +16,25 @@ export interface LiveEntries {
 }
 
 // Per bot two sorted sets (runtimes, clients) whose members are entries and whose scores are expiry
-// times on the Redis clock, plus an index of bots scored by their latest expiry. Expired members are
-// pruned by every write and skipped by every read, so a dead replica's entries vanish after the TTL.
+// times on the Redis clock, under the bot's hash tag `{agentId}` so a script touching both shares a
+// slot on a Cluster. Bots are indexed in INDEX_BUCKETS sorted sets (by a hash of the id, so no one
+// slot takes every write) scored by their latest expiry; the index is written apart from the bot's
+// keys, never relied on for counts, and pruned by score. Expired members are pruned by every write
+// and skipped by every read, so a dead replica's entries vanish after the TTL.
+const INDEX_BUCKETS = 16;
 
+// KEYS: this set. ARGV: member, ttlMs.
 const ADD = new LuaScript(`${LUA_NOW}
-local exp = now + tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZADD', KEYS[1], exp, ARGV[1])
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], 'GT', exp, ARGV[3])
-return redis.call('ZCARD', KEYS[1])`);
+return { redis.call('ZCARD', KEYS[1]), now + tonumber(ARGV[2]) }`);
 
-// KEYS: this set, the bot's other set, index. ARGV: member, agentId.
+// KEYS: this set.
 const REMOVE = new LuaScript(`${LUA_NOW}
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local n = redis.call('ZCARD', KEYS[1])
-if n == 0 and redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') == 0 then redis.call('ZREM', KEYS[3], ARGV[2]) end
-return n`);
+return redis.call('ZCARD', KEYS[1])`);
 
 const LIVE_MEMBERS = new LuaScript(`${LUA_NOW}
 return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')`);
@@ -41,62 +42,57 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')`);
 const COUNTS = new LuaScript(`${LUA_NOW}
 return { redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'), redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') }`);
 
-// KEYS: index. ARGV: key prefix. Standalone Redis only: bot keys are derived inside the script.
-const LIST = new LuaScript(`${LUA_NOW}
+// KEYS: an index bucket. Returns its live bot ids.
+const LIVE_AGENTS = new LuaScript(`${LUA_NOW}
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local out = {}
-for _, agentId in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  local r = redis.call('ZCOUNT', ARGV[1] .. agentId .. ':runtimes', '(' .. now, '+inf')
-  local c = redis.call('ZCOUNT', ARGV[1] .. agentId .. ':clients', '(' .. now, '+inf')
-  if r + c > 0 then table.insert(out, agentId); table.insert(out, r); table.insert(out, c)
-  else redis.call('ZREM', KEYS[1], agentId) end
-end
-return out`);
+return redis.call('ZRANGE', KEYS[1], 0, -1)`);
 
-// KEYS: runtimes, clients, index. ARGV: ttlMs, agentId, runtime count, runtime members…, client members….
-// Returns -1 when this call pruned the bot's last runtimes (their replica died or lost Redis for a
-// TTL), 1 when its own runtimes brought the bot back from none, else 0. Pruning is atomic, so
-// exactly one replica sees each transition, and it announces it.
+// KEYS: runtimes, clients. ARGV: ttlMs, runtime count, runtime members…, client members….
+// Returns { change, expiry }: change -1 when this call pruned the bot's last runtimes (their replica
+// died or lost Redis for a TTL), 1 when its own runtimes brought the bot back from none, else 0.
+// Pruning is atomic, so exactly one replica sees each transition, and it announces it.
 const REFRESH = new LuaScript(`${LUA_NOW}
-local ttl = tonumber(ARGV[1]); local exp = now + ttl; local nr = tonumber(ARGV[3])
+local ttl = tonumber(ARGV[1]); local exp = now + ttl; local nr = tonumber(ARGV[2])
 local pruned = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local before = redis.call('ZCARD', KEYS[1])
-for i = 4, #ARGV do
-  local key = KEYS[2]; if i < 4 + nr then key = KEYS[1] end
+for i = 3, #ARGV do
+  local key = KEYS[2]; if i < 3 + nr then key = KEYS[1] end
   redis.call('ZADD', key, exp, ARGV[i])
 end
 for _, key in ipairs({ KEYS[1], KEYS[2] }) do
   if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
 end
-redis.call('ZADD', KEYS[3], 'GT', exp, ARGV[2])
 local after = redis.call('ZCARD', KEYS[1])
-if before == 0 and after > 0 then return 1 end
-if pruned > 0 and after == 0 then return -1 end
-return 0`);
+local change = 0
+if before == 0 and after > 0 then change = 1 end
+if pruned > 0 and after == 0 then change = -1 end
+return { change, exp }`);
 
 /** Cluster-wide presence with per-entry TTL, refreshed by the replica holding the socket. */
 export class RedisPresenceStore implements PresenceStore {
   private readonly ttlMs: number;
-  private readonly index: string;
+  private readonly indexPrefix: string;
   private readonly botPrefix: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     ttlS: number,
   ) {
     this.ttlMs = Math.max(1, ttlS) * 1000;
-    this.index = `${prefix}presence:agents`;
-    this.botPrefix = `${prefix}presence:bot:`;
+    this.indexPrefix = `${prefix}presence:agents:`;
+    this.botPrefix = `${prefix}presence:`;
   }
 
-  addRuntime(agentId: string, entry: RuntimeEntry): Promise<number> {
-    return ADD.run<number>(this.redis, [this.runtimes(agentId), this.index], [member(entry), this.ttlMs, agentId]);
+  async addRuntime(agentId: string, entry: RuntimeEntry): Promise<number> {
+    const [count, expiry] = await ADD.run<[number, number]>(this.redis, [this.runtimes(agentId)], [member(entry), this.ttlMs]);
+    await this.index(agentId, expiry);
+    return count;
   }
 
   removeRuntime(agentId: string, entry: RuntimeEntry): Promise<number> {
-    return REMOVE.run<number>(this.redis, [this.runtimes(agentId), this.clients(agentId), this.index], [member(entry), agentId]);
+    return REMOVE.run<number>(this.redis, [this.runtimes(agentId)], [member(entry)]);
   }
 
   async listRuntimes(agentId: string): Promise<RuntimeEntry[]> {
@@ -104,19 +100,18 @@ export class RedisPresenceStore implements PresenceStore {
   }
 
   async addClient(agentId: string, entry: RuntimeEntry): Promise<void> {
-    await ADD.run(this.redis, [this.clients(agentId), this.index], [member(entry), this.ttlMs, agentId]);
+    const [, expiry] = await ADD.run<[number, number]>(this.redis, [this.clients(agentId)], [member(entry), this.ttlMs]);
+    await this.index(agentId, expiry);
   }
 
   async removeClient(agentId: string, entry: RuntimeEntry): Promise<void> {
-    await REMOVE.run(this.redis, [this.clients(agentId), this.runtimes(agentId), this.index], [member(entry), agentId]);
+    await REMOVE.run(this.redis, [this.clients(agentId)], [member(entry)]);
   }
 
   async listAgents(): Promise<AgentPresence[]> {
-    const flat = await LIST.run<(string | number)[]>(this.redis, [this.index], [this.botPrefix]);
-    const agents: AgentPresence[] = [];
-    for (let i = 0; i < flat.length; i += 3) {
-      agents.push({ agentId: String(flat[i]), runtimes: Number(flat[i + 1]), clients: Number(flat[i + 2]) });
-    }
+    const buckets = Array.from({ length: INDEX_BUCKETS }, (_, i) => LIVE_AGENTS.run<string[]>(this.redis, [this.bucket(i)]));
+    const ids = [...new Set((await Promise.all(buckets)).flat())];
+    const agents = (await Promise.all(ids.map((agentId) => this.getAgent(agentId)))).filter((a) => a.runtimes + a.clients > 0);
     return agents.sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
   }
 
@@ -132,32 +127,48 @@ export class RedisPresenceStore implements PresenceStore {
    * Redis for a TTL) or back online (its own runtimes re-registered where none were left).
    */
   async refresh(live: LiveEntries[]): Promise<AgentStatusChange[]> {
-    if (live.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const { agentId, runtimes, clients } of live) {
-      const keys = [this.runtimes(agentId), this.clients(agentId), this.index];
-      const args = [this.ttlMs, agentId, runtimes.length, ...runtimes.map(member), ...clients.map(member)];
-      // EVAL in a pipeline: the script body is small and a NOSCRIPT fallback cannot run mid-pipeline.
-      pipeline.eval(REFRESH.body, keys.length, ...keys, ...args);
-    }
-    const results = (await pipeline.exec()) ?? [];
-    const failed = results.find(([err]) => err);
-    if (failed) throw failed[0];
+    // One script per bot (each bot's keys are in its own slot), sent without waiting in between.
+    const results = await Promise.allSettled(
+      live.map(async ({ agentId, runtimes, clients }) => {
+        const args = [this.ttlMs, runtimes.length, ...runtimes.map(member), ...clients.map(member)];
+        const [change, expiry] = await REFRESH.run<[number, number]>(this.redis, [this.runtimes(agentId), this.clients(agentId)], args);
+        await this.index(agentId, expiry);
+        return change;
+      }),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     const changes: AgentStatusChange[] = [];
     live.forEach(({ agentId }, i) => {
-      const change = results[i]?.[1];
+      const result = results[i];
+      const change = result.status === 'fulfilled' ? result.value : 0;
       if (change === 1 || change === -1) changes.push({ agentId, online: change === 1 });
     });
     return changes;
   }
 
+  private index(agentId: string, expiry: number): Promise<unknown> {
+    return this.redis.zadd(this.bucket(bucketOf(agentId)), 'GT', expiry, agentId);
+  }
+
+  private bucket(i: number): string {
+    return `${this.indexPrefix}${hashTag(`agents-${i}`)}`;
+  }
+
   private runtimes(agentId: string): string {
-    return `${this.botPrefix}${agentId}:runtimes`;
+    return `${this.botPrefix}${hashTag(agentId)}:runtimes`;
   }
 
   private clients(agentId: string): string {
-    return `${this.botPrefix}${agentId}:clients`;
+    return `${this.botPrefix}${hashTag(agentId)}:clients`;
   }
+}
+
+/** A stable bucket per bot id (FNV-1a), the same on every replica. */
+function bucketOf(agentId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < agentId.length; i++) h = Math.imul(h ^ agentId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % INDEX_BUCKETS;
 }
 
 function member(entry: RuntimeEntry): string {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import { hashTag, type RedisClient } from './redis-client';
 import { DuplicateError, type UserQuery, type UserRecord, type UserStore } from '../store';
 import { LuaScript } from './lua-script';
 
@@ -54,12 +54,14 @@ export class RedisUserStore implements UserStore {
   private readonly order: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
-    this.users = `${prefix}users`;
-    this.emails = `${prefix}users:email`;
-    this.order = `${prefix}users:order`;
+    // One hash tag: the scripts touch all three keys, so on a Cluster they share a slot.
+    const tag = `${prefix}${hashTag('users')}`;
+    this.users = `${tag}:records`;
+    this.emails = `${tag}:email`;
+    this.order = `${tag}:order`;
   }
 
   async list(query: UserQuery): Promise<{ items: UserRecord[]; total: number }> {

@@ -1,17 +1,22 @@
-import type Redis from 'ioredis';
+import type { ConversationLogLimits } from '../conversation-log';
+import type { RedisClient } from './redis-client';
 import type { Store } from '../store';
+import { RedisAgentDepartures } from './redis-agent-departures.store';
 import { RedisApiKeyStore } from './redis-api-key.store';
-import { RedisCounterStore } from './redis-counter.store';
+import { RedisLimiterFactory } from './redis-limiters';
 import { RedisDeactivationStore } from './redis-deactivation.store';
 import { RedisDedupeStore } from './redis-dedupe.store';
 import { RedisPresenceStore } from './redis-presence.store';
 import { RedisUserStore } from './redis-user.store';
+import { RedisConversationLog } from './redis-conversation.log';
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `relay:`), so several hubs or tests can share one Redis. */
   prefix?: string;
   /** Lifetime of presence entries unless refreshed (PRESENCE_TTL_S). */
   presenceTtlS?: number;
+  /** Conversation log trim and TTL (HISTORY_MAX_MESSAGES, HISTORY_TTL_S). */
+  history?: ConversationLogLimits;
 }
 
 /**
@@ -25,16 +30,20 @@ export class RedisStore implements Store {
   readonly presence: RedisPresenceStore;
   readonly users: RedisUserStore;
   readonly apiKeys: RedisApiKeyStore;
-  readonly counters: RedisCounterStore;
+  readonly limiters: RedisLimiterFactory;
+  readonly conversations: RedisConversationLog;
+  readonly departures: RedisAgentDepartures;
 
-  constructor(redis: Redis, options: RedisStoreOptions = {}) {
+  constructor(redis: RedisClient, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'relay:';
     this.dedupe = new RedisDedupeStore(redis, prefix);
     this.deactivations = new RedisDeactivationStore(redis, prefix);
     this.presence = new RedisPresenceStore(redis, prefix, options.presenceTtlS ?? 30);
     this.users = new RedisUserStore(redis, prefix);
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
-    this.counters = new RedisCounterStore(redis, prefix);
+    this.limiters = new RedisLimiterFactory(redis, prefix);
+    this.departures = new RedisAgentDepartures(redis, prefix);
+    this.conversations = new RedisConversationLog(redis, prefix, options.history ?? { maxMessages: 200, ttlS: 604800 });
   }
 
   async close(): Promise<void> {}

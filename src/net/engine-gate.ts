@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'socket.io';
-import type { ClientIpResolver } from '../http/client-ip';
+import type { ClientIpResolver } from './client-ip';
 import type { HubMetrics } from '../metrics/metrics';
-import { engineConnectionInfo, installConnectionInfo } from './connection-info';
+import type { ConnectionInfoRegistry } from './connection-info';
 
 export interface EngineGateOptions {
   maxConnections: number;
   maxConnectionsPerIp: number;
   clientIp: ClientIpResolver;
+  connections: ConnectionInfoRegistry;
   metrics: HubMetrics;
   isDraining(): boolean;
 }
@@ -20,10 +21,10 @@ interface GatedConnection {
  * Refuses connections before the Socket.IO handshake (and before the websocket upgrade): while
  * draining, and beyond the per-replica and per-IP connection limits. Such refusals carry no code;
  * the SDKs retry them with backoff, and behind a load balancer the retry lands on another replica.
- * Installs {@link installConnectionInfo} first: the gate counts connections by the address it records.
+ * Installs the connection registry first: the gate counts connections by the address it records.
  */
 export function installEngineGate(io: Server, options: EngineGateOptions): void {
-  installConnectionInfo(io, options.clientIp);
+  options.connections.install(io, options.clientIp);
   const perIp = new Map<string, number>();
   let total = 0;
 
@@ -49,7 +50,7 @@ export function installEngineGate(io: Server, options: EngineGateOptions): void 
   };
 
   io.engine.on('connection', (conn: GatedConnection) => {
-    const { ip } = engineConnectionInfo(conn);
+    const { ip } = options.connections.ofConnection(conn);
     total++;
     perIp.set(ip, (perIp.get(ip) ?? 0) + 1);
     // `on`, not `once`: engine.io emits `close` once, and `once` would add a wrapper per connection.

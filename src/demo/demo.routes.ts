@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { Router } from 'express';
-import type { JwtService } from '../../auth/jwt.service';
-import { ValidationError } from '../errors';
+import type { JwtService } from '../auth/jwt.service';
+import { ValidationError } from '../http/errors';
 import { demoPage } from './demo.page';
 
 /** The bot the demo page talks to; the in-process echo agent serves it. */
@@ -14,6 +14,8 @@ export interface DemoDeps {
   agentId?: string;
   /** Lifetime of a demo token. Short, so the page exercises the SDK's in-band refresh. Default 300. */
   tokenTtlSeconds?: number;
+  /** Link `/asyncapi` and `/api` from the page. Default true. */
+  docsLinks?: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,7 +36,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function demoRouter(deps: DemoDeps): Router {
   const agentId = deps.agentId ?? DEMO_AGENT_ID;
   const tokenTtlSeconds = deps.tokenTtlSeconds ?? 300;
-  const page = demoPage({ agentId, tokenTtlSeconds });
+  const page = demoPage({ agentId, tokenTtlSeconds, docsLinks: deps.docsLinks ?? true });
   const router = Router();
 
   router.get('/', (_req, res) => {
@@ -47,7 +49,7 @@ export function demoRouter(deps: DemoDeps): Router {
     if (requested !== undefined && (typeof requested !== 'string' || !UUID.test(requested))) {
       throw new ValidationError([{ path: 'body.user', message: 'must be a user id returned by this route' }]);
     }
-    const user = (requested as string | undefined)?.toLowerCase() ?? randomUUID();
+    const user = requested?.toLowerCase() ?? randomUUID();
     const { token, expiresAt } = deps.jwt.sign({ sub: `demo-${user}`, agentIds: [agentId] }, tokenTtlSeconds);
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json({ data: { token, expiresAt: expiresAt.toISOString(), user }, success: true });

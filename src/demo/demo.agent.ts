@@ -1,7 +1,7 @@
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../logging/logger';
-import { RelayAgent } from '../../sdk/agent';
+import type { Logger } from '../logging/logger';
+import { RelayAgent } from '../sdk/agent';
 import { DEMO_AGENT_ID } from './demo.routes';
 
 export interface DemoAgentOptions {
@@ -32,7 +32,11 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
   let closed = false;
   const start = () => {
     if (closed) return;
-    agent = new RelayAgent({ url: loopbackUrl(httpServer.address() as AddressInfo), apiKey: options.apiKey, agentId: options.agentId ?? DEMO_AGENT_ID });
+    agent = new RelayAgent({
+      url: loopbackUrl(httpServer.address() as AddressInfo),
+      apiKey: options.apiKey,
+      agentId: options.agentId ?? DEMO_AGENT_ID,
+    });
     const runtime = agent;
     runtime.on('error', (err) => options.logger.warn({ err }, 'demo agent error'));
     runtime.onMessage(async (m) => {

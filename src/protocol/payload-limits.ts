@@ -1,4 +1,4 @@
-import type { MessageData } from './protocol';
+import type { MessageData } from '.';
 
 /**
  * Deepest nesting of arrays and objects accepted in `data` and debug traces. Everything that

@@ -1,0 +1,34 @@
+/** A message of a conversation, as it was delivered on the wire (H→C `message`). */
+export interface ConversationMessageDto {
+  /**
+   * UUIDv7 of the message.
+   * @example "0190f5c2-8a4b-7c3d-9e1f-123456789abc"
+   */
+  id: string;
+  /** @example "2025-01-15T09:30:00.000Z" */
+  ts: Date;
+  /** @example "support-bot" */
+  agentId: string;
+  /**
+   * `agent` for replies, REST publishes and broadcasts; `user` for the user's messages.
+   * @example "agent"
+   */
+  author: 'agent' | 'user';
+  /** @example "Your order has shipped." */
+  text: string;
+  /**
+   * Optional JSON object delivered with the text.
+   * @example {"orderId":"<order_id>"}
+   */
+  data?: { [key: string]: unknown };
+  /**
+   * Id of the client message an agent message answers.
+   * @example "0190f5c2-8a4b-7c3d-9e1f-123456789abb"
+   */
+  replyTo?: string;
+  /**
+   * On `user` messages: the sender's `clientMessageId`.
+   * @example "<client_message_id>"
+   */
+  clientMessageId?: string;
+}

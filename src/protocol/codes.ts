@@ -1,0 +1,101 @@
+/**
+ * Every code a peer of the hub can receive, as data: what it means and whether retrying (with a
+ * fresh token, after a pause, on another replica) may succeed. The SDKs decide on `retryable`
+ * from here; README and the AsyncAPI document list these catalogues.
+ */
+import type { AckError } from './payloads';
+
+/**
+ * Handshake refusals: codes carried by `connect_error` as `err.data = { code, retryable }`.
+ * Retryable codes may succeed on a later attempt (with a fresh token, after a pause, elsewhere).
+ */
+export const HandshakeCodes = {
+  API_KEY_INVALID: {
+    retryable: false,
+    description: 'the apiKey is missing or not one the hub accepts (AGENT_API_KEYS, or a managed key with the agent:connect scope)',
+  },
+  AGENT_ID_REQUIRED: { retryable: false, description: 'agentId missing from the handshake auth' },
+  AGENT_ID_INVALID: { retryable: false, description: 'agentId is not 1–128 chars of [A-Za-z0-9._:-]' },
+  TOKEN_REQUIRED: { retryable: false, description: 'token missing from the handshake auth' },
+  TOKEN_INVALID: {
+    retryable: false,
+    description: 'token fails verification (signature, algorithm, issuer, audience, exp required, claims)',
+  },
+  TOKEN_EXPIRED: { retryable: true, description: 'token is past exp; a fresh token may work' },
+  SUB_REQUIRED: { retryable: false, description: 'token has no non-empty string sub' },
+  SUB_RESERVED: { retryable: false, description: 'sub "admin" without the ADMIN role' },
+  AGENT_NOT_ALLOWED: {
+    retryable: false,
+    description: "agentId is not in the token's agentIds claim, or not among the managed API key's agentIds",
+  },
+  USER_DEACTIVATED: { retryable: false, description: 'the user (sub) is deactivated' },
+  ORIGIN_NOT_ALLOWED: { retryable: false, description: 'the page Origin is not in CORS_ORIGINS' },
+  RATE_LIMITED: { retryable: true, description: 'too many failed handshakes from this address; retry later' },
+  SERVER_SHUTTING_DOWN: { retryable: true, description: 'this replica is draining; retry (another replica will answer)' },
+  SERVER_UNAVAILABLE: { retryable: true, description: 'a check could not run (shared state unreachable); retry later' },
+} as const;
+export type HandshakeCode = keyof typeof HandshakeCodes;
+
+/** Codes of `session:closed`. */
+export const SessionClosedCodes = {
+  TOKEN_EXPIRED: { retryable: true, description: 'the token reached exp without auth:refresh' },
+  USER_DEACTIVATED: { retryable: false, description: 'the user was deactivated' },
+  RATE_LIMITED: { retryable: true, description: 'the socket kept sending after being rate limited' },
+  API_KEY_REVOKED: { retryable: false, description: 'the managed API key the runtime connected with was deleted (agent namespace)' },
+} as const;
+export type SessionClosedCode = keyof typeof SessionClosedCodes;
+
+/** Codes of error acks to `message`, `reply`, `debug` and `auth:refresh`. */
+export const AckCodes = {
+  AGENT_OFFLINE: { retryable: true, description: 'no runtime of the bot is connected' },
+  TIMEOUT: { retryable: true, description: 'the chosen runtime did not acknowledge within AGENT_ACK_TIMEOUT_MS' },
+  INVALID_PAYLOAD: { retryable: false, description: 'the payload does not match the event schema' },
+  PAYLOAD_TOO_LARGE: { retryable: false, description: 'text or the whole payload exceeds MAX_MESSAGE_BYTES' },
+  RATE_LIMITED: { retryable: true, description: 'this socket sends faster than its message rate limit' },
+  TOKEN_INVALID: { retryable: false, description: 'the refresh token fails verification' },
+  TOKEN_EXPIRED: { retryable: false, description: 'the refresh token is already expired' },
+  SUB_MISMATCH: { retryable: false, description: 'the refresh token has another sub or admin status' },
+  USER_DEACTIVATED: { retryable: false, description: 'auth:refresh of a deactivated user; the session is closed next' },
+  SERVER_UNAVAILABLE: { retryable: true, description: 'the hub could not reach its shared state; retry later' },
+} as const;
+export type AckCode = keyof typeof AckCodes;
+
+/** An error ack with the code's description as `message` unless a more specific one is given. */
+export function errorAck(code: AckCode, message: string = AckCodes[code].description): { ok: false; error: AckError } {
+  return { ok: false, error: { code, message } };
+}
+
+/**
+ * `code` of REST problem+json responses, with the HTTP status each comes with. A code that also
+ * exists in the handshake catalogue means the same condition there.
+ */
+export const ProblemCodes = {
+  VALIDATION_FAILED: { status: 400, description: 'the request is invalid; `errors` lists the fields' },
+  BAD_REQUEST: { status: 400, description: 'the request could not be read' },
+  AUTHORIZATION_MALFORMED: { status: 401, description: 'the Authorization header is not "Bearer <token>"' },
+  TOKEN_REQUIRED: { status: 401, description: 'no bearer token' },
+  TOKEN_INVALID: { status: 401, description: 'the token fails verification, as in the handshake' },
+  TOKEN_EXPIRED: { status: 401, description: 'the token is past exp' },
+  SUB_REQUIRED: { status: 401, description: 'the token has no non-empty string sub' },
+  SUB_RESERVED: { status: 401, description: 'the token has sub "admin" without the ADMIN role' },
+  API_KEY_REQUIRED: { status: 401, description: 'no api-key header (REST only: the handshake has no separate code for a missing key)' },
+  API_KEY_INVALID: { status: 401, description: 'the key is not one the hub accepts (unknown or deleted), as in the handshake' },
+  METRICS_TOKEN_REQUIRED: { status: 401, description: '/metrics needs Authorization: Bearer METRICS_TOKEN' },
+  ROLE_REQUIRED: {
+    status: 403,
+    description: 'the token lacks the role the operation needs (ADMIN routes: an admin token signed with ADMIN_JWT_SECRET)',
+  },
+  SCOPE_REQUIRED: { status: 403, description: 'the api key lacks the scope the operation needs' },
+  USER_DEACTIVATED: { status: 403, description: 'the user is deactivated' },
+  AGENT_NOT_ALLOWED: { status: 403, description: "the bot is not in the api key's agentIds" },
+  RECIPIENT_NOT_ALLOWED: { status: 403, description: 'the api key may not publish to "admin" (adminRecipient is false)' },
+  NOT_FOUND: { status: 404, description: 'no such resource or route' },
+  EMAIL_TAKEN: { status: 409, description: 'another user has this email' },
+  ID_TAKEN: { status: 409, description: 'a user with this id exists' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'the body exceeds REST_BODY_LIMIT_BYTES or the message exceeds MAX_MESSAGE_BYTES' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'the body is not application/json' },
+  RATE_LIMITED: { status: 429, description: 'too many failed authentications from this address; see Retry-After' },
+  INTERNAL: { status: 500, description: 'an unexpected error; logged by the hub' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'the conversation log is unreachable; nothing was done, retry later' },
+} as const;
+export type ProblemCode = keyof typeof ProblemCodes;

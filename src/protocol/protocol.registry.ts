@@ -1,0 +1,176 @@
+import type { TSchema } from '@sinclair/typebox';
+import { DebugAckSchema, HistoryAckSchema, RefreshAckSchema, RuntimeAckSchema, SendAckSchema } from './ack.schemas';
+import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
+import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schemas';
+import { Events, Namespaces } from './names';
+import {
+  AgentInboundMessageSchema,
+  AgentStatusSchema,
+  AuthExpiringSchema,
+  ClientInboundMessageSchema,
+  DebugTraceSchema,
+  SessionClosedSchema,
+  SessionInfoSchema,
+} from './outbound.schemas';
+import type { AgentToHubEvents, ClientToHubEvents, HubToAgentEvents, HubToClientEvents } from './payloads';
+import { AgentDebugSchema, AgentReplySchema, AuthRefreshSchema, ClientMessageSchema, HistoryRequestSchema } from './schemas';
+
+/**
+ * The relay protocol as data: for each namespace its handshake and every event in each direction
+ * with the schema of its payload and of its ack. The AsyncAPI document is generated from this, and
+ * the validators the hub runs use the same schemas. Adding an event is adding one entry here (after
+ * its name in `names.ts`, its type in `payloads.ts` and its schema): the `satisfies` clauses fail
+ * the build when an entry is missing, extra, or has a schema of another type than the event map.
+ */
+
+/** One event as the generator and tests walk it. */
+export interface EventSpec {
+  /** One line for people. */
+  summary: string;
+  payload: TSchema;
+  /** The ack the receiver answers with, when the event takes one. */
+  ack?: TSchema;
+  /** The codes of a catalogue this event can carry, when it carries one (`session:closed`). */
+  codes?: readonly (HandshakeCode | AckCode | SessionClosedCode)[];
+}
+
+/** What the events of a Socket.IO event map carry: the payload, and the ack when there is one. */
+type Args<F> = F extends (...args: infer A) => void ? A : never;
+type AckOf<F> = Args<F> extends [unknown, (res: infer R) => void] ? R : never;
+
+/** A schema whose static type is `T`. */
+type SchemaOf<T> = TSchema & { static: T };
+
+/** An event entry whose schemas have the types of its event map; `ack` exactly when the map has one. */
+type TypedEventSpec<F> = Omit<EventSpec, 'payload' | 'ack'> & { payload: SchemaOf<Args<F>[0]> } & ([AckOf<F>] extends [never]
+    ? { ack?: undefined }
+    : { ack: SchemaOf<AckOf<F>> });
+
+/** Every event of an event map, by name. */
+type Direction<Map> = { [E in keyof Map]: TypedEventSpec<Map[E]> };
+
+/** The untyped view the generator and tests walk. */
+export interface NamespaceSpec {
+  /** The Socket.IO namespace. */
+  path: string;
+  title: string;
+  description: string;
+  /** Who connects here: the peer on the other side of the hub. */
+  peer: string;
+  /** The handshake `auth` object. */
+  auth: TSchema;
+  /** `err.data` of a refused handshake, and the codes this namespace refuses with. */
+  refusal: TSchema;
+  refusalCodes: readonly HandshakeCode[];
+  /** Events the hub receives from the peer (C→H, A→H). */
+  receive: Readonly<Record<string, EventSpec>>;
+  /** Events the hub sends to the peer (H→C, H→A). */
+  send: Readonly<Record<string, EventSpec>>;
+}
+
+const client = {
+  path: Namespaces.client,
+  title: 'Browser chat clients',
+  description: 'One socket per browser tab, for one user (JWT sub) and one bot (agentId).',
+  peer: 'C',
+  auth: ClientAuthSchema,
+  refusal: HandshakeErrorDataSchema,
+  refusalCodes: [
+    'ORIGIN_NOT_ALLOWED',
+    'RATE_LIMITED',
+    'SERVER_SHUTTING_DOWN',
+    'SERVER_UNAVAILABLE',
+    'TOKEN_REQUIRED',
+    'TOKEN_INVALID',
+    'TOKEN_EXPIRED',
+    'SUB_REQUIRED',
+    'SUB_RESERVED',
+    'AGENT_ID_REQUIRED',
+    'AGENT_ID_INVALID',
+    'AGENT_NOT_ALLOWED',
+    'USER_DEACTIVATED',
+  ],
+  receive: {
+    [Events.message]: {
+      summary: 'A chat message to the bot; acked once the chosen runtime acknowledged it.',
+      payload: ClientMessageSchema,
+      ack: SendAckSchema,
+    },
+    [Events.authRefresh]: {
+      summary: 'A fresh token (same sub and admin status) for the running session.',
+      payload: AuthRefreshSchema,
+      ack: RefreshAckSchema,
+    },
+    [Events.history]: {
+      summary: "A page of the conversation's earlier messages, oldest first.",
+      payload: HistoryRequestSchema,
+      ack: HistoryAckSchema,
+    },
+  } satisfies Direction<ClientToHubEvents>,
+  send: {
+    [Events.session]: { summary: 'Right after connect, before any other event.', payload: SessionInfoSchema },
+    [Events.message]: {
+      summary: "A message of the conversation: the bot's, or the user's own from another tab.",
+      payload: ClientInboundMessageSchema,
+    },
+    [Events.agentStatus]: { summary: 'The bot went from 0 to ≥ 1 runtimes, or back.', payload: AgentStatusSchema },
+    [Events.authExpiring]: { summary: '60 s before the token expires (at once if less is left).', payload: AuthExpiringSchema },
+    [Events.sessionClosed]: {
+      summary: 'Just before the hub ends the session.',
+      payload: SessionClosedSchema,
+      codes: ['TOKEN_EXPIRED', 'USER_DEACTIVATED', 'RATE_LIMITED'],
+    },
+    [Events.debug]: { summary: "A runtime's trace; admin sockets only.", payload: DebugTraceSchema },
+  } satisfies Direction<HubToClientEvents>,
+} satisfies NamespaceSpec;
+
+const agent = {
+  path: Namespaces.agent,
+  title: 'Agent runtimes',
+  description: 'One socket per runtime of a bot (agentId); several runtimes may serve one bot.',
+  peer: 'A',
+  auth: AgentAuthSchema,
+  refusal: HandshakeErrorDataSchema,
+  refusalCodes: [
+    'RATE_LIMITED',
+    'SERVER_SHUTTING_DOWN',
+    'SERVER_UNAVAILABLE',
+    'API_KEY_INVALID',
+    'AGENT_ID_REQUIRED',
+    'AGENT_ID_INVALID',
+    'AGENT_NOT_ALLOWED',
+  ],
+  receive: {
+    [Events.reply]: {
+      summary: "A reply to one client, or to all the bot's clients with to '*'.",
+      payload: AgentReplySchema,
+      ack: SendAckSchema,
+    },
+    [Events.debug]: {
+      summary: "A trace for the bot's admin sockets; clientId labels the conversation.",
+      payload: AgentDebugSchema,
+      ack: DebugAckSchema,
+    },
+  } satisfies Direction<AgentToHubEvents>,
+  send: {
+    [Events.message]: {
+      summary: 'A client message, to one runtime of the bot; the runtime acks it on receipt.',
+      payload: AgentInboundMessageSchema,
+      ack: RuntimeAckSchema,
+    },
+    [Events.sessionClosed]: {
+      summary: 'Just before the hub ends the session.',
+      payload: SessionClosedSchema,
+      codes: ['API_KEY_REVOKED'],
+    },
+  } satisfies Direction<HubToAgentEvents>,
+} satisfies NamespaceSpec;
+
+/** Both namespaces, keyed by the name the AsyncAPI document gives their channels. */
+export const ProtocolRegistry: Readonly<Record<'client' | 'agent', NamespaceSpec>> = { client, agent };
+
+/**
+ * Socket.IO's own names for the handshake: the CONNECT packet carries `auth`, a refusal is a
+ * CONNECT_ERROR that the client sees as the `connect_error` event.
+ */
+export const HandshakeNames = { connect: 'connect', refusal: 'connect_error' } as const;

@@ -1,0 +1,72 @@
+import type { HubConfig } from '../config/config';
+import type { HubMetrics } from '../metrics/metrics';
+import type { ConversationLog, HistoryPage, LoggedMessage, Recovery } from '../store/conversation-log';
+
+/** Thrown when a message could not be written to the log: the sender must get SERVER_UNAVAILABLE. */
+export class LogUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('the conversation log could not be written', { cause });
+    this.name = 'LogUnavailableError';
+  }
+}
+
+/**
+ * The relay's view of the conversation log (SPEC §8): writes before delivery, counts, and turns into
+ * no-ops when HISTORY_ENABLED is false (nothing recorded, nothing recovered, empty history).
+ */
+export class Conversations {
+  readonly enabled: boolean;
+
+  constructor(
+    private readonly log: ConversationLog,
+    private readonly config: HubConfig,
+    private readonly metrics: HubMetrics,
+  ) {
+    this.enabled = config.HISTORY_ENABLED;
+  }
+
+  /**
+   * Records `message` in the conversation of `clientId` (or the bot's broadcasts for null) before
+   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been.
+   */
+  async record(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
+    if (!this.enabled) return;
+    try {
+      await this.log.append(agentId, clientId, message);
+      this.metrics.logAppends.inc({ author: message.author, result: 'ok' });
+    } catch (err) {
+      this.metrics.logAppends.inc({ author: message.author, result: 'error' });
+      throw new LogUnavailableError(err);
+    }
+  }
+
+  /** What a client that last saw `afterId` missed, all or nothing (RECOVERY_MAX_MESSAGES). */
+  async recover(agentId: string, clientId: string, afterId: string): Promise<Recovery> {
+    if (!this.enabled) return { ok: false, reason: 'unknown' };
+    const result = await this.log.readAfter(agentId, clientId, afterId, this.config.RECOVERY_MAX_MESSAGES);
+    this.metrics.replays.inc({ recovered: String(result.ok) });
+    if (result.ok) this.metrics.replayedMessages.inc(result.messages.length);
+    return result;
+  }
+
+  /** A page of history, oldest first. */
+  async page(
+    agentId: string,
+    clientId: string,
+    before: string | undefined,
+    limit: number,
+    source: 'socket' | 'rest',
+  ): Promise<HistoryPage> {
+    this.metrics.historyReads.inc({ source });
+    if (!this.enabled) return { messages: [], hasMore: false };
+    return this.log.readBefore(agentId, clientId, before, limit);
+  }
+
+  deleteConversation(agentId: string, clientId: string): Promise<boolean> {
+    return this.log.deleteConversation(agentId, clientId);
+  }
+
+  deleteUser(clientId: string): Promise<number> {
+    return this.log.deleteUser(clientId);
+  }
+}

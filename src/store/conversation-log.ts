@@ -1,0 +1,62 @@
+import type { ClientInboundMessage } from '../protocol';
+
+/** A message of a conversation log, exactly as it is (or was) delivered on the wire. */
+export type LoggedMessage = ClientInboundMessage;
+
+/** What {@link ConversationLog.readAfter} found after the client's last seen id. */
+export type Recovery =
+  | { ok: true; messages: LoggedMessage[] }
+  /** `unknown`: the id is not in the log (trimmed, expired, never there); `too-many`: more than `max` are missing. */
+  | { ok: false; reason: 'unknown' | 'too-many' };
+
+/** A page of a conversation, oldest first, and whether older messages exist. */
+export interface HistoryPage {
+  messages: LoggedMessage[];
+  hasMore: boolean;
+}
+
+/** Bounds every implementation applies. */
+export interface ConversationLogLimits {
+  /** Messages kept per conversation, and per bot for broadcasts (HISTORY_MAX_MESSAGES). */
+  maxMessages: number;
+  /** Seconds a log lives after its last append (HISTORY_TTL_S). */
+  ttlS: number;
+}
+
+/**
+ * The conversation log of SPEC §8: per `(agentId, clientId)` every message in order, plus one log
+ * per bot of its broadcasts (`to: '*'`), merged into every conversation's reads. Written before
+ * delivery, so `append` resolving means the message survives this replica; a rejection means it
+ * may not, and the sender must be told so.
+ */
+export interface ConversationLog {
+  /**
+   * Appends `message` to the conversation of `clientId`, or to the bot's broadcasts when
+   * `clientId` is null. Idempotent by `message.id`: a retried delivery does not log twice.
+   */
+  append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void>;
+  /** Every message after `afterId`, oldest first, all or nothing: at most `max` of them. */
+  readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery>;
+  /** The newest `limit` messages older than `before` (or the newest of all); an unknown `before` gives an empty page. */
+  readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage>;
+  /** Erases one conversation (not the bot's broadcasts); true when it existed. */
+  deleteConversation(agentId: string, clientId: string): Promise<boolean>;
+  /** Erases every conversation of `clientId` with every bot; resolves with how many there were. */
+  deleteUser(clientId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Merges a conversation's and the bot's broadcast entries, each sorted ascending by `compare`, into
+ * one ascending list. Both implementations order entries by a sequence they assign on append.
+ */
+export function mergeSorted<T>(a: readonly T[], b: readonly T[], compare: (x: T, y: T) => number): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && compare(a[i], b[j]) <= 0)) out.push(a[i++]);
+    else out.push(b[j++]);
+  }
+  return out;
+}
