@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
-import { DEMO_AGENT_ID } from '../../src/http/demo/demo.routes';
+import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { mintToken } from '../helpers/tokens';
 import { launchChromium } from './chromium';
 
@@ -12,6 +12,7 @@ const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'dist/main.js');
 // Fixed secrets, so the page's localStorage user and the admin token below stay valid across restarts.
 const JWT_SECRET = 'demo-restart-secret-long-enough-for-hs256!!';
+const ADMIN_JWT_SECRET = 'demo-restart-admin-secret-long-enough-too!!';
 const AGENT_KEY = 'demo-restart-agent-key-0123456789';
 
 /** A port nothing listens on now, reused by every start of the hub in one test. */
@@ -45,6 +46,7 @@ class HubProcess {
         PORT: String(this.port),
         HOST: '127.0.0.1',
         JWT_SECRET,
+        ADMIN_JWT_SECRET,
         AGENT_API_KEYS: AGENT_KEY,
         LOG_LEVEL: 'warn',
         DEMO_ENABLED: 'true',
@@ -54,8 +56,8 @@ class HubProcess {
       },
     });
     this.child = child;
-    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk));
-    child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk));
+    child.stdout.on('data', (chunk: Buffer) => (this.output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (this.output += chunk));
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code, signal) => reject(new Error(`hub exited during start-up (${code ?? signal}):\n${this.output}`))),
     );
@@ -77,7 +79,7 @@ class HubProcess {
    * false when nothing answers.
    */
   async botOnline(): Promise<boolean> {
-    const admin = mintToken({ sub: 'demo-restart-admin', roles: ['ADMIN'], expiresIn: 60 }, JWT_SECRET);
+    const admin = mintToken({ sub: 'demo-restart-admin', roles: ['ADMIN'], expiresIn: 60 }, ADMIN_JWT_SECRET);
     try {
       const res = await fetch(`${this.url}/agents/${DEMO_AGENT_ID}`, { headers: { authorization: `Bearer ${admin}` } });
       return res.ok && (await res.json()).data.online === true;

@@ -2,7 +2,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { JwtService } from '../../src/auth/jwt.service';
-import { DEMO_AGENT_ID } from '../../src/http/demo/demo.routes';
+import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { startHub, type TestHub } from '../helpers/hub';
 import { launchChromium } from './chromium';
 
@@ -50,6 +50,110 @@ describe('demo page in Chromium', () => {
     const png = await readFile(screenshot);
     expect(png.length).toBeGreaterThan(PNG_SIGNATURE.length);
     expect(png.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)).toBe(true);
+  });
+
+  /** Conversation items on screen, oldest first: [class, text, id]. */
+  const conversation = (p: Page) =>
+    p.$$eval('#log li[data-id]', (items) => items.map((li) => [li.className, li.textContent, (li as HTMLElement).dataset.id]));
+
+  /** Types `text` and waits for its echo. */
+  async function say(p: Page, text: string): Promise<void> {
+    await p.fill('#text', text);
+    await p.press('#text', 'Enter');
+    await p.waitForFunction(
+      (t) => Array.from(document.querySelectorAll('#log li.bot')).some((li) => li.textContent === `echo: ${t}`),
+      text,
+    );
+    await p.waitForFunction(() => document.querySelectorAll('#log li.me:not([data-status="sent"])').length === 0);
+  }
+
+  it('shows the earlier conversation after a reload, resuming from the last message seen', async () => {
+    await page.goto(`${hub.url}/`);
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector('#bot[data-online="true"]');
+    await say(page, 'first');
+    await say(page, 'second');
+    const before = await conversation(page);
+    expect(before.map(([kind, text]) => [kind, text])).toEqual([
+      ['me', 'first'],
+      ['bot', 'echo: first'],
+      ['me', 'second'],
+      ['bot', 'echo: second'],
+    ]);
+
+    await page.reload();
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 4);
+    expect(await conversation(page)).toEqual(before);
+    // The reloaded page handed the hub the last id it had seen (kept in sessionStorage).
+    const resumed = [...hub.hub.io.of('/ws/client').sockets.values()]
+      .map((socket) => (socket.handshake.auth as { lastMessageId?: string }).lastMessageId)
+      .filter((id) => id !== undefined);
+    expect(resumed).toHaveLength(1);
+    expect([before[2][2], before[3][2]]).toContain(resumed[0]);
+    await mkdir(ARTIFACTS, { recursive: true });
+    const screenshot = resolve(ARTIFACTS, 'demo-after-reload.png');
+    await page.screenshot({ path: screenshot });
+    expect((await readFile(screenshot)).subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)).toBe(true);
+
+    // And the chat goes on below it.
+    await say(page, 'third');
+    expect((await conversation(page)).map(([, text]) => text)).toEqual([
+      'first',
+      'echo: first',
+      'second',
+      'echo: second',
+      'third',
+      'echo: third',
+    ]);
+  });
+
+  it('loads older messages with "Load earlier messages" and by scrolling to the top', async () => {
+    await page.setViewportSize({ width: 420, height: 320 });
+    await page.goto(`${hub.url}/?pageSize=3`);
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector('#bot[data-online="true"]');
+    for (const text of ['one', 'two', 'three', 'four']) await say(page, text);
+    const all = (await conversation(page)).map(([, text]) => text);
+
+    await page.reload();
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 3);
+    expect((await conversation(page)).map(([, text]) => text)).toEqual(all.slice(5));
+    await page.click('#earlier');
+    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 6);
+    expect((await conversation(page)).map(([, text]) => text)).toEqual(all.slice(2));
+    expect(await page.isVisible('#earlier')).toBe(true);
+
+    await page.evaluate(() => document.getElementById('scroller')!.scrollTo(0, 0));
+    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 8);
+    expect((await conversation(page)).map(([, text]) => text)).toEqual(all);
+    await page.waitForSelector('#earlier', { state: 'hidden' });
+  });
+
+  it("shows the user's messages from another tab as the user's own", async () => {
+    // Two tabs of one browser profile share localStorage, so they are the same demo user.
+    const profile = await browser.newContext();
+    try {
+      const first = await profile.newPage();
+      await first.goto(`${hub.url}/`);
+      await first.waitForSelector('#state[data-state="connected"]');
+      await first.waitForSelector('#bot[data-online="true"]');
+      const other = await profile.newPage();
+      await other.goto(`${hub.url}/`);
+      await other.waitForSelector('#state[data-state="connected"]');
+
+      await say(first, 'typed in the first tab');
+      await other.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 2);
+      const mine = await conversation(first);
+      expect(await conversation(other)).toEqual(mine);
+      expect(mine.map(([kind, text]) => [kind, text])).toEqual([
+        ['me', 'typed in the first tab'],
+        ['bot', 'echo: typed in the first tab'],
+      ]);
+    } finally {
+      await profile.close();
+    }
   });
 
   it('keeps the same demo user across a reload', async () => {

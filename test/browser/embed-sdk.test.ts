@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { AgentInboundMessage } from '../../src/relay/protocol';
+import type { AgentInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
@@ -125,7 +125,79 @@ describe('embed SDK in Chromium against a real hub', () => {
     const acks = await page.evaluate(() => Promise.all((window as unknown as PageWindow).sends));
     expect(received.map((m) => m.text)).toEqual(['one', 'two', 'three']);
     expect(received.map((m) => m.id)).toEqual(acks.map((a) => a.id));
-    expect(await page.evaluate(() => (window as unknown as PageWindow).states)).toEqual(['connecting', 'connected', 'connecting', 'connected']);
+    expect(await page.evaluate(() => (window as unknown as PageWindow).states)).toEqual([
+      'connecting',
+      'connected',
+      'connecting',
+      'connected',
+    ]);
+  });
+
+  it('shows a reply sent while the browser was offline once, replayed from the log when it is back', async () => {
+    // Counted at the socket, before the SDK's dedupe: the hub must send it exactly once.
+    const frames: string[] = [];
+    page.on('websocket', (ws) =>
+      ws.on('framereceived', ({ payload }) => {
+        if (String(payload).includes('while you were away')) frames.push(String(payload));
+      }),
+    );
+    await loadEsm();
+    // A minute-long backoff: only the `online` event can explain a prompt reconnect.
+    await connectChat({ backoff: { baseMs: 60_000, capMs: 60_000 } });
+    await page.evaluate(() => {
+      Math.random = () => 0.99;
+      const w = window as unknown as PageWindow & { got: { id: string; text: string; author: string }[]; connects: unknown[] };
+      w.got = [];
+      w.connects = [];
+      w.chat.on('message', (m: never) => w.got.push(m));
+      w.chat.on('state', (s: { state: string; recovered?: boolean }) => {
+        if (s.state === 'connected') w.connects.push(s.recovered ?? 'absent');
+      });
+    });
+    // Something seen before going offline: the reconnect resumes after it.
+    await agent.reply('browser-user', 'before');
+    await page.waitForFunction(() => (window as unknown as { got: unknown[] }).got.length === 1);
+
+    await context.setOffline(true);
+    await page.waitForFunction(() => (window as unknown as PageWindow).chat.state === 'connecting');
+    // Acked `ok` although no socket of the user is connected: the reply is in the log.
+    const away = await agent.reply('browser-user', 'while you were away');
+    await context.setOffline(false);
+    await page.waitForFunction(() => (window as unknown as { connects: unknown[] }).connects.length === 1);
+    // One more live message after the replay: anything doubled would have arrived before it.
+    const after = await agent.reply('browser-user', 'after');
+    await page.waitForFunction((id) => (window as unknown as { got: { id: string }[] }).got.some((m) => m.id === id), after.id);
+
+    const got = await page.evaluate(() => (window as unknown as { got: { id: string; text: string; author: string }[] }).got);
+    expect(got.map((m) => [m.text, m.author])).toEqual([
+      ['before', 'agent'],
+      ['while you were away', 'agent'],
+      ['after', 'agent'],
+    ]);
+    expect(got[1].id).toBe(away.id);
+    expect(await page.evaluate(() => (window as unknown as { connects: unknown[] }).connects)).toEqual([true]);
+    expect(frames).toHaveLength(1);
+  });
+
+  it('resumes after a page reload from the id kept in sessionStorage, for this user only', async () => {
+    await loadEsm();
+    await connectChat();
+    const seen = await agent.reply('browser-user', 'seen before the reload');
+    await page.waitForFunction(() => Object.keys(sessionStorage).length === 1);
+    const stored = await page.evaluate(
+      (id) => Object.entries(sessionStorage).map(([key, value]) => [JSON.parse(key.slice(key.indexOf('['))), value === id]),
+      seen.id,
+    );
+    expect(stored).toEqual([[[`${hub.url}/ws/client`, '/socket.io/', 'bot-1', 'browser-user'], true]]);
+
+    await page.reload();
+    await loadEsm();
+    await connectChat();
+    // The socket of the page before the reload (if the hub has not seen it close yet) carried none.
+    const resumed = [...hub.hub.io.of('/ws/client').sockets.values()]
+      .map((socket) => (socket.handshake.auth as { lastMessageId?: string }).lastMessageId)
+      .filter((id) => id !== undefined);
+    expect(resumed).toEqual([seen.id]);
   });
 
   it('refreshes a getter token in-band before it expires, keeping the same session', async () => {
@@ -230,7 +302,9 @@ describe('embed SDK on an integrator site (another origin) in Chromium', () => {
 
   beforeAll(async () => {
     browser = await launchChromium();
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>integrator site</title>'));
+    site = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>integrator site</title>'),
+    );
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
   });
@@ -245,7 +319,10 @@ describe('embed SDK on an integrator site (another origin) in Chromium', () => {
     const page = await browser.newPage();
     await page.exposeFunction('mintToken', () => mintToken({ sub: 'site-user' }));
     await page.goto(siteUrl);
-    await page.addScriptTag({ type: 'module', content: `import { RelayChat } from '${hub.url}/sdk/embed.mjs'; window.RelayChat = RelayChat;` });
+    await page.addScriptTag({
+      type: 'module',
+      content: `import { RelayChat } from '${hub.url}/sdk/embed.mjs'; window.RelayChat = RelayChat;`,
+    });
     await page.waitForFunction(() => 'RelayChat' in window);
     return page;
   }

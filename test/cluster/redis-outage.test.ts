@@ -24,7 +24,11 @@ it('survives a 5 s Redis outage during traffic: unready while down, ready within
 
   await cluster.handle.redis.kill('SIGKILL');
   const downAt = Date.now();
-  await waitFor(async () => (await Promise.all(replicas.map((r) => isReady(r.url)))).every((ready) => !ready), 5000, 'every replica unready');
+  await waitFor(
+    async () => (await Promise.all(replicas.map((r) => isReady(r.url)))).every((ready) => !ready),
+    5000,
+    'every replica unready',
+  );
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5000 - (Date.now() - downAt)))); // the outage itself
   await cluster.handle.redis.start();
   const upAt = Date.now();
@@ -38,7 +42,8 @@ it('survives a 5 s Redis outage during traffic: unready while down, ready within
   expect(outcomes.filter((o) => o.ack === 'no-ack')).toEqual([]);
   const failed = outcomes.filter((o) => o.ack !== 'no-ack' && !o.ack.ok);
   expect(failed.length).toBeGreaterThan(0);
-  for (const o of failed) expect(['SERVER_UNAVAILABLE', 'TIMEOUT', 'AGENT_OFFLINE']).toContain((o.ack as { error: { code: string } }).error.code);
+  for (const o of failed)
+    expect(['SERVER_UNAVAILABLE', 'TIMEOUT', 'AGENT_OFFLINE']).toContain((o.ack as { error: { code: string } }).error.code);
   for (const o of outcomes) if (o.ack !== 'no-ack' && o.ack.ok) expect(received.has(o.ack.id)).toBe(true);
 
   // After recovery, everything is delivered.

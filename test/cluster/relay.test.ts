@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import type { Hub } from '../../src/hub';
+import type { Hub } from '../../src/hub/hub';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
 

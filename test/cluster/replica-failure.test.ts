@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import type { Hub } from '../../src/hub';
+import type { Hub } from '../../src/hub/hub';
 import type { RelayAgent } from '../../src/sdk/agent';
 import type { RelayChat } from '../../src/sdk/embed';
 import { CLUSTER_TEST_ENV, connectionsOn, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
@@ -22,7 +22,9 @@ afterAll(async () => {
 
 /** The replica (index) holding the agent, once the agent is connected through nginx. */
 async function agentReplica(): Promise<number> {
-  const counts = await Promise.all(cluster.handle.replicas.map((r) => (r.running ? connectionsOn(r.url) : { agents: 0, clients: 0 })));
+  const counts = await Promise.all(
+    cluster.handle.replicas.map((r) => (r.running ? connectionsOn(r.url) : Promise.resolve({ agents: 0, clients: 0 }))),
+  );
   const index = counts.findIndex((c) => c.agents > 0);
   if (index < 0) throw new Error('agent not found on any replica');
   return index;

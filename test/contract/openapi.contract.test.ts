@@ -41,6 +41,8 @@ const OPERATIONS: Record<string, string> = {
   getAgents: 'GET /agents',
   getAgentById: 'GET /agents/{agentId}',
   publishAgentMessage: 'POST /agents/{agentId}/messages',
+  getConversationMessages: 'GET /agents/{agentId}/conversations/{clientId}/messages',
+  deleteConversation: 'DELETE /agents/{agentId}/conversations/{clientId}',
   getLiveness: 'GET /health/live',
   getReadiness: 'GET /health/ready',
 };
@@ -56,6 +58,12 @@ const SECURITY_BY_TAG: Record<string, Record<string, string[]>[]> = {
   Health: [],
 };
 
+/** SPEC §8: operations with security alternatives of their own (ADMIN bearer, or an api key with a scope). */
+const SECURITY_BY_OPERATION: Record<string, Record<string, string[]>[]> = {
+  getConversationMessages: [{ defaultBearerAuth: ['ADMIN'] }, { 'api-key': ['history:read'] }],
+  deleteConversation: [{ defaultBearerAuth: ['ADMIN'] }, { 'api-key': ['history:write'] }],
+};
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head'];
 
 if (!existsSync(SPEC_FILE)) throw new Error(`${SPEC_FILE} is missing: run \`npm run build\` (tsoa spec-and-routes) first`);
@@ -65,7 +73,7 @@ const schemas = spec.components.schemas as Record<string, Schema>;
 function operations(): { method: string; path: string; op: Operation }[] {
   const all: { method: string; path: string; op: Operation }[] = [];
   for (const [path, item] of Object.entries(spec.paths as Record<string, Record<string, Operation>>)) {
-    for (const method of METHODS) if (item[method]) all.push({ method: method.toUpperCase(), path, op: item[method]! });
+    for (const method of METHODS) if (item[method]) all.push({ method: method.toUpperCase(), path, op: item[method] });
   }
   return all;
 }
@@ -84,7 +92,9 @@ describe('OpenAPI contract (generated spec)', () => {
   });
 
   it('has exactly the operations of SPEC §3, each with its lowerCamelCase operationId', () => {
-    const actual = Object.fromEntries(operations().map(({ method, path, op }) => [op.operationId ?? `(none) ${method} ${path}`, `${method} ${path}`]));
+    const actual = Object.fromEntries(
+      operations().map(({ method, path, op }) => [op.operationId ?? `(none) ${method} ${path}`, `${method} ${path}`]),
+    );
     expect(actual).toEqual(OPERATIONS);
     for (const id of Object.keys(actual)) expect(id).toMatch(/^[a-z][a-zA-Z0-9]*$/);
     const ids = operations().map(({ op }) => op.operationId);
@@ -97,7 +107,8 @@ describe('OpenAPI contract (generated spec)', () => {
       expect({ where, tags: op.tags?.length }).toEqual({ where, tags: 1 });
       expect({ where, summary: typeof op.summary === 'string' && op.summary.length > 0 }).toEqual({ where, summary: true });
       expect({ where, description: typeof op.description === 'string' && op.description.length > 0 }).toEqual({ where, description: true });
-      expect({ where, security: op.security }).toEqual({ where, security: SECURITY_BY_TAG[op.tags![0]!] });
+      const security = SECURITY_BY_OPERATION[op.operationId!] ?? SECURITY_BY_TAG[op.tags![0]];
+      expect({ where, security: op.security }).toEqual({ where, security });
     }
     expect(spec.paths['/metrics']).toBeUndefined();
   });
@@ -111,37 +122,48 @@ describe('OpenAPI contract (generated spec)', () => {
       const id = op.operationId!;
       if (id.startsWith('create') || id === 'mintEmbedToken') expect({ where, success }).toEqual({ where, success: ['201'] });
       if (id === 'publishAgentMessage') expect({ where, success }).toEqual({ where, success: ['202'] });
+      if (id === 'deleteConversation')
+        expect({ where, success, body: op.responses['204'].content }).toEqual({ where, success: ['204'], body: undefined });
       for (const status of statuses.filter((s) => /^4/.test(s))) {
-        expect({ where, status, content: op.responses[status]!.content }).toEqual({
+        expect({ where, status, content: op.responses[status].content }).toEqual({
           where,
           status,
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
         });
       }
       if (op.security && op.security.length > 0) {
-        expect({ where, has401: statuses.includes('401'), has429: statuses.includes('429') }).toEqual({ where, has401: true, has429: true });
+        expect({ where, has401: statuses.includes('401'), has429: statuses.includes('429') }).toEqual({
+          where,
+          has401: true,
+          has429: true,
+        });
       }
       const scopes = op.security?.flatMap((s) => Object.values(s).flat()) ?? [];
       if (scopes.length > 0) expect({ where, has403: statuses.includes('403') }).toEqual({ where, has403: true });
       if (op.requestBody) {
         expect({ where, body: Object.keys(op.requestBody.content) }).toEqual({ where, body: ['application/json'] });
-        for (const status of ['400', '413', '415']) expect({ where, status, documented: statuses.includes(status) }).toEqual({ where, status, documented: true });
+        for (const status of ['400', '413', '415'])
+          expect({ where, status, documented: statuses.includes(status) }).toEqual({ where, status, documented: true });
       }
       if (/\{(id|agentId)\}/.test(path) && path.startsWith('/users/{id}') && !/activate$/.test(path)) {
         expect({ where, has404: statuses.includes('404') }).toEqual({ where, has404: true });
       }
-      const body = op.responses[success[0]!]!.content?.['application/json']?.schema as Schema | undefined;
-      if (op.tags![0] !== 'Health') expect({ where, envelope: body && refName(body) }).toEqual({ where, envelope: expect.stringMatching(/^(SingleModel|PaginationModel)_\w+_$/) });
-      if (['getUsers', 'getApiKeys', 'getAgents'].includes(id)) {
+      const body = op.responses[success[0]].content?.['application/json']?.schema as Schema | undefined;
+      if (op.tags![0] !== 'Health' && id !== 'deleteConversation')
+        expect({ where, envelope: body && refName(body) }).toEqual({
+          where,
+          envelope: expect.stringMatching(/^(SingleModel|PaginationModel)_\w+_$/),
+        });
+      if (['getUsers', 'getApiKeys', 'getAgents', 'getConversationMessages'].includes(id)) {
         expect({ where, envelope: refName(body!) }).toEqual({ where, envelope: expect.stringMatching(/^PaginationModel_/) });
       }
     }
   });
 
   it('pages every list with page (≥ 1) and perPage (1–100)', () => {
-    for (const id of ['getUsers', 'getApiKeys', 'getAgents']) {
-      const [method, path] = OPERATIONS[id]!.split(' ');
-      const params = (spec.paths[path!][method!.toLowerCase()].parameters as Schema[]).filter((p) => p.in === 'query');
+    for (const id of ['getUsers', 'getApiKeys', 'getAgents', 'getConversationMessages']) {
+      const [method, path] = OPERATIONS[id].split(' ');
+      const params = (spec.paths[path][method.toLowerCase()].parameters as Schema[]).filter((p) => p.in === 'query');
       expect(params.find((p) => p.name === 'page')?.schema).toMatchObject({ type: 'integer', minimum: 1 });
       expect(params.find((p) => p.name === 'perPage')?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     }
@@ -163,15 +185,32 @@ describe('OpenAPI contract (generated spec)', () => {
     const singles = Object.keys(schemas).filter((n) => n.startsWith('SingleModel_'));
     const pages = Object.keys(schemas).filter((n) => n.startsWith('PaginationModel_'));
     expect(singles.length).toBeGreaterThanOrEqual(8);
-    expect(pages.sort()).toEqual(['PaginationModel_AgentDto_', 'PaginationModel_ApiKeyDto_', 'PaginationModel_UserDto_']);
+    expect(pages.sort()).toEqual([
+      'PaginationModel_AgentDto_',
+      'PaginationModel_ApiKeyDto_',
+      'PaginationModel_ConversationMessageDto_',
+      'PaginationModel_UserDto_',
+    ]);
     for (const name of singles) {
-      const s = schemas[name]!;
-      expect({ name, keys: Object.keys(s.properties).sort(), required: [...s.required].sort() }).toEqual({ name, keys: ['data', 'success'], required: ['data', 'success'] });
-      expect({ name, data: isRef(s.properties.data), success: s.properties.success.type }).toEqual({ name, data: true, success: 'boolean' });
+      const s = schemas[name];
+      expect({ name, keys: Object.keys(s.properties).sort(), required: [...s.required].sort() }).toEqual({
+        name,
+        keys: ['data', 'success'],
+        required: ['data', 'success'],
+      });
+      expect({ name, data: isRef(s.properties.data), success: s.properties.success.type }).toEqual({
+        name,
+        data: true,
+        success: 'boolean',
+      });
     }
     for (const name of pages) {
-      const s = schemas[name]!;
-      expect({ name, keys: Object.keys(s.properties).sort(), required: [...s.required].sort() }).toEqual({ name, keys: ['data', 'meta'], required: ['data', 'meta'] });
+      const s = schemas[name];
+      expect({ name, keys: Object.keys(s.properties).sort(), required: [...s.required].sort() }).toEqual({
+        name,
+        keys: ['data', 'meta'],
+        required: ['data', 'meta'],
+      });
       expect(s.properties.data).toMatchObject({ type: 'array', items: { $ref: expect.any(String) } });
       expect(s.properties.meta).toEqual({ $ref: '#/components/schemas/MetaListDto' });
     }
@@ -188,7 +227,8 @@ describe('OpenAPI contract (generated spec)', () => {
     const check = (where: string, schema: Schema) => {
       if (schema.example === undefined) return problems.push(`${where}: no example`);
       const validate = ajv.compile(local(schema));
-      if (!validate(schema.example)) problems.push(`${where}: example ${JSON.stringify(schema.example)} ${ajv.errorsText(validate.errors)}`);
+      if (!validate(schema.example))
+        problems.push(`${where}: example ${JSON.stringify(schema.example)} ${ajv.errorsText(validate.errors)}`);
     };
     for (const [name, schema] of Object.entries(schemas)) {
       if (schema.type !== 'object' || !schema.properties) {
@@ -208,9 +248,13 @@ describe('OpenAPI contract (generated spec)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spectral-'));
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(spec, null, 2));
-    const result = spawnSync(join(ROOT, 'node_modules/.bin/spectral'), ['lint', '-r', join(ROOT, '.spectral.yaml'), '-f', 'json', '--quiet', file], {
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      join(ROOT, 'node_modules/.bin/spectral'),
+      ['lint', '-r', join(ROOT, '.spectral.yaml'), '-f', 'json', '--quiet', file],
+      {
+        encoding: 'utf8',
+      },
+    );
     const findings = JSON.parse(result.stdout || '[]') as { code: string; message: string; path: string[]; severity: number }[];
     const errors = findings.filter((f) => f.severity === 0).map((f) => `${f.code} ${f.path.join('.')}: ${f.message}`);
     expect(errors).toEqual([]);

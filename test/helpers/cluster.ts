@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { io as connect, type Socket } from 'socket.io-client';
 import { startCluster, type ClusterHandle } from '../../deploy/cluster.cjs';
 import { configFrom } from '../../src/config/config';
-import { createHub, type Hub } from '../../src/hub';
+import { createHub, type Hub } from '../../src/hub/hub';
 import { createLogger } from '../../src/logging/logger';
-import { Namespaces } from '../../src/relay/protocol';
+import { Namespaces } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
 import { RelayChat } from '../../src/sdk/embed';
 import { mintToken, type TokenClaims } from './tokens';
@@ -19,6 +19,7 @@ export const CLUSTER_TEST_ENV = {
   AGENT_ACK_TIMEOUT_MS: '3000',
   SHUTDOWN_GRACE_MS: '4000',
   DEMO_ENABLED: 'false',
+  AGENT_RECONNECT_GRACE_MS: '1500',
 };
 
 export interface TestCluster {
@@ -58,7 +59,13 @@ export async function startTestCluster(env: Record<string, string> = {}, replica
       return agent;
     },
     async chat(url, agentId, claims) {
-      const chat = new RelayChat({ url, agentId, token: () => Promise.resolve(token(claims)), backoff: { baseMs: 100, capMs: 500 }, ackTimeoutMs: 10_000 });
+      const chat = new RelayChat({
+        url,
+        agentId,
+        token: () => Promise.resolve(token(claims)),
+        backoff: { baseMs: 100, capMs: 500 },
+        ackTimeoutMs: 10_000,
+      });
       chat.on('error', () => {});
       closers.push(() => chat.close());
       await new Promise<void>((resolve) => {
@@ -99,6 +106,7 @@ export async function startTestCluster(env: Record<string, string> = {}, replica
       });
       const hub = await createHub(config, { logger: createLogger('silent') });
       closers.push(() => hub.close());
+      await hub.start();
       return hub;
     },
     async close() {

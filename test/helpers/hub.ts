@@ -1,11 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket } from 'socket.io-client';
 import { configFrom, type ConfigKey, type HubConfig } from '../../src/config/config';
-import { createHub, type Hub } from '../../src/hub';
+import { createHub, type Hub } from '../../src/hub/hub';
 import { createLogger } from '../../src/logging/logger';
-import { Namespaces, type HandshakeErrorData } from '../../src/relay/protocol';
+import { Namespaces, type HandshakeErrorData } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
-import { mintToken, TEST_AGENT_KEY, TEST_JWT_SECRET, type TokenClaims } from './tokens';
+import { mintToken, TEST_ADMIN_JWT_SECRET, TEST_AGENT_KEY, TEST_JWT_SECRET, type TokenClaims } from './tokens';
 
 export interface TestHub {
   hub: Hub;
@@ -33,13 +32,13 @@ export async function startHub(overrides: Partial<Record<ConfigKey, string>> = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
+    ADMIN_JWT_SECRET: TEST_ADMIN_JWT_SECRET,
     AGENT_API_KEYS: TEST_AGENT_KEY,
     DEMO_ENABLED: 'false',
     ...overrides,
   });
   const hub = await createHub(config, { logger: createLogger(config.LOG_LEVEL) });
-  await new Promise<void>((resolve) => hub.httpServer.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(hub.httpServer.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${await hub.listen(0, '127.0.0.1')}`;
   const sockets: Socket[] = [];
   const agents: RelayAgent[] = [];
 

@@ -2,6 +2,7 @@ import jwt from 'jsonwebtoken';
 import { JwtService } from '../../src/auth/jwt.service';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256!!';
+export const TEST_ADMIN_JWT_SECRET = 'test-admin-secret-apart-from-the-chat-one!!';
 export const TEST_AGENT_KEY = 'test-agent-key-0123456789';
 
 export interface TokenClaims {
@@ -28,6 +29,7 @@ export function mintToken(claims: TokenClaims = {}, secret = TEST_JWT_SECRET, al
 export function testJwtService(): JwtService {
   return new JwtService({
     JWT_SECRET: TEST_JWT_SECRET,
+    ADMIN_JWT_SECRET: TEST_ADMIN_JWT_SECRET,
     JWT_PREVIOUS_SECRETS: [],
     JWT_ALGORITHMS: ['HS256'],
     JWT_ISSUER: null,

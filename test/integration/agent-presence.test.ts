@@ -1,4 +1,4 @@
-import { Events, Namespaces } from '../../src/relay/protocol';
+import { Events, Namespaces } from '../../src/protocol';
 import Redis from 'ioredis';
 import { agentSocket, startHub, type TestHub } from '../helpers/hub';
 import { waitFor } from '../helpers/cluster';
@@ -13,7 +13,8 @@ describe.each([
   let t: TestHub;
   beforeAll(async () => {
     redis = withRedis ? await startRedis() : undefined;
-    t = await startHub(redis ? { REDIS_URL: redis.url } : {});
+    const grace = { AGENT_RECONNECT_GRACE_MS: '300' };
+    t = await startHub(redis ? { ...grace, REDIS_URL: redis.url } : grace);
   });
   afterAll(async () => {
     await t.close();
@@ -28,7 +29,7 @@ describe.each([
     expect(await online).toEqual({ agentId: 'arriving', online: true });
   });
 
-  it('takes a runtime out of presence when it leaves, and reports the bot offline', async () => {
+  it('takes a runtime out of presence when it leaves, and reports the bot offline after the grace', async () => {
     const agent = await t.agent('leaving');
     expect((await t.hub.store.presence.getAgent('leaving')).runtimes).toBe(1);
     const client = await t.client('leaving', { sub: 'watcher' });

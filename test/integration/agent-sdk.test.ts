@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
-import { Namespaces, type AgentInboundMessage } from '../../src/relay/protocol';
+import { Namespaces, type AgentInboundMessage } from '../../src/protocol';
 import { RelayAgent, RelayAgentError } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
@@ -54,7 +54,11 @@ it('acks every delivery but hands each message id to the handler once', async ()
       ]);
     }),
   );
-  const agent = new RelayAgent({ url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`, apiKey: TEST_AGENT_KEY, agentId: 'bot' });
+  const agent = new RelayAgent({
+    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`,
+    apiKey: TEST_AGENT_KEY,
+    agentId: 'bot',
+  });
   const handled: string[] = [];
   const allHandled = new Promise<void>((resolve) =>
     agent.onMessage((m) => {
@@ -68,4 +72,36 @@ it('acks every delivery but hands each message id to the handler once', async ()
   expect(handled).toEqual(['m-1', 'm-2']);
   agent.close();
   await new Promise((resolve) => io.close(resolve));
+});
+
+it('marks refused replies retryable as the protocol catalogue says (SERVER_UNAVAILABLE: log not written)', async () => {
+  // A bare Socket.IO peer: a hub whose conversation log is unreachable answers every reply so.
+  const httpServer = createServer();
+  const io = new Server(httpServer);
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  io.of(Namespaces.agent).on('connection', (socket) => {
+    socket.on('reply', (payload: { text: string }, ack: (res: unknown) => void) => {
+      const code = payload.text === 'log down' ? 'SERVER_UNAVAILABLE' : 'INVALID_PAYLOAD';
+      ack({ ok: false, error: { code, message: code } });
+    });
+    socket.on('debug', (_payload: unknown, ack: (res: unknown) => void) =>
+      ack({ ok: false, error: { code: 'RATE_LIMITED', message: 'slow' } }),
+    );
+  });
+  const agent = new RelayAgent({
+    url: `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`,
+    apiKey: TEST_AGENT_KEY,
+    agentId: 'bot',
+  });
+  try {
+    await agent.connect();
+    await expect(agent.reply('u1', 'log down')).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE', retryable: true });
+    await expect(agent.reply('u1', 'bad')).rejects.toMatchObject({ code: 'INVALID_PAYLOAD', retryable: false });
+    const refused = agent.debug('trace');
+    await expect(refused).rejects.toBeInstanceOf(RelayAgentError);
+    await expect(refused).rejects.toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+  } finally {
+    agent.close();
+    await new Promise((resolve) => io.close(resolve));
+  }
 });

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { Socket } from 'socket.io-client';
-import type { AgentInboundMessage, SendAck } from '../../src/relay/protocol';
+import type { AgentInboundMessage, SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
@@ -22,8 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ack = (socket: Socket, event: string, ...args: unknown[]): Promise<SendAck> =>
-  socket.timeout(5000).emitWithAck(event, ...args);
+const ack = (socket: Socket, event: string, ...args: unknown[]): Promise<SendAck> => socket.timeout(5000).emitWithAck(event, ...args);
 
 /** The hub still relays both ways for a connection that did nothing wrong. */
 async function stillWorks(): Promise<void> {
@@ -106,7 +105,10 @@ describe('agent reply and debug validation', () => {
   });
 
   it('acks PAYLOAD_TOO_LARGE for an oversized reply and debug trace', async () => {
-    expect(await ack(raw, 'reply', { to: '*', text: 'x'.repeat(MAX + 1) })).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(await ack(raw, 'reply', { to: '*', text: 'x'.repeat(MAX + 1) })).toMatchObject({
+      ok: false,
+      error: { code: 'PAYLOAD_TOO_LARGE' },
+    });
     expect(await ack(raw, 'debug', { trace: 'x'.repeat(MAX + 1) })).toMatchObject({ ok: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
     expect(await ack(raw, 'debug', { clientId: 5, trace: 'x' })).toMatchObject({ ok: false, error: { code: 'INVALID_PAYLOAD' } });
     await stillWorks();
@@ -127,7 +129,7 @@ describe('transport-level garbage', () => {
     await new Promise((resolve) => ws.once('message', resolve)); // engine.io open packet
     const closed = new Promise((resolve) => ws.once('close', resolve));
     const garbage = ['4', '42', '42["message"', '4{}', '9', '42/ws/client,["message",{]', '\u0000\u0001', '4' + 'x'.repeat(100)];
-    for (let i = 0; i < 500 && ws.readyState === WebSocket.OPEN; i++) ws.send(garbage[i % garbage.length]!);
+    for (let i = 0; i < 500 && ws.readyState === WebSocket.OPEN; i++) ws.send(garbage[i % garbage.length]);
     ws.terminate();
     await closed;
     await stillWorks();

@@ -1,7 +1,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket as ClientSocket } from 'socket.io-client';
-import { connectionInfo } from '../../src/relay/connection-info';
-import { Namespaces } from '../../src/relay/protocol';
+import { Namespaces } from '../../src/protocol';
 import { startHub, type TestHub } from '../helpers/hub';
 
 // What an idle client costs the hub is mostly what it keeps per connection. These pin down the
@@ -28,15 +27,19 @@ it.each([
   ['websocket', ['websocket']],
   ['polling upgraded to websocket', ['polling', 'websocket']],
 ] as const)('keeps neither HTTP request nor token of a %s connection, only the address and Origin', async (_name, transports) => {
-  const client = await t.client('bot', { sub: 'u' }, { origin: ORIGIN, transports: [...transports], headers: { 'x-forwarded-for': '203.0.113.7' } });
+  const client = await t.client(
+    'bot',
+    { sub: 'u' },
+    { origin: ORIGIN, transports: [...transports], headers: { 'x-forwarded-for': '203.0.113.7' } },
+  );
   const engine = client.io.engine;
   if (engine.transport.name !== 'websocket') await new Promise((resolve) => engine.once('upgrade', resolve));
   const socket = serverSocket(client);
 
   expect(socket.request).toBeNull();
-  expect(connectionInfo(socket)).toEqual({ ip: '203.0.113.7', origin: ORIGIN });
+  expect(t.hub.connections.of(socket)).toEqual({ ip: '203.0.113.7', origin: ORIGIN });
   expect(upgradeResponses).toHaveLength(1);
-  expect(upgradeResponses[0]!.req).toBeNull();
+  expect(upgradeResponses[0].req).toBeNull();
   // Verified at the handshake, then dropped; what the session needs is in socket.data.
   expect((socket.handshake.auth as { token?: string }).token).toBeUndefined();
   expect(socket.data).toMatchObject({ clientId: 'u', sub: 'u', agentId: 'bot' });

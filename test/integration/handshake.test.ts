@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import WebSocket from 'ws';
 import jwt from 'jsonwebtoken';
-import { Namespaces } from '../../src/relay/protocol';
+import { Namespaces } from '../../src/protocol';
 import { agentSocket, clientSocket, connected, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_AGENT_KEY, TEST_JWT_SECRET } from '../helpers/tokens';
 
@@ -181,12 +181,11 @@ describe('token settings', () => {
       for (let i = 0; i < 3; i++) {
         expect((await refusal(clientSocket(h.url, { token: 'bad', agentId: 'bot' }))).code).toBe('TOKEN_INVALID');
       }
-      // Even valid credentials wait out the window.
-      expect(await refusal(clientSocket(h.url, { token: mintToken({ sub: 'u' }), agentId: 'bot' }))).toEqual({
-        code: 'RATE_LIMITED',
-        retryable: true,
-      });
-      expect((await refusal(agentSocket(h.url, { apiKey: TEST_AGENT_KEY, agentId: 'bot' }))).code).toBe('RATE_LIMITED');
+      // Unverified credentials wait out the window; verified ones are not locked out by others' failures.
+      expect(await refusal(clientSocket(h.url, { token: 'bad', agentId: 'bot' }))).toEqual({ code: 'RATE_LIMITED', retryable: true });
+      expect((await refusal(agentSocket(h.url, { apiKey: 'wrong', agentId: 'bot' }))).code).toBe('RATE_LIMITED');
+      (await connected(clientSocket(h.url, { token: mintToken({ sub: 'u' }), agentId: 'bot' }))).disconnect();
+      (await connected(agentSocket(h.url, { apiKey: TEST_AGENT_KEY, agentId: 'bot' }))).disconnect();
     } finally {
       await h.close();
     }

@@ -26,7 +26,12 @@ async function openAll(t: TestHub, count: number, from: RawEngineOptions): Promi
 }
 
 describe.each([
-  ['behind a proxy (TRUST_PROXY=true, X-Forwarded-For)', { TRUST_PROXY: 'true' }, { headers: { 'x-forwarded-for': '203.0.113.7' } }, { headers: { 'x-forwarded-for': '198.51.100.9' } }],
+  [
+    'behind a proxy (TRUST_PROXY=true, X-Forwarded-For)',
+    { TRUST_PROXY: 'true' },
+    { headers: { 'x-forwarded-for': '203.0.113.7' } },
+    { headers: { 'x-forwarded-for': '198.51.100.9' } },
+  ],
   ['on raw peer addresses (TRUST_PROXY=false)', {}, { localAddress: '127.0.0.3' }, { localAddress: '127.0.0.4' }],
 ] as const)('per-address connection limit %s', (_name, settings, capped, other) => {
   let t: TestHub;

@@ -1,5 +1,5 @@
 import { io as connect, type Socket } from 'socket.io-client';
-import { Namespaces, type HandshakeErrorData } from '../../src/relay/protocol';
+import { Namespaces, type HandshakeErrorData } from '../../src/protocol';
 import { connected, refusal, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
@@ -61,10 +61,17 @@ describe('handshake-failure limit behind a proxy (TRUST_PROXY=true, X-Forwarded-
     expect(tally(codes)).toEqual({ TOKEN_INVALID: LIMIT, RATE_LIMITED: ATTACKS - LIMIT });
   });
 
-  it('keeps the cut-off address out even with valid credentials, on both namespaces, and retryable', async () => {
-    expect(await refusal(goodClient(t.url, attacker))).toEqual({ code: 'RATE_LIMITED', retryable: true });
+  it('keeps unverified credentials of the cut-off address out on both namespaces (retryable), lets verified ones in', async () => {
+    expect(await refusal(badClient(t.url, attacker))).toEqual({ code: 'RATE_LIMITED', retryable: true });
+    const wrongKey = socketFrom(t.url, Namespaces.agent, { apiKey: 'wrong-key', agentId: 'bot' }, attacker);
+    expect((await refusal(wrongKey)).code).toBe('RATE_LIMITED');
+    // Others' failures do not lock out a holder of a valid credential at the same address (issue 10).
+    const good = goodClient(t.url, attacker);
+    await connected(good);
+    good.disconnect();
     const agent = socketFrom(t.url, Namespaces.agent, { apiKey: TEST_AGENT_KEY, agentId: 'bot' }, attacker);
-    expect((await refusal(agent)).code).toBe('RATE_LIMITED');
+    await connected(agent);
+    agent.disconnect();
   });
 
   it('keys on the client address the proxy reports, not the proxy (every request here comes from 127.0.0.1)', async () => {
@@ -100,7 +107,7 @@ describe('handshake-failure limit on raw peer addresses (TRUST_PROXY=false)', ()
 
   it('ignores X-Forwarded-For from an untrusted peer, so a forged header does not escape the limit', async () => {
     for (const forged of ['198.51.100.1', '198.51.100.2', '10.0.0.1, 198.51.100.3']) {
-      const data: HandshakeErrorData = await refusal(goodClient(t.url, { ...attacker, forwardedFor: forged }));
+      const data: HandshakeErrorData = await refusal(badClient(t.url, { ...attacker, forwardedFor: forged }));
       expect(data).toEqual({ code: 'RATE_LIMITED', retryable: true });
     }
   });
@@ -130,17 +137,19 @@ describe('handshake-failure limit shared through Redis by two replicas', () => {
 
   it(`cuts off ${ATTACKS} bad handshakes spread over both replicas after ${LIMIT} in total`, async () => {
     const attacker = { forwardedFor: '203.0.113.50' };
-    const codes = (await Promise.all(Array.from({ length: ATTACKS }, (_, i) => refusal(badClient((i % 2 ? a : b).url, attacker))))).map((d) => d.code);
+    const codes = (await Promise.all(Array.from({ length: ATTACKS }, (_, i) => refusal(badClient((i % 2 ? a : b).url, attacker))))).map(
+      (d) => d.code,
+    );
     // Concurrent attempts all pass the check before the first failure is counted, but each failure
     // is counted atomically in Redis before it is answered: exactly LIMIT verdicts get out.
     expect(tally(codes)).toEqual({ TOKEN_INVALID: LIMIT, RATE_LIMITED: ATTACKS - LIMIT });
-    for (const hub of [a, b]) expect((await refusal(goodClient(hub.url, attacker))).code).toBe('RATE_LIMITED');
+    for (const hub of [a, b]) expect((await refusal(badClient(hub.url, attacker))).code).toBe('RATE_LIMITED');
   });
 
   it('counts sequential failures on one replica against the other', async () => {
     const attacker = { forwardedFor: '203.0.113.51' };
     for (let i = 0; i < LIMIT; i++) expect((await refusal(badClient(a.url, attacker))).code).toBe('TOKEN_INVALID');
-    expect(await refusal(goodClient(b.url, attacker))).toEqual({ code: 'RATE_LIMITED', retryable: true });
+    expect(await refusal(badClient(b.url, attacker))).toEqual({ code: 'RATE_LIMITED', retryable: true });
     const other = goodClient(b.url, { forwardedFor: '198.51.100.50' });
     await connected(other);
     other.disconnect();

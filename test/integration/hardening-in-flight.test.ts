@@ -1,4 +1,4 @@
-import { Events, type SendAck } from '../../src/relay/protocol';
+import { Events, type SendAck } from '../../src/protocol';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 
@@ -6,7 +6,9 @@ const IN_FLIGHT = 50;
 
 let t: TestHub;
 beforeAll(async () => {
-  t = await startHub({ MESSAGE_RATE_PER_S: '0' });
+  // No restart grace: deliveries must end the moment the runtime leaves, not after AGENT_ACK_TIMEOUT_MS
+  // (agent-grace.test.ts covers waiting for a returning runtime).
+  t = await startHub({ MESSAGE_RATE_PER_S: '0', AGENT_RECONNECT_GRACE_MS: '0' });
 });
 afterAll(() => t.close());
 

@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import { Events, Namespaces, type SendAck } from '../../src/relay/protocol';
+import { Events, Namespaces, type SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
@@ -22,19 +22,46 @@ function prng(seed: number): () => number {
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const rand = prng(SEED);
 const int = (n: number) => Math.floor(rand() * n);
-const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+const pick = <T>(items: readonly T[]): T => items[int(items.length)];
 const randomText = (max: number) => Array.from({ length: int(max) }, () => String.fromCharCode(int(0xd800))).join('');
 const randomAscii = (max: number) => Array.from({ length: int(max) }, () => String.fromCharCode(32 + int(95))).join('');
 
 const NAMESPACES = [Namespaces.client, Namespaces.agent, '/', '/nope', '', Namespaces.client + '/x'];
 const JSONISH = [
-  '', '[', ']', '{', '[]', '{}', 'null', 'true', '0', '-1e999', '"str"', '["message"', '["message",', '["message",{]',
-  '[null]', '[1,2,3]', '[{}]', '["message",null]', '["message",{"clientMessageId":5}]', '["__proto__",{}]',
-  '["constructor",{"prototype":{}}]', '["message",{"__proto__":{"polluted":true},"clientMessageId":"p","text":"x"}]',
-  '["connect"]', '["disconnect"]', '["disconnecting"]', '["newListener",{}]', '["error",{}]',
+  '',
+  '[',
+  ']',
+  '{',
+  '[]',
+  '{}',
+  'null',
+  'true',
+  '0',
+  '-1e999',
+  '"str"',
+  '["message"',
+  '["message",',
+  '["message",{]',
+  '[null]',
+  '[1,2,3]',
+  '[{}]',
+  '["message",null]',
+  '["message",{"clientMessageId":5}]',
+  '["__proto__",{}]',
+  '["constructor",{"prototype":{}}]',
+  '["message",{"__proto__":{"polluted":true},"clientMessageId":"p","text":"x"}]',
+  '["connect"]',
+  '["disconnect"]',
+  '["disconnecting"]',
+  '["newListener",{}]',
+  '["error",{}]',
   '["message",{"clientMessageId":"x","text":"x","data":{"a":' + '['.repeat(3000),
-  '[' + '"a",'.repeat(5000) + '"a"]', '["reply",{"to":"*","text":"x","data":[]}]', '["debug",{"trace":' + '['.repeat(2000) + ']'.repeat(2000) + '}]',
-  '["message",{"_placeholder":true,"num":0}]', '["message",{"_placeholder":true,"num":99999}]', '["message",{"_placeholder":"x"}]',
+  '[' + '"a",'.repeat(5000) + '"a"]',
+  '["reply",{"to":"*","text":"x","data":[]}]',
+  '["debug",{"trace":' + '['.repeat(2000) + ']'.repeat(2000) + '}]',
+  '["message",{"_placeholder":true,"num":0}]',
+  '["message",{"_placeholder":true,"num":99999}]',
+  '["message",{"_placeholder":"x"}]',
 ];
 
 /** One malformed frame: engine.io and socket.io packets that are wrong in every layer. */
@@ -71,19 +98,37 @@ function malformedFrame(): string | Buffer {
 function junkJson(depth = 0): unknown {
   const kind = depth > 6 ? int(5) : int(9);
   switch (kind) {
-    case 0: return null;
-    case 1: return pick([0, -1, 1e308, -1e-308, 2 ** 53 + 1, 0.1]);
-    case 2: return pick(['', 'x', '\u0000', '\ud800', 'admin', '*', '__proto__', 'a'.repeat(int(3000))]);
-    case 3: return rand() < 0.5;
-    case 4: return randomText(30);
-    case 5: return Array.from({ length: int(5) }, () => junkJson(depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return pick([0, -1, 1e308, -1e-308, 2 ** 53 + 1, 0.1]);
+    case 2:
+      return pick(['', 'x', '\u0000', '\ud800', 'admin', '*', '__proto__', 'a'.repeat(int(3000))]);
+    case 3:
+      return rand() < 0.5;
+    case 4:
+      return randomText(30);
+    case 5:
+      return Array.from({ length: int(5) }, () => junkJson(depth + 1));
     case 6: {
       let deep: unknown = 1;
       for (let i = 0, n = 50 + int(3000); i < n; i++) deep = rand() < 0.5 ? [deep] : { a: deep };
       return deep;
     }
     default: {
-      const keys = ['clientMessageId', 'text', 'data', 'to', 'trace', 'clientId', 'token', 'replyTo', '__proto__', 'constructor', randomAscii(10)];
+      const keys = [
+        'clientMessageId',
+        'text',
+        'data',
+        'to',
+        'trace',
+        'clientId',
+        'token',
+        'replyTo',
+        '__proto__',
+        'constructor',
+        randomAscii(10),
+      ];
       return Object.fromEntries(Array.from({ length: int(6) }, () => [pick(keys), junkJson(depth + 1)]));
     }
   }
@@ -91,7 +136,19 @@ function junkJson(depth = 0): unknown {
 
 /** A well-framed socket.io event whose name and arguments are junk: it must reach the handlers and never end the connection. */
 function junkEvent(nsp: string): string {
-  const name = pick([Events.message, Events.authRefresh, Events.reply, Events.debug, 'session', 'nope', '', 'x'.repeat(500), 'constructor', 'toString', 'hasOwnProperty']);
+  const name = pick([
+    Events.message,
+    Events.authRefresh,
+    Events.reply,
+    Events.debug,
+    'session',
+    'nope',
+    '',
+    'x'.repeat(500),
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+  ]);
   const args = Array.from({ length: int(4) }, () => junkJson());
   const ackId = rand() < 0.5 ? String(int(1_000_000)) : '';
   return `42${nsp},${ackId}${JSON.stringify([name, ...args])}`;
@@ -103,7 +160,12 @@ let good: Socket[];
 const goodDisconnects: string[] = [];
 
 beforeAll(async () => {
-  t = await startHub({ MESSAGE_RATE_PER_S: '0', AGENT_MESSAGE_RATE_PER_S: '0', HANDSHAKE_FAILURES_PER_MIN: '0', MAX_CONNECTIONS_PER_IP: '0' });
+  t = await startHub({
+    MESSAGE_RATE_PER_S: '0',
+    AGENT_MESSAGE_RATE_PER_S: '0',
+    HANDSHAKE_FAILURES_PER_MIN: '0',
+    MAX_CONNECTIONS_PER_IP: '0',
+  });
   agent = await t.agent('bot');
   agent.onMessage(async (m) => {
     await agent.reply(m.from, `echo:${m.text}`);
@@ -164,7 +226,9 @@ async function parserLane(budget: Budget): Promise<void> {
     const asAgent = rand() < 0.3;
     const nsp = asAgent ? Namespaces.agent : Namespaces.client;
     if (rand() < 0.9) {
-      const auth = asAgent ? { apiKey: TEST_AGENT_KEY, agentId: 'junk-bot' } : { token: mintToken({ sub: `fuzz-${int(50)}` }), agentId: 'bot' };
+      const auth = asAgent
+        ? { apiKey: TEST_AGENT_KEY, agentId: 'junk-bot' }
+        : { token: mintToken({ sub: `fuzz-${int(50)}` }), agentId: 'bot' };
       await Promise.race([raw.join(nsp, auth), raw.closed]);
     }
     let probe = 0;
@@ -191,7 +255,9 @@ async function parserLane(budget: Budget): Promise<void> {
 async function handlerLane(budget: Budget, asAgent: boolean): Promise<void> {
   const raw = new RawEngine(t.url);
   const nsp = asAgent ? Namespaces.agent : Namespaces.client;
-  const auth = asAgent ? { apiKey: TEST_AGENT_KEY, agentId: 'junk-bot' } : { token: mintToken({ sub: `handler-fuzz-${int(50)}` }), agentId: 'bot' };
+  const auth = asAgent
+    ? { apiKey: TEST_AGENT_KEY, agentId: 'junk-bot' }
+    : { token: mintToken({ sub: `handler-fuzz-${int(50)}` }), agentId: 'bot' };
   expect((await raw.join(nsp, auth)).startsWith(`40${nsp},`)).toBe(true);
   let probe = 0;
   while (budget.left > 0) {
@@ -245,11 +311,22 @@ describe('malformed input', () => {
     fuzzAgent.on('disconnect', (r) => dropped.push(`agent: ${r}`));
 
     const junkValues = (): unknown[] => [
-      undefined, null, 0, -0, NaN, 1e308, '', 'x'.repeat(int(2000)), [], [[[]]], {}, true,
+      undefined,
+      null,
+      0,
+      -0,
+      NaN,
+      1e308,
+      '',
+      'x'.repeat(int(2000)),
+      [],
+      [[[]]],
+      {},
+      true,
       { clientMessageId: randomAscii(80), text: randomText(50) },
       { clientMessageId: 'ok', text: 'x', data: pick([null, [], 'd', 1, { nested: { deeper: [1, { x: null }] } }]) },
       { to: pick(['', '*', 5, null, 'x'.repeat(300)]), text: pick([1, 'y', null]) },
-      { trace: pick([undefined, null, { a: 1 }, 'x']) , clientId: pick([undefined, 5, '', 'ok']) },
+      { trace: pick([undefined, null, { a: 1 }, 'x']), clientId: pick([undefined, 5, '', 'ok']) },
       { token: pick([5, '', 'a.b.c', null]) },
       Buffer.from(randomAscii(50)),
       { buf: Buffer.alloc(int(64)) },
@@ -299,7 +376,12 @@ describe('malformed input', () => {
   });
 
   const deepCases = [
-    ['a client message', Namespaces.client, Events.message, (nested: string) => `{"clientMessageId":"deep","text":"x","data":{"a":${nested}}}`],
+    [
+      'a client message',
+      Namespaces.client,
+      Events.message,
+      (nested: string) => `{"clientMessageId":"deep","text":"x","data":{"a":${nested}}}`,
+    ],
     ['an agent reply', Namespaces.agent, Events.reply, (nested: string) => `{"to":"*","text":"x","data":{"a":${nested}}}`],
     ['an agent debug trace', Namespaces.agent, Events.debug, (nested: string) => `{"trace":${nested}}`],
   ] as const;
@@ -308,7 +390,8 @@ describe('malformed input', () => {
   /** Sends one event as a raw frame (socket.io-client cannot serialize 6,000 levels either) and returns its ack. */
   async function rawAck(nsp: string, event: string, body: string): Promise<{ ok: boolean; error?: { code: string } }> {
     const raw = new RawEngine(t.url);
-    const auth = nsp === Namespaces.client ? { token: mintToken({ sub: 'deep' }), agentId: 'bot' } : { apiKey: TEST_AGENT_KEY, agentId: 'deep-bot' };
+    const auth =
+      nsp === Namespaces.client ? { token: mintToken({ sub: 'deep' }), agentId: 'bot' } : { apiKey: TEST_AGENT_KEY, agentId: 'deep-bot' };
     await raw.join(nsp, auth);
     raw.send(`42${nsp},7[${JSON.stringify(event)},${body}]`);
     const ack = await raw.next((f) => f.startsWith(`43${nsp},7[`));
@@ -317,7 +400,10 @@ describe('malformed input', () => {
   }
 
   it.each(deepCases)('answers deeply nested JSON in %s with INVALID_PAYLOAD, not a server error', async (_name, nsp, event, body) => {
-    expect(await rawAck(nsp, event, body(nested(6000)))).toEqual({ ok: false, error: { code: 'INVALID_PAYLOAD', message: expect.any(String) } });
+    expect(await rawAck(nsp, event, body(nested(6000)))).toEqual({
+      ok: false,
+      error: { code: 'INVALID_PAYLOAD', message: expect.any(String) },
+    });
     await allGoodConnectionsWork();
   });
 

@@ -1,4 +1,4 @@
-import { Namespaces } from '../../src/relay/protocol';
+import { Namespaces } from '../../src/protocol';
 import { clientSocket, refusal, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';

@@ -1,6 +1,6 @@
 import type { Socket as ServerSocket } from 'socket.io';
 import type { Socket } from 'socket.io-client';
-import { Events, Namespaces, type SendAck } from '../../src/relay/protocol';
+import { Events, Namespaces, type SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';

@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
-import { Events, SessionClosedCodes, type SendAck } from '../../src/relay/protocol';
-import { TokenBucket } from '../../src/relay/token-bucket';
+import { Events, SessionClosedCodes, type SendAck } from '../../src/protocol';
+import { TokenBucket } from '../../src/limits/token-bucket';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { agentSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
@@ -76,9 +76,11 @@ describe('per-socket message rate limit', () => {
 
     const flooded = flood(flooder, true);
     // The others talk while the flood is being processed, each within its own budget.
-    await Promise.all(others.map(async (s, i) => {
-      for (let n = 0; n < 3; n++) await roundTrip(s, `other-${i}-${n}`);
-    }));
+    await Promise.all(
+      others.map(async (s, i) => {
+        for (let n = 0; n < 3; n++) await roundTrip(s, `other-${i}-${n}`);
+      }),
+    );
     const trace = await flooded;
 
     const limited = trace.acks.filter((a) => !a.ok && a.error.code === 'RATE_LIMITED');

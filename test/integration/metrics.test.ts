@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import { Events, Namespaces, type SendAck } from '../../src/relay/protocol';
+import { Events, Namespaces, type SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { clientSocket, refusal, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
@@ -111,11 +111,13 @@ describe('/metrics', () => {
     expect(delta('relay_acks_total', { event: Events.message, result: 'INVALID_PAYLOAD' })).toBe(1);
     expect(delta('relay_acks_total', { event: Events.message, result: 'RATE_LIMITED' })).toBe(limited);
 
-    const gone = new Promise((resolve) => [...t.hub.relay.namespaces.client.sockets.values()][0]!.once('disconnect', resolve));
+    const gone = new Promise((resolve) => [...t.hub.relay.namespaces.client.sockets.values()][0].once('disconnect', resolve));
     client.disconnect();
     await gone;
     const after = await Scrape.of(t.url);
-    expect(after.value('relay_connections', { namespace: Namespaces.client })).toBe(before.value('relay_connections', { namespace: Namespaces.client }));
+    expect(after.value('relay_connections', { namespace: Namespaces.client })).toBe(
+      before.value('relay_connections', { namespace: Namespaces.client }),
+    );
   });
 
   it('counts connections refused before the handshake by reason', async () => {

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { AgentInboundMessage, ClientInboundMessage } from '../../src/relay/protocol';
+import type { AgentInboundMessage, ClientInboundMessage } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
 import { clientSocket, connected, nextEvent } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
@@ -20,13 +21,18 @@ describe('the embedded default started as a user would', () => {
   beforeAll(async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
     for (const key of ['JWT_SECRET', 'AGENT_API_KEYS', 'REDIS_URL', 'NODE_ENV', 'DEMO_ENABLED']) delete env[key];
-    hub = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    // The command after the build step, node flags included (`node --max-semi-space-size=8 dist/main.js`).
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const [node, ...args] = pkg.scripts.start.split('&&').pop()!.trim().split(/\s+/);
+    expect(node).toBe('node');
+    expect(args.at(-1)).toBe('dist/main.js');
+    hub = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     url = await new Promise<string>((resolve, reject) => {
       hub.once('exit', (code) => reject(new Error(`hub exited with ${code}:\n${lines.join('\n')}`)));
       createInterface({ input: hub.stdout! }).on('line', (line) => {
         lines.push(line);
         const match = /listening on (http:\/\/[^"\s]+)/.exec(line);
-        if (match) resolve(match[1]!);
+        if (match) resolve(match[1]);
       });
     });
   });

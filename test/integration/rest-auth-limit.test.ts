@@ -38,18 +38,24 @@ describe.each([
   // Every test uses addresses of its own, so the shared counters of one test never reach another.
   afterEach(() => h.close());
 
-  it('answers 429 problem+json with Retry-After once an address used up its failures, even with a valid key', async () => {
+  it('answers 429 problem+json with an exact Retry-After once an address used up its failures; a valid key still works', async () => {
     await exhaust(h.url, '203.0.113.7');
-    const limited = await api.mintEmbedToken({ client: apiKeyClient(h.url, key), headers: from('203.0.113.7') });
+    const limited = await api.mintEmbedToken({ client: apiKeyClient(h.url, 'rk_wrong-more'), headers: from('203.0.113.7') });
     expect(limited.response!.status).toBe(429);
     expect(limited.response!.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(limited.response!.headers.get('retry-after')).toBe('60');
+    const retryAfter = Number(limited.response!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
     expect(limited.error).toMatchObject({ status: 429, code: 'RATE_LIMITED', title: 'Too Many Requests' });
+    const valid = await api.mintEmbedToken({ client: apiKeyClient(h.url, key), headers: from('203.0.113.7') });
+    expect(valid.response!.status).toBe(201);
   });
 
   it('gives out exactly the budget of 401s to concurrent guesses, 429 to the rest', async () => {
     const guesses = await Promise.all(
-      Array.from({ length: LIMIT * 4 }, (_, i) => api.mintEmbedToken({ client: apiKeyClient(h.url, `rk_guess-${i}`), headers: from('203.0.113.11') })),
+      Array.from({ length: LIMIT * 4 }, (_, i) =>
+        api.mintEmbedToken({ client: apiKeyClient(h.url, `rk_guess-${i}`), headers: from('203.0.113.11') }),
+      ),
     );
     const statuses = guesses.map((g) => g.response!.status).sort();
     expect(statuses).toEqual([...Array(LIMIT).fill(401), ...Array(LIMIT * 3).fill(429)]);
@@ -73,7 +79,7 @@ describe.each([
 
   it('shares one budget with the socket handshakes, both ways', async () => {
     await exhaust(h.url, '203.0.113.9');
-    const socket = clientSocket(h.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot' }, { headers: from('203.0.113.9') });
+    const socket = clientSocket(h.url, { token: 'not-a-jwt', agentId: 'bot' }, { headers: from('203.0.113.9') });
     expect(await refusal(socket)).toEqual({ code: 'RATE_LIMITED', retryable: true });
 
     const ip = '203.0.113.10';
@@ -81,8 +87,10 @@ describe.each([
       const bad = clientSocket(h.url, { token: 'not-a-jwt', agentId: 'bot' }, { headers: from(ip) });
       expect((await refusal(bad)).code).toBe('TOKEN_INVALID');
     }
-    const me = await api.me({ client: bearerClient(h.url, mintToken({ sub: 'u1' })), headers: from(ip) });
+    const me = await api.me({ client: bearerClient(h.url, 'not-a-jwt'), headers: from(ip) });
     expect(me.error).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    const verified = await api.me({ client: bearerClient(h.url, mintToken({ sub: 'u1' })), headers: from(ip) });
+    expect(verified.response!.status).toBe(200);
 
     const fine = clientSocket(h.url, { token: mintToken({ sub: 'u2' }), agentId: 'bot' }, { headers: from('198.51.100.20') });
     await connected(fine);

@@ -28,10 +28,10 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       expect(root.data!.data).toMatchObject({ clientId: 'admin', sub: 'root', roles: ['ADMIN'] });
     });
 
-    it('refuses missing, malformed and reserved tokens with the handshake codes', async () => {
+    it('refuses missing and reserved tokens with the handshake codes, a malformed header with its own', async () => {
       expect((await api.me({ client: anonymousClient(h.url) })).error).toMatchObject({ status: 401, code: 'TOKEN_REQUIRED' });
       const basic = await api.me({ client: anonymousClient(h.url), headers: { authorization: 'Basic abc' } });
-      expect(basic.error).toMatchObject({ status: 401, code: 'TOKEN_INVALID' });
+      expect(basic.error).toMatchObject({ status: 401, code: 'AUTHORIZATION_MALFORMED' });
       const reserved = await api.me({ client: bearerClient(h.url, mintToken({ sub: 'admin' })) });
       expect(reserved.error).toMatchObject({ status: 401, code: 'SUB_RESERVED' });
       const noSub = await api.me({ client: bearerClient(h.url, mintToken({})) });
@@ -44,13 +44,28 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       const created = await api.createApiKey({ client: admin, body: { name: 'backend', scopes: ['embed:mint', 'embed:mint'] } });
       expect(created.response!.status).toBe(201);
       const key = created.data!.data;
-      expect(key).toEqual({ id: expect.any(String), name: 'backend', scopes: ['embed:mint'], prefix: key.key.slice(0, 9), createdAt: expect.any(String), key: expect.stringMatching(/^rk_[\w-]{43}$/) });
+      expect(key).toEqual({
+        id: expect.any(String),
+        name: 'backend',
+        scopes: ['embed:mint'],
+        prefix: key.key.slice(0, 9),
+        adminRecipient: false,
+        createdAt: expect.any(String),
+        key: expect.stringMatching(/^rk_[\w-]{43}$/),
+      });
       const listed = await api.getApiKeys({ client: admin });
       expect(listed.data!.meta).toEqual({ total: 1, lastPage: 1, currentPage: 1, perPage: 20 });
       expect(listed.data!.data[0]).not.toHaveProperty('key');
       expect(JSON.stringify(listed.data)).not.toContain(key.key);
       const got = await api.getApiKeyById({ client: admin, path: { id: key.id } });
-      expect(got.data!.data).toEqual({ id: key.id, name: 'backend', scopes: ['embed:mint'], prefix: key.prefix, createdAt: key.createdAt });
+      expect(got.data!.data).toEqual({
+        id: key.id,
+        name: 'backend',
+        scopes: ['embed:mint'],
+        prefix: key.prefix,
+        adminRecipient: false,
+        createdAt: key.createdAt,
+      });
 
       await api.mintEmbedToken({ client: apiKeyClient(h.url, key.key) });
       const used = await api.getApiKeyById({ client: admin, path: { id: key.id } });
@@ -96,7 +111,11 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       expect(wrongScope.response!.status).toBe(403);
       expect(wrongScope.error).toMatchObject({ code: 'SCOPE_REQUIRED', detail: expect.stringContaining('embed:mint') });
       expect((await api.mintEmbedToken({ client: apiKeyClient(h.url, minter) })).response!.status).toBe(201);
-      const publishWithMinter = await api.publishAgentMessage({ client: apiKeyClient(h.url, minter), path: { agentId: 'bot' }, body: { to: '*', text: 'hi' } });
+      const publishWithMinter = await api.publishAgentMessage({
+        client: apiKeyClient(h.url, minter),
+        path: { agentId: 'bot' },
+        body: { to: '*', text: 'hi' },
+      });
       expect(publishWithMinter.error).toMatchObject({ status: 403, code: 'SCOPE_REQUIRED' });
       // An admin JWT is not an API key.
       const jwtAsKey = await api.mintEmbedToken({ client: bearerClient(h.url, adminToken()) });
@@ -116,7 +135,10 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
         const { token, expiresAt } = res.data!.data;
         expect(Math.abs(Date.parse(expiresAt) - (Date.now() + 15 * 60_000))).toBeLessThan(5000);
         const verified = jwt.verify(token);
-        expect(verified).toMatchObject({ ok: true, identity: { sub: expect.stringMatching(/^anon_[0-9a-f-]{36}$/), isAdmin: false, roles: [] } });
+        expect(verified).toMatchObject({
+          ok: true,
+          identity: { sub: expect.stringMatching(/^anon_[0-9a-f-]{36}$/), isAdmin: false, roles: [] },
+        });
         const socket = clientSocket(h.url, { token, agentId: 'bot' });
         const session = nextEvent<{ clientId: string; tokenExpiresAt: string }>(socket, 'session');
         await connected(socket);
@@ -128,10 +150,10 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
     it('honours expiresIn up to MINT_MAX_EXPIRES_IN, sub and email; never honours roles', async () => {
       const res = await api.mintEmbedToken({
         client: minter,
-        body: { expiresIn: '30d', sub: 'u1', email: 'ann@example.com', roles: ['ADMIN'] } as api.MintEmbedTokenDto,
+        body: { expiresIn: '24h', sub: 'u1', email: 'ann@example.com', roles: ['ADMIN'] } as api.MintEmbedTokenDto,
       });
       expect(res.response!.status).toBe(201);
-      expect(Math.abs(Date.parse(res.data!.data.expiresAt) - (Date.now() + 30 * 86_400_000))).toBeLessThan(5000);
+      expect(Math.abs(Date.parse(res.data!.data.expiresAt) - (Date.now() + 86_400_000))).toBeLessThan(5000);
       const me = await api.me({ client: bearerClient(h.url, res.data!.data.token) });
       expect(me.data!.data).toMatchObject({ clientId: 'u1', sub: 'u1', email: 'ann@example.com', roles: [] });
       expect((await api.getUsers({ client: bearerClient(h.url, res.data!.data.token) })).response!.status).toBe(403);
@@ -139,7 +161,9 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
 
     it('answers 400 for expiresIn above the maximum or malformed, sub "admin", bad agentIds', async () => {
       const cases: [unknown, string][] = [
-        [{ expiresIn: '31d' }, 'body.expiresIn'],
+        // The default MINT_MAX_EXPIRES_IN is 24h (seed §5.6: avoid 30d for end-user embeds).
+        [{ expiresIn: '30d' }, 'body.expiresIn'],
+        [{ expiresIn: '25h' }, 'body.expiresIn'],
         [{ expiresIn: '15x' }, 'body.expiresIn'],
         [{ expiresIn: '0m' }, 'body.expiresIn'],
         [{ expiresIn: 15 }, 'body.expiresIn'],
@@ -150,7 +174,11 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       ];
       for (const [body, path] of cases) {
         const res = await api.mintEmbedToken({ client: minter, body: body as api.MintEmbedTokenDto });
-        expect({ body, status: res.response!.status, paths: res.error?.errors?.map((e) => e.path) }).toEqual({ body, status: 400, paths: [path] });
+        expect({ body, status: res.response!.status, paths: res.error?.errors?.map((e) => e.path) }).toEqual({
+          body,
+          status: 400,
+          paths: [path],
+        });
       }
     });
 
@@ -190,33 +218,79 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
       const otherFirst = nextEvent(other, 'message');
       const elsewhereFirst = nextEvent(elsewhere, 'message');
 
-      const res = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: 'u1', text: 'Your order shipped', data: { orderId: 'o1' }, replyTo: 'm1' } });
+      const res = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: 'u1', text: 'Your order shipped', data: { orderId: 'o1' }, replyTo: 'm1' },
+      });
       expect(res.response!.status).toBe(202);
       const { id, ts } = res.data!.data;
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
       for (const message of await Promise.all(tabMessages)) {
-        expect(message).toEqual({ id, ts, agentId: 'bot', text: 'Your order shipped', data: { orderId: 'o1' }, replyTo: 'm1' });
+        expect(message).toEqual({
+          id,
+          ts,
+          agentId: 'bot',
+          author: 'agent',
+          text: 'Your order shipped',
+          data: { orderId: 'o1' },
+          replyTo: 'm1',
+        });
       }
 
       // u2 and the other bot's client get the broadcast as their first message: the first publish never reached them.
-      const broadcast = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'Maintenance at noon' } });
-      expect(await otherFirst).toEqual({ id: broadcast.data!.data.id, ts: broadcast.data!.data.ts, agentId: 'bot', text: 'Maintenance at noon' });
-      const onOtherBot = await api.publishAgentMessage({ client: publisher, path: { agentId: 'other-bot' }, body: { to: 'u1', text: 'other' } });
+      const broadcast = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: '*', text: 'Maintenance at noon' },
+      });
+      expect(await otherFirst).toEqual({
+        id: broadcast.data!.data.id,
+        ts: broadcast.data!.data.ts,
+        agentId: 'bot',
+        author: 'agent',
+        text: 'Maintenance at noon',
+      });
+      const onOtherBot = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'other-bot' },
+        body: { to: 'u1', text: 'other' },
+      });
       expect(await elsewhereFirst).toMatchObject({ id: onOtherBot.data!.data.id, text: 'other' });
     });
 
     it('answers 400 for a bad agentId, body or too deeply nested data and 413 for text above MAX_MESSAGE_BYTES', async () => {
       const badAgent = await api.publishAgentMessage({ client: publisher, path: { agentId: 'no spaces' }, body: { to: '*', text: 'x' } });
       expect(badAgent.error!.errors!.map((e) => e.path)).toEqual(['path.agentId']);
-      const noText = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*' } as api.AgentMessageDto });
+      const noText = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: '*' } as api.AgentMessageDto,
+      });
       expect(noText.error!.errors!.map((e) => e.path)).toEqual(['body.text']);
-      const badData = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x', data: [1] as unknown as Record<string, unknown> } });
+      const badData = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: '*', text: 'x', data: [1] as unknown as Record<string, unknown> },
+      });
       expect(badData.response!.status).toBe(400);
       let deep: Record<string, unknown> = {};
       for (let i = 0; i < 100; i++) deep = { deeper: deep };
-      const tooDeep = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x', data: deep } });
-      expect(tooDeep.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ path: 'body.data', message: 'nests deeper than 64 levels' }] });
-      const big = await api.publishAgentMessage({ client: publisher, path: { agentId: 'bot' }, body: { to: '*', text: 'x'.repeat(65_537) } });
+      const tooDeep = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: '*', text: 'x', data: deep },
+      });
+      expect(tooDeep.error).toMatchObject({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: 'body.data', message: 'nests deeper than 64 levels' }],
+      });
+      const big = await api.publishAgentMessage({
+        client: publisher,
+        path: { agentId: 'bot' },
+        body: { to: '*', text: 'x'.repeat(65_537) },
+      });
       expect(big.response!.status).toBe(413);
       expect(big.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
     });

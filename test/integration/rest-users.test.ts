@@ -16,11 +16,26 @@ describe('REST users (generated client, live hub)', () => {
   const create = (body: api.CreateUserDto, client = admin) => api.createUser({ client, body });
 
   it('creates a user: 201 with the item in SingleModel, undeclared properties stripped', async () => {
-    const res = await create({ id: 'u1', email: 'Ann@example.com', name: 'Ann', phone: '+1 555', role: 'ADMIN', deactivated: true } as api.CreateUserDto);
+    const res = await create({
+      id: 'u1',
+      email: 'Ann@example.com',
+      name: 'Ann',
+      phone: '+1 555',
+      role: 'ADMIN',
+      deactivated: true,
+    } as api.CreateUserDto);
     expect(res.response!.status).toBe(201);
     expect(res.data).toEqual({
       success: true,
-      data: { id: 'u1', email: 'Ann@example.com', name: 'Ann', phone: '+1 555', deactivated: false, createdAt: expect.any(String), updatedAt: expect.any(String) },
+      data: {
+        id: 'u1',
+        email: 'Ann@example.com',
+        name: 'Ann',
+        phone: '+1 555',
+        deactivated: false,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
     });
     expect(new Date(res.data!.data.createdAt).toISOString()).toBe(res.data!.data.createdAt);
     const got = await api.getUserById({ client: admin, path: { id: 'u1' } });
@@ -60,7 +75,7 @@ describe('REST users (generated client, live hub)', () => {
     expect(missing.error!.errors).toEqual([{ path: 'body.name', message: expect.stringContaining('required') }]);
     const noBody = await api.createUser({ client: admin, body: undefined as unknown as api.CreateUserDto });
     expect(noBody.response!.status).toBe(400);
-    expect(noBody.error!.errors![0]!.path).toBe('body');
+    expect(noBody.error!.errors![0].path).toBe('body');
     const reserved = await create({ id: 'admin', email: 'a@example.com', name: 'A' });
     expect(reserved.response!.status).toBe(400);
     expect(reserved.error!.errors).toEqual([{ path: 'body.id', message: '"admin" is reserved' }]);
@@ -144,7 +159,10 @@ describe('REST users (generated client, live hub)', () => {
     expect(await Promise.all(gone)).toEqual(['io server disconnect', 'io server disconnect']);
     expect(bystander.connected).toBe(true);
 
-    expect(await refusal(clientSocket(h.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot' }))).toEqual({ code: 'USER_DEACTIVATED', retryable: false });
+    expect(await refusal(clientSocket(h.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot' }))).toEqual({
+      code: 'USER_DEACTIVATED',
+      retryable: false,
+    });
     expect((await api.getUserById({ client: admin, path: { id: 'u1' } })).data!.data.deactivated).toBe(true);
     const ownToken = await api.me({ client: bearerClient(h.url, mintToken({ sub: 'u1' })) });
     expect(ownToken.response!.status).toBe(403);
@@ -152,7 +170,9 @@ describe('REST users (generated client, live hub)', () => {
 
     // The deactivation outlives the user record.
     await api.deleteUser({ client: admin, path: { id: 'u1' } });
-    expect(await refusal(clientSocket(h.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot' }))).toMatchObject({ code: 'USER_DEACTIVATED' });
+    expect(await refusal(clientSocket(h.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot' }))).toMatchObject({
+      code: 'USER_DEACTIVATED',
+    });
 
     const activated = await api.activateUser({ client: admin, path: { id: 'u1' } });
     expect(activated.data).toEqual({ success: true, data: { id: 'u1', deactivated: false } });
@@ -178,7 +198,11 @@ describe('REST users (generated client, live hub)', () => {
     ];
     for (const [client, status, code] of cases) {
       const res = await api.getUsers({ client });
-      expect({ code, status: res.response!.status, body: res.error }).toEqual({ code, status, body: expect.objectContaining({ status, code }) });
+      expect({ code, status: res.response!.status, body: res.error }).toEqual({
+        code,
+        status,
+        body: expect.objectContaining({ status, code }),
+      });
       const write = await create({ email: 'x@example.com', name: 'X' }, client);
       expect(write.response!.status).toBe(status);
     }

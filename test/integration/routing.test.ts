@@ -1,11 +1,11 @@
 import type { Socket } from 'socket.io-client';
-import type { AgentInboundMessage, ClientInboundMessage, DebugTrace, SendAck } from '../../src/relay/protocol';
+import type { AgentInboundMessage, ClientInboundMessage, DebugTrace, SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { nextEvent, startHub, type TestHub } from '../helpers/hub';
 
 let t: TestHub;
 beforeAll(async () => {
-  t = await startHub();
+  t = await startHub({ AGENT_RECONNECT_GRACE_MS: '300' });
 });
 afterAll(() => t.close());
 
@@ -55,6 +55,7 @@ describe('routing', () => {
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       ts: expect.stringMatching(/Z$/),
       agentId: 'iso-b',
+      author: 'agent',
       text: 'for B only',
     });
   });
@@ -71,7 +72,15 @@ describe('routing', () => {
     await agent.reply('*', 'everyone');
     await flush(agent, [tab1, tab2, other, admin]);
 
-    const expected = { id: ack.id, ts: ack.ts, agentId: 'tabs', text: 'hello x', data: { card: { title: 't' } }, replyTo: 'some-client-message' };
+    const expected = {
+      id: ack.id,
+      ts: ack.ts,
+      agentId: 'tabs',
+      author: 'agent',
+      text: 'hello x',
+      data: { card: { title: 't' } },
+      replyTo: 'some-client-message',
+    };
     expect(r1.messages[0]).toEqual(expected);
     expect(r2.messages[0]).toEqual(expected);
     expect(ro.messages.map((m) => m.text)).toEqual(['everyone', expect.stringMatching(/^flush-/)]);
@@ -86,7 +95,7 @@ describe('routing', () => {
     const got = [admin1, admin2, user].map(recorder);
     await agent.reply('admin', 'for admins');
     await flush(agent, [admin1, admin2, user]);
-    expect(got.map((g) => g.messages[0]!.text)).toEqual(['for admins', 'for admins', expect.stringMatching(/^flush-/)]);
+    expect(got.map((g) => g.messages[0].text)).toEqual(['for admins', 'for admins', expect.stringMatching(/^flush-/)]);
   });
 
   it('stamps from with the verified identity, whatever the payload claims', async () => {
@@ -186,8 +195,8 @@ describe('routing', () => {
       const payload = { clientMessageId: 'again', text: 'are you there?' };
       expect(await send(c, payload)).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
       const retry = await send(c, payload);
-      expect(retry).toEqual({ ok: true, id: seen[0]!.id, ts: seen[0]!.ts });
-      expect(seen.map((m) => m.id)).toEqual([seen[0]!.id, seen[0]!.id]);
+      expect(retry).toEqual({ ok: true, id: seen[0].id, ts: seen[0].ts });
+      expect(seen.map((m) => m.id)).toEqual([seen[0].id, seen[0].id]);
       expect(await send(c, payload)).toEqual(retry); // now delivered: acked from the record
       expect(seen).toHaveLength(2);
       flaky.disconnect();

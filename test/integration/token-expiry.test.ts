@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import type { RefreshAck } from '../../src/relay/protocol';
+import type { RefreshAck } from '../../src/protocol';
 import { clientSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
 
@@ -10,8 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const refresh = (socket: Socket, token: unknown): Promise<RefreshAck> =>
-  socket.timeout(5000).emitWithAck('auth:refresh', { token });
+const refresh = (socket: Socket, token: unknown): Promise<RefreshAck> => socket.timeout(5000).emitWithAck('auth:refresh', { token });
 
 /** A client whose token expires in `seconds`; listeners are attached before the handshake. */
 async function shortLived(sub: string, seconds: number, roles?: string[]) {

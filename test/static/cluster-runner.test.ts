@@ -123,7 +123,7 @@ describe('startCluster failures', () => {
     await expect(attempt).rejects.toThrow(/hub-1 exited before it was ready; last output:\n.*JWT_SECRET: must be a secret/);
   });
 
-  test('PORT, HOST and REDIS_URL stay the runner\'s whatever options.env says', async () => {
+  test("PORT, HOST and REDIS_URL stay the runner's whatever options.env says", async () => {
     const cluster = await startCluster({
       hubEntry: STAND_IN,
       replicas: 1,

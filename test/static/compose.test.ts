@@ -19,9 +19,11 @@ type Service = {
   command?: string[];
   environment?: Record<string, string>;
   init?: boolean;
+  read_only?: boolean;
+  tmpfs?: string[];
   stop_grace_period?: string;
   stop_signal?: string;
-  healthcheck?: { test: string[] };
+  healthcheck?: { test: string[]; timeout?: string };
   depends_on?: Record<string, { condition: string }>;
   ports?: string[];
   volumes?: string[];
@@ -125,8 +127,9 @@ function schemaValidator() {
   // compose's loader registers.
   const ajv = new Ajv2019({ allErrors: true, strict: false });
   ajv.addFormat('duration', { type: 'string', validate: (v: string) => /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(v) });
-  ajv.addFormat('ports', (v: string | number) =>
-    typeof v === 'number' || /^((\[?[0-9A-Fa-f:.]+\]?:)?(\d+(-\d+)?)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(v),
+  ajv.addFormat(
+    'ports',
+    (v: string | number) => typeof v === 'number' || /^((\[?[0-9A-Fa-f:.]+\]?:)?(\d+(-\d+)?)?:)?\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(v),
   );
   ajv.addFormat('expose', (v: string | number) => typeof v === 'number' || /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/.test(v));
   ajv.addFormat('subnet_ip_address', /^[0-9A-Fa-f:.]+\/\d{1,3}$/);
@@ -194,6 +197,15 @@ describe('docker-compose.yml', () => {
     expect(env.TRUST_PROXY).toBe('1');
   });
 
+  test('hubs run on a read-only root filesystem with a tmpfs where the OpenAPI spec is written', () => {
+    for (const [name, hub] of hubServices(load())) {
+      expect({ name, readOnly: hub.read_only }).toEqual({ name, readOnly: true });
+      const tmpfs = (hub.tmpfs ?? []).map((t) => t.split(':')[0]);
+      const specDir = hub.environment!.OPENAPI_SPEC_FILE.replace(/\/[^/]+$/, '');
+      expect(tmpfs).toContain(specDir);
+    }
+  });
+
   test('hub environment names only settings the hub knows', () => {
     const [, hub] = hubServices(load())[0];
     const known = new Set(Object.values(configSchema).map((entry) => entry.env));
@@ -210,6 +222,8 @@ describe('docker-compose.yml', () => {
       expect(durationMs(hub.stop_grace_period ?? '10s')).toBeGreaterThan(graceMs);
       expect(hub.depends_on?.redis).toEqual({ condition: 'service_healthy' });
       expect(hub.healthcheck?.test.join(' ')).toMatch(/\/health\/(ready|live)/);
+      // The probe is a node process: its start-up alone can take seconds on a loaded host.
+      expect(durationMs(hub.healthcheck?.timeout ?? '30s')).toBeGreaterThanOrEqual(10_000);
     }
   });
 

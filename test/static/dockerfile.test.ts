@@ -1,6 +1,6 @@
 // deploy/Dockerfile, checked without a Docker engine: same Node major as the npm scripts, multi-stage
 // with dev dependencies left behind, non-root, health-checked, and a build context without secrets.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,6 +67,26 @@ const final = allStages[allStages.length - 1];
 const finalOf = (keyword: string) => final.instructions.filter((i) => i.keyword === keyword);
 
 describe('deploy/Dockerfile', () => {
+  test("builds with the engine's built-in frontend: no `# syntax=` directive (it pulls a frontend image)", () => {
+    const text = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+    // Parser directives are comments of the form `# key=value` before the first instruction.
+    const directives = text.split('\n').slice(
+      0,
+      text.split('\n').findIndex((l) => /^\s*[A-Za-z]/.test(l)),
+    );
+    expect(directives.filter((l) => /^#\s*syntax\s*=/i.test(l))).toEqual([]);
+  });
+
+  test('writes the OpenAPI spec under /tmp and says a read-only root filesystem needs a tmpfs there', () => {
+    const env = finalOf('ENV')
+      .map((e) => e.args)
+      .join(' ');
+    expect(env).toMatch(/\bOPENAPI_SPEC_FILE=\/tmp\//);
+    const text = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+    expect(text).toMatch(/read-only root filesystem[\s\S]*tmpfs/);
+    expect(text).not.toMatch(/\/tmp stays writable/);
+  });
+
   test('every Node base image has the major of the node devDependency the npm scripts run on', () => {
     const range = packageJson.devDependencies.node;
     expect(range).toBeDefined();
@@ -109,6 +129,8 @@ describe('deploy/Dockerfile', () => {
   test('health-checks /health/live with node (slim images have no curl)', () => {
     const checks = finalOf('HEALTHCHECK');
     expect(checks).toHaveLength(1);
+    // Starting node alone can take seconds on a loaded host; a short timeout marks a serving hub unhealthy.
+    expect(Number(/--timeout=(\d+)s/.exec(checks[0].args)?.[1] ?? 30)).toBeGreaterThanOrEqual(10);
     const cmd = command(checks[0].args.replace(/^(--\S+\s+)*/, ''));
     expect(cmd[0]).toBe('node');
     expect(cmd.join(' ')).toMatch(/\/health\/live/);
@@ -144,12 +166,23 @@ describe('deploy/Dockerfile', () => {
     expect(await run(port)).not.toBe(0); // nothing listens any more
   });
 
-  test('exposes 3000, stops with SIGTERM and starts dist/main.js', () => {
+  test('exposes 3000, stops with SIGTERM and starts dist/main.js with 8 MiB semi-spaces', () => {
     expect(finalOf('EXPOSE').map((e) => e.args)).toEqual(['3000']);
     expect(finalOf('STOPSIGNAL').map((e) => e.args)).toEqual(['SIGTERM']);
     const cmds = finalOf('CMD');
-    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', 'dist/main.js']);
+    // bench/scale.mjs: V8's default young generation, grown by a connect burst, is most of an idle
+    // hub's RSS per client; the flag caps it (README, Benchmarks).
+    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', '--max-semi-space-size=8', 'dist/main.js']);
     expect(finalOf('ENTRYPOINT')).toEqual([]);
+  });
+
+  test('the node flags of CMD are ones this Node accepts', () => {
+    // A misspelt or removed V8 flag would stop the container at start (`node: bad option`).
+    const cmds = finalOf('CMD');
+    const flags = command(cmds[cmds.length - 1].args).filter((arg) => arg.startsWith('--'));
+    expect(flags.length).toBeGreaterThan(0);
+    const out = execFileSync(process.execPath, [...flags, '-e', 'process.stdout.write("started")'], { encoding: 'utf8' });
+    expect(out).toBe('started');
   });
 });
 

@@ -3,6 +3,7 @@
 // they use and the keys values.yaml declares; then the settings relay-hub depends on.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv, { type AnySchema } from 'ajv';
 import { parse } from 'yaml';
 import { configSchema } from '../../src/config/config.schema';
 
@@ -108,14 +109,18 @@ describe('helm/relay-hub', () => {
   });
 
   test('every .Values path a template uses exists in values.yaml', () => {
-    const missing = referencedPaths().filter((p) => !lookup(p).found).map((p) => p.join('.'));
+    const missing = referencedPaths()
+      .filter((p) => !lookup(p).found)
+      .map((p) => p.join('.'));
     expect([...new Set(missing)]).toEqual([]);
   });
 
   test('every value in values.yaml is used by a template', () => {
     const refs = referencedPaths();
     // A leaf counts as used when a template names it or a map above it (toYaml, range, with).
-    const unused = leaves(values).filter((leaf) => !refs.some((r) => isPrefix(r, leaf))).map((p) => p.join('.'));
+    const unused = leaves(values)
+      .filter((leaf) => !refs.some((r) => isPrefix(r, leaf)))
+      .map((p) => p.join('.'));
     expect(unused).toEqual([]);
   });
 
@@ -124,7 +129,9 @@ describe('helm/relay-hub', () => {
     const config = values.config as Record<string, unknown>;
     expect(Object.keys(config).filter((k) => !known.has(k))).toEqual([]);
     for (const [key, value] of Object.entries(config)) expect({ key, type: typeof value }).toEqual({ key, type: 'string' });
-    const sensitive = Object.values(configSchema).filter((e) => 'sensitive' in e && e.sensitive).map((e) => e.env);
+    const sensitive = Object.values(configSchema)
+      .filter((e) => 'sensitive' in e && e.sensitive)
+      .map((e) => e.env);
     expect(Object.keys(config).filter((k) => sensitive.includes(k))).toEqual([]);
   });
 
@@ -164,15 +171,22 @@ describe('helm/relay-hub', () => {
     expect(template('configmap.yaml')).toMatch(/OPENAPI_SPEC_FILE: \/tmp\//);
   });
 
-  test('PDB, HPA and Ingress use current APIs; no sticky sessions anywhere', () => {
+  test('PDB, HPA and Ingress use current APIs; the Ingress pins long-polling sessions by client address', () => {
     expect(template('pdb.yaml')).toMatch(/^apiVersion: policy\/v1$/m);
     expect(template('hpa.yaml')).toMatch(/^apiVersion: autoscaling\/v2$/m);
     expect(template('ingress.yaml')).toMatch(/^apiVersion: networking\.k8s\.io\/v1$/m);
-    const annotations = (values.ingress as { annotations: Record<string, string> }).annotations;
+    const ingress = values.ingress as { className: string; annotations: Record<string, string> };
+    const annotations = ingress.annotations;
+    expect(ingress.className).toBe('nginx'); // the annotations below are ingress-nginx's
     expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
     expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(3600);
+    // A default Socket.IO client polls first: every request of its session must reach the pod that
+    // holds it. Hashing by address works for every client; cookie affinity only for browsers.
+    expect(annotations['nginx.ingress.kubernetes.io/upstream-hash-by']).toBe('$remote_addr');
     expect(Object.keys(annotations).filter((k) => /affinity|session-cookie/.test(k))).toEqual([]);
+    // kube-proxy affinity would pin every client of an ingress pod to one hub.
     expect(template('service.yaml')).not.toMatch(/sessionAffinity:\s*ClientIP/);
+    expect(template('NOTES.txt')).toMatch(/upstream-hash-by/);
   });
 
   test('secrets come from the chart Secret or existingSecret; Redis from the chart or redis.url', () => {
@@ -187,6 +201,79 @@ describe('helm/relay-hub', () => {
     const redis = template('redis.yaml');
     expect(redis).toMatch(/^\{\{-? if \.Values\.redis\.enabled \}\}/);
     expect(redis).toMatch(/kind: StatefulSet/);
-    expect(redis).toMatch(/"--appendonly", "yes"/);
+    expect(redis).toMatch(/- --appendonly\s*\n\s*- "yes"/);
+  });
+});
+
+describe('helm/relay-hub/values.schema.json', () => {
+  // helm validates the merged values against the chart's values.schema.json on install, upgrade,
+  // lint and template; it reads JSON Schema draft-07, which is Ajv's default draft.
+  const schema = JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')) as Record<string, unknown>;
+  const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema as AnySchema);
+  const withValues = (patch: (v: Values) => void): Values => {
+    const copy = structuredClone(values);
+    patch(copy);
+    return copy;
+  };
+  const errorsOf = (candidate: Values) =>
+    validate(candidate)
+      ? []
+      : (validate.errors ?? []).map(
+          (e) => `${e.instancePath || '/'} ${e.message}${e.params.additionalProperty ? `: ${e.params.additionalProperty}` : ''}`,
+        );
+
+  test('is a draft-07 schema that accepts the shipped values.yaml', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(errorsOf(values)).toEqual([]);
+  });
+
+  test('describes every key of values.yaml (no key passes only because the schema is open)', () => {
+    type Node = { properties?: Record<string, Node>; additionalProperties?: boolean | Node; $ref?: string; description?: string };
+    const definitions = (schema.definitions ?? {}) as Record<string, Node>;
+    const deref = (node: Node): Node => (node.$ref ? deref(definitions[node.$ref.replace('#/definitions/', '')]) : node);
+    const undescribed = leaves(values).filter((path) => {
+      let node = deref(schema);
+      for (const key of path) {
+        const next = node.properties?.[key] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+        if (next) {
+          node = deref(next);
+          continue;
+        }
+        // A Kubernetes object passed through as is (securityContext, HPA behavior…): described as a
+        // whole, not key by key.
+        return !(node.additionalProperties === undefined && node.description);
+      }
+      return false;
+    });
+    expect(undescribed.map((p) => p.join('.'))).toEqual([]);
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  test.each([
+    ['a misspelt top-level key', (v: Values) => (v.replicas = 3), '/ must NOT have additional properties: replicas'],
+    ['no replicas', (v: Values) => (v.replicaCount = 0), '/replicaCount must be >= 1'],
+    ['a boolean hub setting', (v: Values) => ((v.config as Values).API_DOCS_ENABLED = true), '/config/API_DOCS_ENABLED must be string'],
+    [
+      'a numeric annotation',
+      (v: Values) => (((v.ingress as Values).annotations as Values)['nginx.ingress.kubernetes.io/proxy-read-timeout'] = 3600),
+      '/ingress/annotations/nginx.ingress.kubernetes.io~1proxy-read-timeout must be string',
+    ],
+    [
+      'a short JWT secret',
+      (v: Values) => ((v.secrets as Values).jwtSecret = 'too-short'),
+      '/secrets/jwtSecret must NOT have fewer than 32 characters',
+    ],
+    [
+      'an unknown pull policy',
+      (v: Values) => ((v.image as Values).pullPolicy = 'Sometimes'),
+      '/image/pullPolicy must be equal to one of the allowed values',
+    ],
+    [
+      'a Redis URL of another scheme',
+      (v: Values) => ((v.redis as Values).url = 'http://redis:6379'),
+      '/redis/url must match pattern "^$|^rediss?://"',
+    ],
+  ])('rejects %s', (_what, patch, message) => {
+    expect(errorsOf(withValues(patch))).toContain(message);
   });
 });

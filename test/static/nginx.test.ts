@@ -53,8 +53,7 @@ const one = (dirs: Directive[], name: string, args?: string[]) => {
   if (found.length !== 1) throw new Error(`expected one ${name} ${args?.join(' ') ?? ''}, found ${found.length}`);
   return found[0];
 };
-const headers = (dirs: Directive[]) =>
-  Object.fromEntries(find(dirs, 'proxy_set_header').map((d) => [d.args[0].toLowerCase(), d.args[1]]));
+const headers = (dirs: Directive[]) => Object.fromEntries(find(dirs, 'proxy_set_header').map((d) => [d.args[0].toLowerCase(), d.args[1]]));
 const seconds = (v: string) => Number(/^(\d+)s?$/.exec(v)?.[1] ?? NaN);
 
 describe('deploy/nginx.conf structure', () => {
@@ -80,11 +79,31 @@ describe('deploy/nginx.conf structure', () => {
   test('upgrades websockets on the Socket.IO path with hour-long timeouts', () => {
     const map = one(httpBlock, 'map', ['$http_upgrade', '$connection_upgrade']).block!;
     expect(find(map, 'default')[0].args).toEqual(['upgrade']);
-    expect(find(socketIo, 'proxy_pass')[0].args).toEqual(['http://relay_hub']);
+    expect(find(socketIo, 'proxy_pass')[0].args).toEqual(['http://$relay_hub_engine_upstream']);
     expect([...find(socketIo, 'proxy_http_version'), ...find(server, 'proxy_http_version')][0].args).toEqual(['1.1']);
     expect(headers(socketIo)).toMatchObject({ upgrade: '$http_upgrade', connection: '$connection_upgrade' });
     expect(seconds(one(socketIo, 'proxy_read_timeout').args[0])).toBeGreaterThanOrEqual(3600);
     expect(seconds(one(socketIo, 'proxy_send_timeout').args[0])).toBeGreaterThanOrEqual(3600);
+  });
+
+  test('balances websocket-only handshakes by connections and pins polling sessions by address', () => {
+    const upstreams = find(httpBlock, 'upstream');
+    expect(upstreams.map((u) => u.args[0]).sort()).toEqual(['relay_hub', 'relay_hub_sticky']);
+    const balanced = one(httpBlock, 'upstream', ['relay_hub']).block!;
+    const sticky = one(httpBlock, 'upstream', ['relay_hub_sticky']).block!;
+    expect(find(balanced, 'least_conn')).toHaveLength(1);
+    expect(one(sticky, 'hash').args).toEqual(['$remote_addr', 'consistent']);
+    // Both list the same replicas from the same include, each with its own shared-memory zone
+    // (`resolve` in the compose servers needs one).
+    for (const block of [balanced, sticky]) {
+      expect(find(block, 'include').map((d) => d.args[0])).toEqual(['relay-hub/servers.conf']);
+      expect(find(block, 'zone')).toHaveLength(1);
+    }
+    const map = one(httpBlock, 'map', ['$arg_transport:$arg_sid', '$relay_hub_engine_upstream']).block!;
+    expect(map.map((d) => [d.name, ...d.args])).toEqual([
+      ['default', 'relay_hub_sticky'],
+      ['websocket:', 'relay_hub'],
+    ]);
   });
 
   test('forwards client address and scheme on every proxied location', () => {
@@ -113,15 +132,24 @@ describe('deploy/nginx.conf structure', () => {
 });
 
 /** A real nginx (foreground) on a layout from writeNginxConfig; stdout goes to the access log file. */
+/** Stops nginx (if it still runs) and the stand-in replicas, and removes the prefix dir. */
+async function stopNginx(nginx: ChildProcess | undefined, replicas: { close(): Promise<unknown> }[], dir: string): Promise<void> {
+  if (nginx && nginx.exitCode === null) {
+    const exited = new Promise((r) => nginx.once('exit', r));
+    nginx.kill('SIGTERM');
+    await exited;
+  }
+  await Promise.all(replicas.map((r) => r.close()));
+  rmSync(dir, { recursive: true, force: true });
+}
+
 async function runNginx(layout: NginxLayout, port: number): Promise<ChildProcess> {
   const accessLog = openSync(join(layout.prefix, 'access.log'), 'a');
   const child = spawn(nginxBinary(), nginxArgs(layout), { stdio: ['ignore', accessLog, 'pipe'] });
   closeSync(accessLog);
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) => reject(new Error(`nginx exited (${code}):\n${stderr}`))),
-  );
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`nginx exited (${code}):\n${stderr}`))));
   // nginx announces nothing when it is listening; connect until it accepts (bounded by the test timeout).
   const connects = async () => {
     for (;;) {
@@ -204,7 +232,11 @@ function upgrade(port: number, path: string, extra: Record<string, string> = {})
   });
 }
 
-function get(port: number, path: string, { localAddress, headers: extra }: { localAddress?: string; headers?: Record<string, string> } = {}) {
+function get(
+  port: number,
+  path: string,
+  { localAddress, headers: extra }: { localAddress?: string; headers?: Record<string, string> } = {},
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, localAddress, headers: extra, agent: false }, (res) => {
       let body = '';
@@ -214,6 +246,87 @@ function get(port: number, path: string, { localAddress, headers: extra }: { loc
     req.once('error', reject);
   });
 }
+
+describe('nginx routing of Engine.IO requests with deploy/nginx.conf', () => {
+  let dir: string;
+  let nginx: ChildProcess;
+  let port: number;
+  const replicas: Awaited<ReturnType<typeof fakeReplica>>[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'relay-hub-nginx-engine-'));
+    replicas.push(await fakeReplica('a'), await fakeReplica('b'), await fakeReplica('c'));
+    port = await freePort();
+    const layout = writeNginxConfig(dir, { listen: `127.0.0.1:${port}`, servers: replicas.map((r) => r.addr) });
+    nginx = await runNginx(layout, port);
+  });
+
+  afterAll(() => stopNginx(nginx, replicas, dir));
+
+  const upstreamOf = async (path: string, localAddress: string) => {
+    const res = await get(port, path, { localAddress });
+    expect(res.status).toBe(200);
+    return (JSON.parse(res.body) as Seen).upstream;
+  };
+
+  test('a long-polling session (handshake, polls, upgrade) stays on one replica per client address', async () => {
+    // 127.0.0.x are all loopback on Linux: several client addresses without a network.
+    const chosen = new Set<string>();
+    // Ten addresses: the chance that the hash puts all of them on one of three replicas is 3^-9.
+    for (const address of Array.from({ length: 10 }, (_, i) => `127.0.0.${i + 1}`)) {
+      const seen = [
+        await upstreamOf('/socket.io/?EIO=4&transport=polling&t=a1', address),
+        await upstreamOf('/socket.io/?EIO=4&transport=polling&t=a2&sid=s1', address),
+        await upstreamOf('/socket.io/?EIO=4&transport=polling&t=a3&sid=s1', address),
+        await upstreamOf('/socket.io/?EIO=4&transport=polling&t=a4&sid=s1', address),
+      ];
+      const upgraded = await new Promise<string>((resolve, reject) => {
+        const req = http.request({
+          host: '127.0.0.1',
+          port,
+          localAddress: address,
+          path: '/socket.io/?EIO=4&transport=websocket&sid=s1',
+          headers: { Connection: 'Upgrade', Upgrade: 'websocket' },
+        });
+        req.once('upgrade', (_res, socket, head) => {
+          let buffered = head.toString();
+          const done = () => {
+            socket.destroy();
+            resolve((JSON.parse(buffered.slice(0, buffered.indexOf('\n'))) as Seen).upstream);
+          };
+          if (buffered.includes('\n')) return done();
+          socket.on('data', (chunk) => {
+            buffered += chunk.toString();
+            if (buffered.includes('\n')) done();
+          });
+        });
+        req.once('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+        req.once('error', reject);
+        req.end();
+      });
+      expect({ address, upstreams: new Set([...seen, upgraded]).size }).toEqual({ address, upstreams: 1 });
+      chosen.add(upgraded);
+    }
+    // The hash spreads addresses over the replicas rather than sending everyone to one.
+    expect(chosen.size).toBeGreaterThanOrEqual(2);
+  });
+
+  test('fresh websocket-only handshakes from one address are balanced over the replicas', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) {
+      const res = await upgrade(port, '/socket.io/?EIO=4&transport=websocket');
+      expect(res.status).toBe(101);
+      seen.add(res.seen!.upstream);
+    }
+    expect(seen.size).toBe(3);
+  });
+
+  test('REST stays balanced by connections, not pinned', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) seen.add(await upstreamOf('/api-json', '127.0.0.1'));
+    expect(seen.size).toBe(3);
+  });
+});
 
 describe('nginx -t', () => {
   let dir: string;
@@ -258,15 +371,7 @@ describe('nginx proxying with deploy/nginx.conf', () => {
     nginx = await runNginx(layout, port);
   });
 
-  afterAll(async () => {
-    if (nginx && nginx.exitCode === null) {
-      const exited = new Promise((r) => nginx.once('exit', r));
-      nginx.kill('SIGTERM');
-      await exited;
-    }
-    await Promise.all(replicas.map((r) => r.close()));
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopNginx(nginx, replicas, dir));
 
   test('upgrades /socket.io/ to a websocket on a live replica, skipping dead and draining ones', async () => {
     for (let i = 0; i < 6; i++) {

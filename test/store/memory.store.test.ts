@@ -1,4 +1,55 @@
+import { v7 } from 'uuid';
+import { MemoryConversationLog } from '../../src/store/memory/memory-conversation.log';
+import { MemoryDedupeStore } from '../../src/store/memory/memory-dedupe.store';
 import { MemoryStore } from '../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
+import { describeConversationLogContract } from './conversation-log.contract';
 
 describeStoreContract('memory', async () => new MemoryStore());
+
+describe('MemoryDedupeStore', () => {
+  it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {
+    const dedupe = new MemoryDedupeStore(3);
+    const record = (id: string) => ({ id, ts: '2025-01-01T00:00:00.000Z', delivered: false });
+    for (const key of ['a', 'b', 'c']) expect(await dedupe.claim(key, record(key), 600)).toBeNull();
+    expect(await dedupe.claim('a', record('other'), 600)).toEqual(record('a')); // a is now the most recent
+    expect(await dedupe.claim('d', record('d'), 600)).toBeNull(); // evicts b
+    expect(dedupe.records.size).toBe(3);
+    expect(await dedupe.claim('b', record('b2'), 600)).toBeNull();
+    expect(await dedupe.claim('a', record('x'), 600)).toEqual(record('a'));
+  });
+});
+
+describeConversationLogContract(
+  'memory',
+  async (limits) => new MemoryConversationLog(limits, { maxConversations: 100, maxMessages: 1000 }),
+);
+
+describe('MemoryConversationLog bounds', () => {
+  const msg = (text: string) => ({ id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent' as const, text });
+
+  it('drops the least recently used conversation past maxConversations', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 2, maxMessages: 100 });
+    await log.append('bot', 'u1', msg('1'));
+    await log.append('bot', 'u2', msg('2'));
+    await log.readBefore('bot', 'u1', undefined, 10);
+    await log.append('bot', 'u3', msg('3'));
+    expect((await log.readBefore('bot', 'u1', undefined, 10)).messages).toHaveLength(1);
+    expect((await log.readBefore('bot', 'u2', undefined, 10)).messages).toEqual([]);
+  });
+
+  it('drops least recently used conversations past maxMessages over all of them', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 60 }, { maxConversations: 100, maxMessages: 6 });
+    for (let i = 0; i < 3; i++) await log.append('bot', 'old', msg(`o${i}`));
+    for (let i = 0; i < 4; i++) await log.append('bot', 'new', msg(`n${i}`));
+    expect((await log.readBefore('bot', 'old', undefined, 10)).messages).toEqual([]);
+    expect((await log.readBefore('bot', 'new', undefined, 10)).messages).toHaveLength(4);
+  });
+
+  it('expires a conversation ttlS after its last append', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 1 }, { maxConversations: 10, maxMessages: 100 });
+    await log.append('bot', 'u1', msg('1'));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await log.readBefore('bot', 'u1', undefined, 10)).messages).toEqual([]);
+  });
+});

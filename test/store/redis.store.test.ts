@@ -1,163 +1,96 @@
 import Redis from 'ioredis';
-import type { AgentStatusChange } from '../../src/store/redis/redis-presence.store';
+import { legacyKeyRenames, migrateLegacyKeys } from '../../src/store/redis/legacy-keys';
 import { RedisStore } from '../../src/store/redis/redis.store';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
-import { describeStoreContract } from './store.contract';
+import { RedisConversationLog } from '../../src/store/redis/redis-conversation.log';
+import { describeRedisStore } from './redis-store.suite';
 
 let redis: TestRedis;
-const clients: Redis[] = [];
-let n = 0;
 
 beforeAll(async () => {
   redis = await startRedis();
 });
 
 afterAll(async () => {
-  for (const c of clients) c.disconnect();
   await redis?.close();
 });
 
-/** A store on its own key prefix, so tests never see each other's keys. */
-function makeStore(presenceTtlS = 30): RedisStore {
-  const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-  clients.push(client);
-  return new RedisStore(client, { prefix: `test${++n}:`, presenceTtlS });
-}
+describeRedisStore('redis', () => new Redis(redis.url, { maxRetriesPerRequest: 1 }));
 
-/** Two replicas' views of the same state: same prefix, separate connections. */
-function twoReplicas(presenceTtlS = 30): [RedisStore, RedisStore] {
-  const prefix = `shared${++n}:`;
-  return [0, 1].map(() => {
+describe('keys of the first release', () => {
+  it('are renamed to their hash-tagged names at start, keeping users and API keys', async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    clients.push(client);
-    return new RedisStore(client, { prefix, presenceTtlS });
-  }) as [RedisStore, RedisStore];
-}
+    try {
+      const prefix = 'legacy:';
+      const at = '2025-01-01T00:00:00.000Z';
+      const user = { id: 'u1', email: 'a@example.com', name: 'A', phone: null, createdAt: at, updatedAt: at };
+      // As the first release wrote them.
+      await client.hset(`${prefix}users`, 'u1', JSON.stringify({ ...user, emailKey: 'a@example.com' }));
+      await client.hset(`${prefix}users:email`, 'a@example.com', 'u1');
+      await client.zadd(`${prefix}users:order`, 0, `${at}\nu1`);
+      await client.hset(
+        `${prefix}apikeys`,
+        'k1',
+        JSON.stringify({ id: 'k1', name: 'ci', scopes: [], prefix: 'rk', hash: 'h1', createdAt: at }),
+      );
+      await client.hset(`${prefix}apikeys:hash`, 'h1', 'k1');
 
-describeStoreContract('redis', async () => makeStore());
-
-describe('RedisStore specifics', () => {
-  it('claims a dedupe key exactly once under concurrent claims from several replicas', async () => {
-    const [a, b] = twoReplicas();
-    const records = Array.from({ length: 20 }, (_, i) => ({ id: `id-${i}`, ts: 't', delivered: false }));
-    const results = await Promise.all(records.map((r, i) => (i % 2 ? a : b).dedupe.claim('k', r, 60)));
-    const winners = results.filter((r) => r === null);
-    expect(winners).toHaveLength(1);
-    const winner = records[results.indexOf(null)];
-    for (const r of results) if (r !== null) expect(r).toEqual(winner);
-    await a.dedupe.markDelivered('k', winner, 60);
-    expect(await b.dedupe.claim('k', records[0], 60)).toEqual({ ...winner, delivered: true });
-  });
-
-  it('answers presence cluster-wide and counts per replica entry', async () => {
-    const [a, b] = twoReplicas();
-    expect(await a.presence.addRuntime('bot', { socketId: 's1', replicaId: 'A' })).toBe(1);
-    expect(await b.presence.addRuntime('bot', { socketId: 's2', replicaId: 'B' })).toBe(2);
-    await b.presence.addClient('bot', { socketId: 'c1', replicaId: 'B' });
-    expect(await a.presence.getAgent('bot')).toEqual({ agentId: 'bot', runtimes: 2, clients: 1 });
-    expect((await a.presence.listRuntimes('bot')).sort((x, y) => x.socketId.localeCompare(y.socketId))).toEqual([
-      { socketId: 's1', replicaId: 'A' },
-      { socketId: 's2', replicaId: 'B' },
-    ]);
-    expect(await b.presence.removeRuntime('bot', { socketId: 's1', replicaId: 'A' })).toBe(1);
-    expect(await a.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 1 }]);
-  });
-
-  it("expires a replica's entries unless refreshed", async () => {
-    const [alive, dead] = twoReplicas(1);
-    await alive.presence.addRuntime('bot', { socketId: 'live', replicaId: 'A' });
-    await dead.presence.addRuntime('bot', { socketId: 'ghost', replicaId: 'B' });
-    await dead.presence.addClient('other', { socketId: 'c', replicaId: 'B' });
-    const deadline = Date.now() + 5000;
-    let runtimes = await alive.presence.listRuntimes('bot');
-    while (runtimes.length > 1 && Date.now() < deadline) {
-      await alive.presence.refresh([{ agentId: 'bot', runtimes: [{ socketId: 'live', replicaId: 'A' }], clients: [] }]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      runtimes = await alive.presence.listRuntimes('bot');
+      expect(await migrateLegacyKeys(client, prefix)).toEqual([
+        `${prefix}users`,
+        `${prefix}users:email`,
+        `${prefix}users:order`,
+        `${prefix}apikeys`,
+        `${prefix}apikeys:hash`,
+      ]);
+      const store = new RedisStore(client, { prefix });
+      expect(await store.users.get('u1')).toEqual(user);
+      expect((await store.users.list({ offset: 0, limit: 10 })).total).toBe(1);
+      await expect(store.users.create({ ...user, id: 'u2' })).rejects.toMatchObject({ field: 'email' });
+      expect(await store.apiKeys.findByHash('h1')).toMatchObject({ id: 'k1', lastUsedAt: null });
+      // Idempotent, and never overwrites a newer key.
+      await client.hset(`${prefix}users`, 'stale', '{}');
+      expect(await migrateLegacyKeys(client, prefix)).toEqual([]);
+      expect(await store.users.get('u1')).toEqual(user);
+      for (const [from] of legacyKeyRenames(prefix).slice(1)) expect(await client.exists(from)).toBe(0);
+    } finally {
+      client.disconnect();
     }
-    expect(runtimes).toEqual([{ socketId: 'live', replicaId: 'A' }]);
-    expect(await alive.presence.listAgents()).toEqual([{ agentId: 'bot', runtimes: 1, clients: 0 }]);
   });
+});
 
-  it('reports a bot whose last runtimes expired, and its return, to exactly one refreshing replica', async () => {
-    const [b, c] = twoReplicas(1);
-    // Replica A registers runtimes of two bots, then stops refreshing (dead, or cut off from Redis).
-    const ghost = { socketId: 'ghost', replicaId: 'A' };
-    await b.presence.addRuntime('bot', ghost);
-    await b.presence.addRuntime('busy', { socketId: 'ghost2', replicaId: 'A' });
-    await b.presence.addRuntime('busy', { socketId: 'alive', replicaId: 'B' });
-    // B and C hold clients of both bots and keep refreshing; B also holds busy's live runtime.
-    const liveOnB = [
-      { agentId: 'bot', runtimes: [], clients: [{ socketId: 'cb', replicaId: 'B' }] },
-      { agentId: 'busy', runtimes: [{ socketId: 'alive', replicaId: 'B' }], clients: [{ socketId: 'cb2', replicaId: 'B' }] },
-    ];
-    const liveOnC = [
-      { agentId: 'bot', runtimes: [], clients: [{ socketId: 'cc', replicaId: 'C' }] },
-      { agentId: 'busy', runtimes: [], clients: [{ socketId: 'cc2', replicaId: 'C' }] },
-    ];
-    const reported: AgentStatusChange[] = [];
-    const refreshBoth = async () => {
-      const [fromB, fromC] = await Promise.all([b.presence.refresh(liveOnB), c.presence.refresh(liveOnC)]);
-      reported.push(...fromB, ...fromC);
-    };
-    const deadline = Date.now() + 5000;
-    while ((await b.presence.getAgent('bot')).runtimes > 0 && Date.now() < deadline) {
-      await refreshBoth();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+describe('RedisConversationLog layout', () => {
+  it("keeps every key of a bot in the bot's hash slot and expires them after the last append", async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const prefix = 'layout:';
+      const log = new RedisConversationLog(client, prefix, { maxMessages: 10, ttlS: 120 });
+      const message = {
+        id: '0190a000-0000-7000-8000-000000000001',
+        ts: new Date().toISOString(),
+        agentId: 'bot-a',
+        author: 'agent' as const,
+        text: 'hi',
+      };
+      await log.append('bot-a', 'u{1}', message);
+      await log.append('bot-a', null, { ...message, id: '0190a000-0000-7000-8000-000000000002' });
+      const keys = (await client.keys(`${prefix}*`)).sort();
+      expect(keys).toEqual(
+        [
+          `${prefix}{bot-a}:broadcastidx`,
+          `${prefix}{bot-a}:broadcasts`,
+          `${prefix}{bot-a}:clock`,
+          `${prefix}{bot-a}:log:u{1}`,
+          `${prefix}{bot-a}:logidx:u{1}`,
+          `${prefix}{user:u%7B1%7D}:conversations`,
+        ].sort(),
+      );
+      for (const key of keys) {
+        const ttl = await client.ttl(key);
+        expect(ttl).toBeGreaterThan(100);
+        expect(ttl).toBeLessThanOrEqual(key.endsWith(':conversations') ? 240 : 120);
+      }
+    } finally {
+      client.disconnect();
     }
-    await refreshBoth();
-    expect(reported).toEqual([{ agentId: 'bot', online: false }]);
-    expect(await b.presence.getAgent('busy')).toEqual({ agentId: 'busy', runtimes: 1, clients: 2 });
-
-    // A comes back and re-registers its runtime: the bot is announced online, once.
-    expect(await c.presence.refresh([{ agentId: 'bot', runtimes: [ghost], clients: [] }])).toEqual([{ agentId: 'bot', online: true }]);
-    expect(await c.presence.refresh([{ agentId: 'bot', runtimes: [ghost], clients: [] }])).toEqual([]);
-  });
-
-  it('re-registers live entries after Redis lost them', async () => {
-    const store = makeStore();
-    await store.presence.refresh([
-      { agentId: 'bot', runtimes: [{ socketId: 'r', replicaId: 'A' }], clients: [{ socketId: 'c', replicaId: 'A' }] },
-    ]);
-    expect(await store.presence.getAgent('bot')).toEqual({ agentId: 'bot', runtimes: 1, clients: 1 });
-  });
-
-  it('counts in fixed windows that start at the first hit', async () => {
-    const store = makeStore();
-    expect(await store.counters.increment('x', 60)).toBe(1);
-    expect(await store.counters.increment('x', 60)).toBe(2);
-    expect(await store.counters.get('x')).toBe(2);
-    expect(await store.counters.get('never')).toBe(0);
-  });
-
-  it('keeps user email uniqueness case-insensitively across updates and deletes', async () => {
-    const store = makeStore();
-    const at = new Date().toISOString();
-    const user = { id: 'u1', email: 'Ann@Example.com', name: 'Ann', phone: '+1', createdAt: at, updatedAt: at };
-    await store.users.create(user);
-    await expect(store.users.create({ ...user, id: 'u2', email: 'ann@example.COM' })).rejects.toMatchObject({ field: 'email' });
-    await expect(store.users.create({ ...user, email: 'other@example.com' })).rejects.toMatchObject({ field: 'id' });
-    const updated = await store.users.update('u1', { email: 'new@example.com', phone: null });
-    expect(updated).toMatchObject({ id: 'u1', email: 'new@example.com', name: 'Ann', phone: null });
-    await store.users.create({ ...user, id: 'u2' });
-    await expect(store.users.update('u1', { email: 'ANN@example.com' })).rejects.toMatchObject({ field: 'email' });
-    expect((await store.users.list({ offset: 0, limit: 10 })).items.map((u) => u.id)).toEqual(['u1', 'u2']);
-    expect((await store.users.list({ offset: 0, limit: 10, q: 'new@' })).items.map((u) => u.id)).toEqual(['u1']);
-    expect(await store.users.delete('u1')).toMatchObject({ id: 'u1', email: 'new@example.com' });
-    await store.users.create({ ...user, id: 'u3', email: 'new@example.com' });
-    expect((await store.users.list({ offset: 0, limit: 10, email: 'NEW@example.com' })).items.map((u) => u.id)).toEqual(['u3']);
-  });
-
-  it('stores API keys by hash and tracks last use separately', async () => {
-    const store = makeStore();
-    const record = { id: 'k1', name: 'ci', scopes: ['embed:mint'], prefix: 'rk_ab', hash: 'h1', createdAt: 'c', lastUsedAt: null };
-    await store.apiKeys.create(record);
-    await store.apiKeys.touch('k1', '2025-01-01T00:00:00.000Z');
-    await store.apiKeys.touch('nope', '2025-01-01T00:00:00.000Z');
-    expect(await store.apiKeys.findByHash('h1')).toEqual({ ...record, lastUsedAt: '2025-01-01T00:00:00.000Z' });
-    expect(await store.apiKeys.list()).toHaveLength(1);
-    expect(await store.apiKeys.delete('k1')).toEqual({ ...record, lastUsedAt: '2025-01-01T00:00:00.000Z' });
-    expect(await store.apiKeys.findByHash('h1')).toBeNull();
-    expect(await store.apiKeys.get('nope')).toBeNull();
   });
 });

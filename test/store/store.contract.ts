@@ -157,6 +157,13 @@ export function describeStoreContract(
         await expect(store.deactivations.activate('never')).resolves.toBeUndefined();
       });
 
+      it('answers which of many subjects are deactivated (batched past 1000)', async () => {
+        const subs = Array.from({ length: 2500 }, (_, i) => `s${i}`);
+        await Promise.all(['s3', 's1500', 's2499'].map((s) => store.deactivations.deactivate(s)));
+        expect(await store.deactivations.deactivatedAmong(subs)).toEqual(new Set(['s3', 's1500', 's2499']));
+        expect(await store.deactivations.deactivatedAmong([])).toEqual(new Set());
+      });
+
       it('keeps a deactivation after the user record is deleted', async () => {
         const at = new Date().toISOString();
         await store.users.create({ id: 'u1', email: 'a@example.com', name: 'A', phone: null, createdAt: at, updatedAt: at });
@@ -187,15 +194,19 @@ export function describeStoreContract(
       });
     });
 
-    describe('counters', () => {
-      it('counts within a window and starts again after it', async () => {
-        expect(await store.counters.get('c')).toBe(0);
-        expect(await store.counters.increment('c', 1)).toBe(1);
-        expect(await store.counters.increment('c', 1)).toBe(2);
-        expect(await store.counters.get('c')).toBe(2);
-        expect(await store.counters.get('other')).toBe(0);
-        await eventually(async () => (await store.counters.get('c')) === 0);
-        expect(await store.counters.increment('c', 60)).toBe(1);
+    describe('limiters', () => {
+      it('consumes atomically within a window and starts again after it', async () => {
+        const limiter = store.limiters.create({ name: 'contract', points: 2, durationS: 1 });
+        expect(await limiter.get('c')).toBeNull();
+        const results = await Promise.allSettled([1, 2, 3, 4].map(() => limiter.consume('c')));
+        expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+        const state = await limiter.get('c');
+        expect(state?.consumedPoints).toBe(4);
+        expect(state?.msBeforeNext).toBeGreaterThan(0);
+        expect(state?.msBeforeNext).toBeLessThanOrEqual(1000);
+        expect(await limiter.get('other')).toBeNull();
+        await eventually(async () => (await limiter.get('c')) === null);
+        expect((await limiter.consume('c')).consumedPoints).toBe(1);
       });
     });
 

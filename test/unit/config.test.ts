@@ -1,5 +1,5 @@
 import { configSchema } from '../../src/config/config.schema';
-import { ConfigError, loadConfig } from '../../src/config/config';
+import { ConfigError, loadConfig, redisTopologyOf } from '../../src/config/config';
 
 const SECRETS = { JWT_SECRET: 's'.repeat(32), AGENT_API_KEYS: 'k'.repeat(16) };
 
@@ -13,7 +13,7 @@ describe('loadConfig', () => {
       JWT_ALGORITHMS: ['HS256'],
       JWT_CLOCK_TOLERANCE_S: 5,
       JWT_REQUIRE_EXP: true,
-      MINT_MAX_EXPIRES_IN: '30d',
+      MINT_MAX_EXPIRES_IN: '24h',
       CORS_ORIGINS: ['*'],
       OPENAPI_SPEC_FILE: 'openapi.json',
       API_DOCS_ENABLED: true,
@@ -56,6 +56,11 @@ describe('loadConfig', () => {
     ['MINT_MAX_EXPIRES_IN', '30 days'],
     ['MAX_MESSAGE_BYTES', '-1'],
     ['JWT_REQUIRE_EXP', 'maybe'],
+    // A former secret still verifies tokens: as weak as its weakest entry (issue 10).
+    ['JWT_PREVIOUS_SECRETS', `${'p'.repeat(32)},${'q'.repeat(20)}`],
+    ['ADMIN_JWT_SECRET', 'short'],
+    ['ADMIN_JWT_SECRET', SECRETS.JWT_SECRET],
+    ['AGENT_SHARED_KEYS_ENABLED', 'nope'],
   ])('fails fast naming %s for %j', (key, value) => {
     expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(key);
@@ -67,6 +72,19 @@ describe('loadConfig', () => {
     expect(config.AGENT_API_KEYS).toEqual([generated.AGENT_API_KEYS]);
     expect(config.JWT_SECRET.length).toBeGreaterThanOrEqual(32);
     expect(loadConfig({}).config.JWT_SECRET).not.toBe(config.JWT_SECRET);
+    expect(config.ADMIN_JWT_SECRET).toBe(generated.ADMIN_JWT_SECRET);
+    expect(config.ADMIN_JWT_SECRET).not.toBe(config.JWT_SECRET);
+  });
+
+  it('refuses an ADMIN_JWT_SECRET that is also a former chat secret', () => {
+    const previous = 'p'.repeat(32);
+    expect(() => loadConfig({ ...SECRETS, JWT_PREVIOUS_SECRETS: previous, ADMIN_JWT_SECRET: previous })).toThrow('ADMIN_JWT_SECRET');
+  });
+
+  it('leaves ADMIN_JWT_SECRET unset (ADMIN REST off) rather than refusing to start in production, and needs no AGENT_API_KEYS without shared keys', () => {
+    const { config } = loadConfig({ JWT_SECRET: SECRETS.JWT_SECRET, NODE_ENV: 'production', AGENT_SHARED_KEYS_ENABLED: 'false' });
+    expect(config.ADMIN_JWT_SECRET).toBeNull();
+    expect(config.AGENT_API_KEYS).toEqual([]);
   });
 
   it.each([
@@ -82,6 +100,58 @@ describe('loadConfig', () => {
     expect(config.CORS_ORIGINS).toEqual([]);
     expect(config.DEMO_ENABLED).toBe(false);
     expect(() => loadConfig({ ...SECRETS, NODE_ENV: 'production', DEMO_ENABLED: 'true' })).toThrow('DEMO_ENABLED');
+  });
+
+  describe('Redis topology (SPEC §11)', () => {
+    it.each([
+      [{ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'a:7000' }, /REDIS_URL and REDIS_CLUSTER_NODES are both set/],
+      [{ REDIS_URL: 'redis://a:6379', REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_NAME: 'm' }, /REDIS_URL and REDIS_SENTINELS/],
+      [{ REDIS_SENTINELS: 'a:26379', REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINEL_NAME: 'm' }, /REDIS_SENTINELS and REDIS_CLUSTER_NODES/],
+      [{ REDIS_SENTINELS: 'a:26379' }, /REDIS_SENTINELS needs REDIS_SENTINEL_NAME/],
+      [{ REDIS_SENTINEL_NAME: 'm' }, /REDIS_SENTINEL_NAME needs REDIS_SENTINELS/],
+      [{ REDIS_CLUSTER_NODES: 'a:7000,b' }, /REDIS_CLUSTER_NODES.*"b" is not host:port/],
+      [{ REDIS_CLUSTER_NODES: 'a:70000' }, /REDIS_CLUSTER_NODES.*"a:70000"/],
+      [{ REDIS_SENTINELS: 'redis://a:26379', REDIS_SENTINEL_NAME: 'm' }, /REDIS_SENTINELS/],
+      [{ REDIS_URL: 'redis://a:6379', REDIS_PASSWORD: 'pw' }, /REDIS_PASSWORD apply to REDIS_SENTINELS or REDIS_CLUSTER_NODES/],
+    ])('refuses %j, naming the keys', (env, message) => {
+      expect(() => loadConfig({ ...SECRETS, ...env })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...SECRETS, ...env })).toThrow(message);
+    });
+
+    it('derives each topology, with credentials for Sentinel and Cluster', () => {
+      const topology = (env: Record<string, string>) => redisTopologyOf(loadConfig({ ...SECRETS, ...env }).config);
+      expect(topology({})).toBeNull();
+      expect(topology({ REDIS_URL: 'rediss://relay:pw@r.example:6380' })).toEqual({
+        kind: 'single',
+        url: 'rediss://relay:pw@r.example:6380',
+      });
+      expect(
+        topology({ REDIS_SENTINELS: 's1:26379, [::1]:26380', REDIS_SENTINEL_NAME: 'mymaster', REDIS_PASSWORD: 'pw', REDIS_TLS: 'true' }),
+      ).toEqual({
+        kind: 'sentinel',
+        sentinels: [
+          { host: 's1', port: 26379 },
+          { host: '::1', port: 26380 },
+        ],
+        name: 'mymaster',
+        auth: { password: 'pw', tls: true },
+      });
+      expect(topology({ REDIS_CLUSTER_NODES: 'n1:7000,n2:7001', REDIS_USERNAME: 'relay' })).toEqual({
+        kind: 'cluster',
+        nodes: [
+          { host: 'n1', port: 7000 },
+          { host: 'n2', port: 7001 },
+        ],
+        auth: { username: 'relay', tls: false },
+      });
+    });
+
+    it.each([{ REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_NAME: 'm' }, { REDIS_CLUSTER_NODES: 'a:7000' }])(
+      'requires shared secrets with %j as with REDIS_URL',
+      (env) => {
+        expect(() => loadConfig(env)).toThrow(/JWT_SECRET is required when Redis is configured/);
+      },
+    );
   });
 
   it('treats an empty variable as unset', () => {

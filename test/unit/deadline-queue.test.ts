@@ -42,9 +42,9 @@ describe('DeadlineQueue', () => {
     const now = Date.now();
     const items = Array.from({ length: 50 }, (_, i) => deadline(`d${i}`));
     items.forEach((item, i) => queue.add(item, now + 100 + i));
-    for (let i = 0; i < 50; i += 2) queue.remove(items[i]!);
-    queue.remove(items[0]!); // not queued any more: nothing happens
-    queue.add(items[49]!, now + 10); // moved to the front
+    for (let i = 0; i < 50; i += 2) queue.remove(items[i]);
+    queue.remove(items[0]); // not queued any more: nothing happens
+    queue.add(items[49], now + 10); // moved to the front
     expect(queue.size).toBe(25);
     jest.advanceTimersByTime(10);
     expect(fired).toEqual(['d49']);

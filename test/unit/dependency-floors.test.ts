@@ -38,7 +38,7 @@ function compare(a: string, b: string): number {
   };
   const x = parse(a);
   const y = parse(b);
-  for (let i = 0; i < 3; i++) if (x.core[i] !== y.core[i]) return x.core[i]! - y.core[i]!;
+  for (let i = 0; i < 3; i++) if (x.core[i] !== y.core[i]) return x.core[i] - y.core[i];
   if (x.pre === y.pre) return 0;
   // A prerelease sorts before its release (4.8.3-rc.1 < 4.8.3).
   return x.pre === undefined ? 1 : y.pre === undefined ? -1 : x.pre < y.pre ? -1 : 1;
@@ -53,7 +53,9 @@ describe('dependency floors (package-lock.json)', () => {
   it.each(Object.entries(FLOORS))('every installed %s is at least %s', (name, floor) => {
     const copies = copiesOf(name);
     expect(copies.length).toBeGreaterThan(0);
-    const below = copies.filter(([, entry]) => !entry.link && compare(entry.version ?? '0.0.0', floor) < 0).map(([path, e]) => `${path}@${e.version}`);
+    const below = copies
+      .filter(([, entry]) => !entry.link && compare(entry.version ?? '0.0.0', floor) < 0)
+      .map(([path, e]) => `${path}@${e.version}`);
     expect(below).toEqual([]);
   });
 

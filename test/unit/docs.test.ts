@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema } from '../../src/config/config.schema';
-import { AckCodes, HandshakeCodes, SessionClosedCodes } from '../../src/relay/protocol';
+import { AckCodes, HandshakeCodes, ProblemCodes, SessionClosedCodes } from '../../src/protocol';
 
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
 
@@ -16,5 +16,9 @@ describe('README documents', () => {
 
   it.each([...Object.keys(AckCodes), ...Object.keys(SessionClosedCodes)])('ack / session:closed code %s', (code) => {
     expect(readme).toContain(`\`${code}\``);
+  });
+
+  it.each(Object.entries(ProblemCodes))('REST problem code %s with its status', (code, { status }) => {
+    expect(readme).toContain(`| \`${code}\` | ${status} |`);
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Server } from 'socket.io';
-import { Events, Namespaces, type ClientMessage, type SendAck } from '../../src/relay/protocol';
+import { Events, Namespaces, type ClientMessage, type SendAck } from '../../src/protocol';
 
 const dist = join(__dirname, '..', '..', 'dist', 'sdk');
 const BUDGET = 16 * 1024;
@@ -24,11 +24,18 @@ describe('embed bundle', () => {
   });
 
   it('ships without the debug logger, the polling and WebTransport transports or Node built-ins', () => {
-    const unwanted = { debug: /getItem\(['"]debug['"]\)|DEBUG_COLORS/, polling: /XMLHttpRequest/, webtransport: /WebTransport\(/, node: /\brequire\(/ };
+    const unwanted = {
+      debug: /getItem\(['"]debug['"]\)|DEBUG_COLORS/,
+      polling: /XMLHttpRequest/,
+      webtransport: /WebTransport\(/,
+      node: /\brequire\(/,
+    };
     for (const name of ['embed.mjs', 'embed.js']) {
       const code = read(name).toString();
       // Names, not the bundle, in the failure message.
-      const found = Object.entries(unwanted).filter(([, pattern]) => pattern.test(code)).map(([what]) => `${name}: ${what}`);
+      const found = Object.entries(unwanted)
+        .filter(([, pattern]) => pattern.test(code))
+        .map(([what]) => `${name}: ${what}`);
       expect(found).toEqual([]);
     }
   });
@@ -50,6 +57,8 @@ describe('embed bundle', () => {
     const http = createServer();
     const io = new Server(http, { transports: ['websocket'] });
     io.of(Namespaces.client).on('connection', (socket) => {
+      // Like the hub: `session` right after connect; the SDK is `connected` (and flushes) only then.
+      socket.emit(Events.session, { clientId: 'u1', agentId: 'bot', agentOnline: true, tokenExpiresAt: null });
       socket.on(Events.message, (msg: ClientMessage, ack: (res: SendAck) => void) => {
         ack({ ok: true, id: `echo:${msg.text}`, ts: 'now' });
       });

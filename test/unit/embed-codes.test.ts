@@ -1,4 +1,4 @@
-import { HandshakeCodes, SessionClosedCodes, type HandshakeCode } from '../../src/relay/protocol';
+import { AckCodes, HandshakeCodes, SessionClosedCodes, type HandshakeCode } from '../../src/protocol';
 import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError } from '../../src/sdk/embed/codes';
 
 const getter = { refreshable: true, invalidRetried: false };
@@ -44,7 +44,7 @@ describe('embed code classification', () => {
   });
 
   it('classifies session:closed codes', () => {
-    expect(Object.keys(SessionClosedCodes).sort()).toEqual(['RATE_LIMITED', 'TOKEN_EXPIRED', 'USER_DEACTIVATED']);
+    expect(Object.keys(SessionClosedCodes).sort()).toEqual(['API_KEY_REVOKED', 'RATE_LIMITED', 'TOKEN_EXPIRED', 'USER_DEACTIVATED']);
     expect(classifySessionClosed('TOKEN_EXPIRED', true, getter)).toBe('retry');
     expect(classifySessionClosed('TOKEN_EXPIRED', true, fixed)).toBe('stop');
     expect(classifySessionClosed('RATE_LIMITED', true, fixed)).toBe('retry');
@@ -62,6 +62,10 @@ describe('embed code classification', () => {
     expect(errorFromAck({ code: 'RATE_LIMITED' }, 'refused')).toMatchObject({ message: 'refused', retryable: true });
     expect(errorFromAck({ code: 'PAYLOAD_TOO_LARGE' }, 'refused')).toMatchObject({ retryable: false });
     expect(errorFromAck({ code: 'SUB_MISMATCH' }, 'refused')).toMatchObject({ retryable: false });
+    // The hub's store outage passes: a resend may succeed (the SDK used to treat it as final).
+    expect(errorFromAck({ code: 'SERVER_UNAVAILABLE' }, 'refused')).toMatchObject({ retryable: true });
+    for (const [code, { retryable }] of Object.entries(AckCodes))
+      expect([code, errorFromAck({ code }, 'x').retryable]).toEqual([code, retryable]);
     // A malformed ack still rejects, as an invalid exchange rather than a silent hang.
     expect(errorFromAck(undefined, 'refused')).toMatchObject({ code: 'INVALID_PAYLOAD' });
   });

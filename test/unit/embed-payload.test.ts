@@ -9,7 +9,14 @@ describe('embed checkPayload', () => {
   it('refuses non-string text and data that is not a JSON object', () => {
     const circular: Record<string, unknown> = {};
     circular.self = circular;
-    for (const [text, data] of [[42, undefined], ['x', null], ['x', [1]], ['x', 'str'], ['x', circular], ['x', { n: 1n }]]) {
+    for (const [text, data] of [
+      [42, undefined],
+      ['x', null],
+      ['x', [1]],
+      ['x', 'str'],
+      ['x', circular],
+      ['x', { n: 1n }],
+    ]) {
       expect(checkPayload(text, data, 1_000)).toMatchObject({ code: 'INVALID_PAYLOAD' });
     }
   });

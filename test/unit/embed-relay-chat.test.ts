@@ -1,95 +1,8 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server, type Socket as ServerSocket } from 'socket.io';
-import { Events, Namespaces, type ClientMessage, type HandshakeErrorData, type SendAck } from '../../src/relay/protocol';
-import { RelayChat, type RelayChatEvents, type StateChange } from '../../src/sdk/embed';
+import { Events, type HandshakeErrorData } from '../../src/protocol';
+import { RelayChat, type StateChange } from '../../src/sdk/embed';
 import type { RelayChatOptions } from '../../src/sdk/embed/options';
+import { connected, FakeClientHub as FakeHub, nextEvent as next, stopped } from '../helpers/fake-client-hub';
 
-/**
- * A stand-in for the hub's client namespace: the SDK is exercised against a real Socket.IO server
- * whose handshake verdicts and acks each test scripts, without the rest of the hub.
- */
-class FakeHub {
-  readonly io: Server;
-  readonly received: ClientMessage[] = [];
-  readonly tokens: string[] = [];
-  readonly sockets: ServerSocket[] = [];
-  /** Handshake verdict per token; `undefined` accepts. */
-  refuse: (token: string) => HandshakeErrorData | undefined = () => undefined;
-  /** Ack for a received message; `undefined` leaves it unacknowledged. */
-  ack: (msg: ClientMessage, socket: ServerSocket) => SendAck | undefined = (msg) => ({ ok: true, id: `h-${msg.clientMessageId}`, ts: 'now' });
-  private readonly waiters: Array<() => void> = [];
-
-  private constructor(
-    http: HttpServer,
-    readonly url: string,
-  ) {
-    this.io = new Server(http, { transports: ['websocket'] });
-    const ns = this.io.of(Namespaces.client);
-    ns.use((socket, next) => {
-      const { token } = socket.handshake.auth as { token: string };
-      this.tokens.push(token);
-      const data = this.refuse(token);
-      if (!data) return next();
-      next(Object.assign(new Error(data.code), { data }));
-    });
-    ns.on('connection', (socket) => {
-      this.sockets.push(socket);
-      socket.emit(Events.session, { clientId: 'u1', agentId: 'bot', agentOnline: true, tokenExpiresAt: null });
-      socket.on(Events.message, (msg: ClientMessage, ack: (res: SendAck) => void) => {
-        this.received.push(msg);
-        const res = this.ack(msg, socket);
-        if (res) ack(res);
-        this.notify();
-      });
-      this.notify();
-    });
-  }
-
-  static async start(port = 0): Promise<FakeHub> {
-    const http = createServer();
-    await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
-    return new FakeHub(http, `http://127.0.0.1:${(http.address() as AddressInfo).port}`);
-  }
-
-  /** Resolves once `condition` holds, re-checked after every connection and message. */
-  until(condition: () => boolean): Promise<void> {
-    if (condition()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = () => (condition() ? resolve() : this.waiters.push(check));
-      this.waiters.push(check);
-    });
-  }
-
-  get last(): ServerSocket {
-    return this.sockets[this.sockets.length - 1]!;
-  }
-
-  async stop(): Promise<void> {
-    await this.io.close();
-  }
-
-  private notify(): void {
-    for (const waiter of this.waiters.splice(0)) waiter();
-  }
-}
-
-function next<K extends keyof RelayChatEvents>(
-  chat: RelayChat,
-  event: K,
-  matches: (payload: RelayChatEvents[K]) => boolean = () => true,
-): Promise<RelayChatEvents[K]> {
-  return new Promise((resolve) => {
-    const off = chat.on(event, (payload) => {
-      if (!matches(payload)) return;
-      off();
-      resolve(payload);
-    });
-  });
-}
-
-const connected = (chat: RelayChat) => next(chat, 'state', (s) => s.state === 'connected');
-const stopped = (chat: RelayChat) => next(chat, 'state', (s) => s.state === 'disconnected');
 const refusal = (code: HandshakeErrorData['code'], retryable: boolean) => () => ({ code, retryable });
 
 describe('embed RelayChat against a Socket.IO server', () => {
@@ -120,7 +33,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     await expect(status).resolves.toEqual({ agentId: 'bot', online: true });
     const ack = await chat.send('hello', { lang: 'en' });
     expect(hub.received).toEqual([{ clientMessageId: expect.stringMatching(/^[0-9a-f-]{36}$/), text: 'hello', data: { lang: 'en' } }]);
-    expect(ack).toEqual({ id: `h-${hub.received[0]!.clientMessageId}`, ts: 'now' });
+    expect(ack).toEqual({ id: `h-${hub.received[0].clientMessageId}`, ts: 'now' });
     expect(hub.last.handshake.auth).toEqual({ token: 'jwt', agentId: 'bot' });
   });
 
@@ -143,12 +56,13 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const sent = chat.send('survives');
     await expect(sent).resolves.toEqual({ id: 'h1', ts: 'now' });
     expect(hub.received).toHaveLength(2);
-    expect(hub.received[1]!.clientMessageId).toBe(hub.received[0]!.clientMessageId);
+    expect(hub.received[1].clientMessageId).toBe(hub.received[0].clientMessageId);
     expect(hub.sockets).toHaveLength(2);
   });
 
   it('rejects a send on an error ack, drops it from the outbox and goes on with the next', async () => {
-    hub.ack = (msg) => (msg.text === 'bad' ? { ok: false, error: { code: 'AGENT_OFFLINE', message: 'no runtime' } } : { ok: true, id: 'ok', ts: 'now' });
+    hub.ack = (msg) =>
+      msg.text === 'bad' ? { ok: false, error: { code: 'AGENT_OFFLINE', message: 'no runtime' } } : { ok: true, id: 'ok', ts: 'now' };
     const chat = open();
     const bad = chat.send('bad');
     const good = chat.send('good');
@@ -312,7 +226,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     chat.on('message', (m) => got.push(m.id));
     const surfaced = jest.fn();
     (chat as unknown as { on(e: string, f: () => void): void }).on('debug', surfaced);
-    const msg = (id: string) => ({ id, ts: 'now', agentId: 'bot', text: id });
+    const msg = (id: string) => ({ id, ts: 'now', agentId: 'bot', author: 'agent', text: id });
     hub.last.emit(Events.message, msg('m1'));
     hub.last.emit(Events.debug, { agentId: 'bot', trace: 'secret', ts: 'now' });
     hub.last.emit(Events.message, msg('m1'));
@@ -364,6 +278,28 @@ describe('embed RelayChat against a Socket.IO server', () => {
       random.mockRestore();
       for (const key of Object.keys(page)) delete (globalThis as Record<string, unknown>)[key];
     }
+  });
+
+  it('is connected only after session, and reconnects when a hub accepts the socket but never sends it', async () => {
+    let silent = 1;
+    hub.sendsSession = () => silent-- <= 0;
+    hub.ack = () => ({ ok: true, id: 'after-session', ts: 'now' });
+    const chat = open({ ackTimeoutMs: 200 });
+    const states: StateChange[] = [];
+    chat.on('state', (s) => states.push(s));
+    const sent = chat.send('waits for the session');
+    await expect(next(chat, 'error')).resolves.toMatchObject({
+      code: 'CONNECT_FAILED',
+      message: 'the hub sent no session',
+      retryable: true,
+    });
+    // The outbox was held on the silent socket: nothing went out there.
+    expect(hub.received).toEqual([]);
+    await connected(chat);
+    await expect(sent).resolves.toEqual({ id: 'after-session', ts: 'now' });
+    expect(hub.sockets).toHaveLength(2);
+    expect(hub.sockets[0].connected).toBe(false);
+    expect(states).toEqual([{ state: 'connecting' }, { state: 'connected' }]);
   });
 
   it('validates url and agentId at construction', () => {

@@ -41,7 +41,10 @@ describe('embed TokenSource', () => {
 
   it('times out a hung getter with TOKEN_TIMEOUT, then calls it afresh', async () => {
     jest.useFakeTimers();
-    const getter = jest.fn().mockReturnValueOnce(new Promise<string>(() => {})).mockResolvedValueOnce('fresh');
+    const getter = jest
+      .fn()
+      .mockReturnValueOnce(new Promise<string>(() => {}))
+      .mockResolvedValueOnce('fresh');
     const source = new TokenSource(getter, 5_000);
     const first = source.get();
     const shared = source.get();

@@ -1,9 +1,9 @@
 import { AgentKeyMatcher } from '../../src/auth/agent-keys';
 import { durationSeconds } from '../../src/auth/duration';
-import { uuidv7 } from '../../src/relay/ids';
-import { payloadError } from '../../src/relay/payload-limits';
+import { newMessageStamp } from '../../src/relay/ids';
+import { payloadError } from '../../src/protocol/payload-limits';
 import { pickByRendezvous } from '../../src/relay/rendezvous';
-import { TokenBucket } from '../../src/relay/token-bucket';
+import { TokenBucket } from '../../src/limits/token-bucket';
 
 describe('pickByRendezvous', () => {
   const runtimes = ['r1', 'r2', 'r3', 'r4'];
@@ -34,16 +34,18 @@ describe('pickByRendezvous', () => {
   });
 });
 
-describe('uuidv7', () => {
-  it('is a version 7, variant 10 UUID with the creation millisecond', () => {
-    const now = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
-    const id = uuidv7(now + 10_000_000);
+describe('newMessageStamp', () => {
+  it('is a version 7, variant 10 UUID whose millisecond is ts', () => {
+    const before = Date.now();
+    const { id, ts } = newMessageStamp();
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(now + 10_000_000);
+    const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+    expect(new Date(ms).toISOString()).toBe(ts);
+    expect(ms).toBeGreaterThanOrEqual(before);
   });
 
   it('sorts in creation order, also within one millisecond', () => {
-    const ids = Array.from({ length: 5000 }, () => uuidv7());
+    const ids = Array.from({ length: 5000 }, () => newMessageStamp().id);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -88,7 +90,9 @@ describe('AgentKeyMatcher', () => {
 
 describe('durationSeconds', () => {
   it('parses <n>(s|m|h|d) and rejects anything else', () => {
-    expect([durationSeconds('45s'), durationSeconds('15m'), durationSeconds('2h'), durationSeconds('30d')]).toEqual([45, 900, 7200, 2592000]);
+    expect([durationSeconds('45s'), durationSeconds('15m'), durationSeconds('2h'), durationSeconds('30d')]).toEqual([
+      45, 900, 7200, 2592000,
+    ]);
     for (const bad of ['0m', '15', '1w', '-1h', '15 m', '100000s']) expect(() => durationSeconds(bad)).toThrow(RangeError);
   });
 });

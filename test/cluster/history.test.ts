@@ -1,0 +1,226 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import {
+  Namespaces,
+  type AgentStatus,
+  type ClientInboundMessage,
+  type HistoryAck,
+  type SendAck,
+  type SessionInfo,
+} from '../../src/protocol';
+import { RelayAgent } from '../../src/sdk/agent';
+import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { mintToken } from '../helpers/tokens';
+
+// Conversation log, recovery and restart grace (SPEC §8) on three hub processes and one real Redis.
+let cluster: TestCluster;
+let A: string, B: string, C: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster({ RECOVERY_MAX_MESSAGES: '300', HISTORY_MAX_MESSAGES: '500' });
+  [A, B, C] = cluster.handle.replicas.map((r) => r.url);
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.close();
+}, 30_000);
+
+/** A raw client socket recording every event from its first packet, as counted at the socket. */
+interface Peer {
+  socket: Socket;
+  events: { event: string; payload: unknown }[];
+  messages(): ClientInboundMessage[];
+  session: Promise<SessionInfo>;
+}
+
+const peers: Socket[] = [];
+afterEach(() => {
+  for (const s of peers.splice(0)) s.disconnect();
+});
+
+function open(url: string, agentId: string, sub: string, lastMessageId?: string): Promise<Peer> {
+  const socket = connect(`${url}${Namespaces.client}`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    auth: { token: cluster.token({ sub }), agentId, ...(lastMessageId === undefined ? {} : { lastMessageId }) },
+  });
+  peers.push(socket);
+  const events: Peer['events'] = [];
+  socket.onAny((event: string, payload: unknown) => events.push({ event, payload }));
+  const session = new Promise<SessionInfo>((resolve, reject) => {
+    socket.once('session', resolve);
+    socket.once('connect_error', reject);
+  });
+  const peer: Peer = {
+    socket,
+    events,
+    messages: () => events.filter((e) => e.event === 'message').map((e) => e.payload as ClientInboundMessage),
+    session,
+  };
+  return session.then(() => peer);
+}
+
+function arrival(peer: Peer, id: string, timeoutMs = 10_000): Promise<void> {
+  return waitFor(() => peer.messages().some((m) => m.id === id), timeoutMs, `message ${id}`);
+}
+
+const ids = (messages: ClientInboundMessage[]) => messages.map((m) => m.id);
+
+describe('recovery across replicas', () => {
+  let agent: RelayAgent;
+  beforeAll(async () => {
+    agent = await cluster.agent(A, 'bot');
+  });
+
+  it('replays replies sent while the client was away on reconnect through another replica, in order, exactly once', async () => {
+    const first = await open(A, 'bot', 'away');
+    const seen = await agent.reply('away', 'seen');
+    await arrival(first, seen.id);
+    first.socket.disconnect();
+    const missed: string[] = [];
+    for (let i = 0; i < 30; i++) missed.push((await agent.reply('away', `missed ${i}`)).id);
+
+    const back = await open(B, 'bot', 'away', seen.id);
+    expect((await back.session).recovered).toBe(true);
+    const beforeSession = back.events.slice(
+      0,
+      back.events.findIndex((e) => e.event === 'session'),
+    );
+    expect(beforeSession.map((e) => e.event)).toEqual(missed.map(() => 'message'));
+    expect(ids(back.messages())).toEqual(missed);
+    const live = await agent.reply('away', 'live');
+    await arrival(back, live.id);
+    expect(ids(back.messages())).toEqual([...missed, live.id]);
+  });
+
+  it('replays nothing with recovered: false for an unknown or a too old lastMessageId', async () => {
+    const old = await agent.reply('forgetful', 'old');
+    for (let i = 0; i < 301; i++) await agent.reply('forgetful', `r${i}`);
+    for (const id of ['0190a000-0000-7000-8000-000000000000', old.id]) {
+      const peer = await open(C, 'bot', 'forgetful', id);
+      expect((await peer.session).recovered).toBe(false);
+      const marker = await agent.reply('forgetful', 'marker');
+      await arrival(peer, marker.id);
+      expect(ids(peer.messages())).toEqual([marker.id]);
+      peer.socket.disconnect();
+    }
+  }, 30_000);
+
+  it('neither loses nor doubles nor reorders replies published during the replay (concurrent replies)', async () => {
+    const acks: string[] = [(await agent.reply('busy', 'start')).id];
+    let stop = false;
+    const producer = (async () => {
+      for (let i = 0; !stop; i += 5) {
+        const batch = await Promise.all([0, 1, 2, 3, 4].map((k) => agent.reply('busy', `p${i + k}`)));
+        acks.push(...batch.map((a) => a.id));
+      }
+      for (let i = 0; i < 5; i++) acks.push((await agent.reply('busy', `tail${i}`)).id);
+    })();
+    const reconnects: { peer: Promise<Peer>; from: string }[] = [];
+    for (let i = 0; i < 40; i++) {
+      const from = acks[acks.length - 1];
+      reconnects.push({ peer: open(i % 2 ? B : C, 'bot', 'busy', from), from });
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    const connected = await Promise.all(reconnects.map(async (r) => ({ peer: await r.peer, from: r.from })));
+    stop = true;
+    await producer;
+    const last = acks[acks.length - 1];
+    for (const { peer, from } of connected) {
+      expect((await peer.session).recovered).toBe(true);
+      await arrival(peer, last);
+      expect(ids(peer.messages())).toEqual(acks.slice(acks.indexOf(from) + 1));
+    }
+  }, 60_000);
+
+  it('serves history pages from the shared log on any replica', async () => {
+    for (let i = 0; i < 7; i++) await agent.reply('reader', `h${i}`);
+    const peer = await open(C, 'bot', 'reader');
+    const page = (before?: string) =>
+      peer.socket.timeout(5000).emitWithAck('history', { limit: 3, ...(before ? { before } : {}) }) as Promise<HistoryAck>;
+    const newest = (await page()) as { messages: ClientInboundMessage[]; hasMore: boolean };
+    expect([newest.messages.map((m) => m.text), newest.hasMore]).toEqual([['h4', 'h5', 'h6'], true]);
+    const older = (await page(newest.messages[0].id)) as { messages: ClientInboundMessage[]; hasMore: boolean };
+    expect([older.messages.map((m) => m.text), older.hasMore]).toEqual([['h1', 'h2', 'h3'], true]);
+    const oldest = (await page(older.messages[0].id)) as { messages: ClientInboundMessage[]; hasMore: boolean };
+    expect([oldest.messages.map((m) => m.text), oldest.hasMore]).toEqual([['h0'], false]);
+  });
+
+  it("echoes an accepted message to the user's tabs on other replicas", async () => {
+    agent.onMessage(() => {});
+    const [tab1, tab2] = await Promise.all([open(A, 'bot', 'tabs'), open(B, 'bot', 'tabs')]);
+    const ack = (await tab1.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'x1', text: 'typed on A' })) as SendAck;
+    expect(ack.ok).toBe(true);
+    const { id } = ack as { id: string };
+    await arrival(tab2, id);
+    expect(tab2.messages()).toEqual([expect.objectContaining({ id, author: 'user', clientMessageId: 'x1', text: 'typed on A' })]);
+    const marker = await agent.reply('tabs', 'marker');
+    await arrival(tab1, marker.id);
+    expect(ids(tab1.messages())).toEqual([marker.id]);
+  });
+});
+
+describe('agent restart grace across replicas', () => {
+  it('delivers a message sent during a restart to the runtime that comes back on another replica; no offline announced', async () => {
+    const first = await cluster.agent(A, 'restarting');
+    const user = await open(B, 'restarting', 'patient');
+    const statuses = collect<AgentStatus>(user.socket, 'agent:status');
+    first.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ack = user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'r1', text: 'are you there?' }) as Promise<SendAck>;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The held message reaches the runtime as soon as it connects: its handler is set first.
+    const second = new RelayAgent({ url: C, apiKey: cluster.handle.secrets.AGENT_API_KEYS, agentId: 'restarting' });
+    const got: string[] = [];
+    second.onMessage((m) => void got.push(m.text));
+    await second.connect();
+    expect(await ack).toMatchObject({ ok: true });
+    await waitFor(() => got.length === 1, 5000, 'the held message');
+    expect(got).toEqual(['are you there?']);
+    await new Promise((resolve) => setTimeout(resolve, 1800)); // past the grace (1.5 s)
+    expect(statuses).toEqual([]);
+    second.close();
+  });
+
+  it('answers AGENT_OFFLINE after the grace and announces offline on every replica', async () => {
+    const agent = await cluster.agent(A, 'leaving');
+    const [onB, onC] = await Promise.all([open(B, 'leaving', 'u1'), open(C, 'leaving', 'u2')]);
+    const statuses = [collect<AgentStatus>(onB.socket, 'agent:status'), collect<AgentStatus>(onC.socket, 'agent:status')];
+    agent.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    const ack = (await onB.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'l1', text: 'hello?' })) as SendAck;
+    expect(ack).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
+    expect(Date.now() - started).toBeGreaterThan(800);
+    await waitFor(() => statuses.every((s) => s.length === 1), 5000, 'offline on both replicas');
+    expect(statuses).toEqual([[{ agentId: 'leaving', online: false }], [{ agentId: 'leaving', online: false }]]);
+  });
+});
+
+describe('REST conversations on the shared log', () => {
+  const admin = () => ({
+    authorization: `Bearer ${mintToken({ sub: 'root', roles: ['ADMIN'] }, cluster.handle.secrets.ADMIN_JWT_SECRET)}`,
+  });
+  const messages = async (url: string, agentId: string, clientId: string) => {
+    const res = await fetch(`${url}/agents/${agentId}/conversations/${clientId}/messages?perPage=100`, { headers: admin() });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: { text: string }[] }).data.map((m) => m.text);
+  };
+
+  it('reads and deletes a conversation from any replica; deleteUser erases it with every bot', async () => {
+    const [one, two] = [await cluster.agent(A, 'rest-a'), await cluster.agent(B, 'rest-b')];
+    await one.reply('erased', 'a1');
+    await two.reply('erased', 'b1');
+    await one.reply('kept', 'a2');
+    expect(await messages(C, 'rest-a', 'erased')).toEqual(['a1']);
+
+    const deleted = await fetch(`${B}/agents/rest-a/conversations/kept`, { method: 'DELETE', headers: admin() });
+    expect(deleted.status).toBe(204);
+    expect(await messages(C, 'rest-a', 'kept')).toEqual([]);
+
+    const user = await fetch(`${C}/users/erased`, { method: 'DELETE', headers: admin() });
+    expect(user.status).toBe(404); // no record, but its conversations go all the same
+    expect(await messages(A, 'rest-a', 'erased')).toEqual([]);
+    expect(await messages(A, 'rest-b', 'erased')).toEqual([]);
+  });
+});

@@ -1,0 +1,250 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Redis from 'ioredis';
+import { freePort } from './redis-server';
+
+const run = promisify(execFile);
+
+/** One redis-server (or sentinel) process a test owns. */
+export interface RedisProcess {
+  port: number;
+  /** SIGKILL, like a crash; resolves when the process is gone. */
+  kill(): Promise<void>;
+  alive(): boolean;
+}
+
+/** Redis Sentinel: one master, one replica, three Sentinels watching `name`. */
+export interface TestSentinel {
+  name: string;
+  sentinels: RedisProcess[];
+  servers: RedisProcess[];
+  /** REDIS_SENTINELS and REDIS_SENTINEL_NAME for a hub. */
+  env: Record<string, string>;
+  /** The server the Sentinels currently call master. */
+  master(): Promise<RedisProcess>;
+  close(): Promise<void>;
+}
+
+/** Redis Cluster: `masters` masters with one replica each, cluster-node-timeout 1000 ms. */
+export interface TestRedisCluster {
+  nodes: RedisProcess[];
+  /** REDIS_CLUSTER_NODES for a hub. */
+  env: Record<string, string>;
+  /** CLUSTER KEYSLOT of `key`. */
+  keySlot(key: string): Promise<number>;
+  /** The node that currently serves `slot` as master. */
+  masterOf(slot: number): Promise<RedisProcess>;
+  /** Resolves when every live node reports cluster_state:ok and every slot has a live master. */
+  healthy(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A free port whose cluster bus port (+10000) is free too. */
+async function freeClusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10000 > 65535) continue;
+    if (await isFree(port + 10000)) return port;
+  }
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function spawnRedis(args: string[], port: number): RedisProcess {
+  const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
+  child.on('error', () => {});
+  return {
+    port,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await gone;
+    },
+  };
+}
+
+async function command<T>(port: number, ...args: (string | number)[]): Promise<T> {
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.call(String(args[0]), ...args.slice(1).map(String))) as T;
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// No 5 s wait before a replica's first sync: a replica that never synced may not be promoted.
+const BASE = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
+
+export async function startRedisSentinel(name = 'relaymaster'): Promise<TestSentinel> {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-sentinel-'));
+  const masterPort = await freePort();
+  const replicaPort = await freePort();
+  const servers = [
+    spawnRedis([...BASE, '--port', String(masterPort), '--dir', dir, '--dbfilename', 'm.rdb'], masterPort),
+    spawnRedis(
+      [...BASE, '--port', String(replicaPort), '--dir', dir, '--dbfilename', 'r.rdb', '--replicaof', '127.0.0.1', String(masterPort)],
+      replicaPort,
+    ),
+  ];
+  await until(
+    async () => ((await command<string>(replicaPort, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined),
+    10_000,
+    'replica in sync',
+  );
+  const sentinels: RedisProcess[] = [];
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    const file = join(dir, `sentinel-${i}.conf`);
+    writeFileSync(
+      file,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 3000`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
+    sentinels.push(spawnRedis([file, '--sentinel'], port));
+  }
+  // Every Sentinel knows the master and has discovered the replica and the other Sentinels.
+  for (const s of sentinels) {
+    await until(
+      async () => {
+        const info = await command<string[]>(s.port, 'SENTINEL', 'MASTER', name);
+        const field = (k: string) => info[info.indexOf(k) + 1];
+        return Number(field('num-slaves')) >= 1 && Number(field('num-other-sentinels')) >= 2 ? true : undefined;
+      },
+      15_000,
+      `sentinel ${s.port} ready`,
+    );
+  }
+  return {
+    name,
+    sentinels,
+    servers,
+    env: { REDIS_SENTINELS: sentinels.map((s) => `127.0.0.1:${s.port}`).join(','), REDIS_SENTINEL_NAME: name },
+    async master() {
+      const live = sentinels.find((s) => s.alive()) as RedisProcess;
+      const [, port] = await command<[string, string]>(live.port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name);
+      return servers.find((s) => s.port === Number(port)) as RedisProcess;
+    },
+    async close() {
+      for (const p of [...sentinels, ...servers]) await p.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function startRedisCluster(masters = 3): Promise<TestRedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-cluster-'));
+  const nodes: RedisProcess[] = [];
+  for (let i = 0; i < masters * 2; i++) {
+    const port = await freeClusterPort();
+    nodes.push(
+      spawnRedis(
+        [
+          ...BASE,
+          '--port',
+          String(port),
+          '--dir',
+          dir,
+          '--dbfilename',
+          `${port}.rdb`,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--cluster-node-timeout',
+          '1000',
+          // A master without its replica still serves its own slots.
+          '--cluster-require-full-coverage',
+          'no',
+        ],
+        port,
+      ),
+    );
+  }
+  for (const n of nodes)
+    await until(async () => ((await command<string>(n.port, 'PING')) === 'PONG' ? true : undefined), 10_000, `node ${n.port}`);
+  await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
+
+  const masterOf = async (slot: number) => {
+    const live = nodes.filter((n) => n.alive());
+    for (const n of live) {
+      const slots = await command<[number, number, [string, number]][]>(n.port, 'CLUSTER', 'SLOTS').catch(() => null);
+      const range = slots?.find(([from, to]) => slot >= from && slot <= to);
+      const owner = range ? nodes.find((x) => x.port === Number(range[2][1])) : undefined;
+      if (owner?.alive()) return owner;
+    }
+    throw new Error(`no live master for slot ${slot}`);
+  };
+  const healthy = async (timeoutMs = 15_000) => {
+    await until(
+      async () => {
+        for (const n of nodes.filter((x) => x.alive())) {
+          if (!(await command<string>(n.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return undefined;
+        }
+        for (const slot of [0, 8191, 16383]) await masterOf(slot);
+        return true;
+      },
+      timeoutMs,
+      'cluster healthy',
+    );
+  };
+  await healthy();
+  // Every replica has synced once: only then may it take over its master's slots.
+  for (const n of nodes) {
+    await until(
+      async () => {
+        const info = await command<string>(n.port, 'INFO', 'replication');
+        return info.includes('role:master') || info.includes('master_link_status:up') ? true : undefined;
+      },
+      15_000,
+      `node ${n.port} in sync`,
+    );
+  }
+  return {
+    nodes,
+    env: {
+      REDIS_CLUSTER_NODES: nodes
+        .slice(0, 3)
+        .map((n) => `127.0.0.1:${n.port}`)
+        .join(','),
+    },
+    masterOf,
+    healthy,
+    keySlot: (key) => command<number>(nodes.find((n) => n.alive())!.port, 'CLUSTER', 'KEYSLOT', key),
+    async close() {
+      for (const n of nodes) await n.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

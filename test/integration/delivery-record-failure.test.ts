@@ -1,0 +1,70 @@
+import Redis from 'ioredis';
+import { io as connect, type Socket } from 'socket.io-client';
+import { Namespaces, type SendAck } from '../../src/protocol';
+import { waitFor } from '../helpers/cluster';
+import { connected, startHub, type TestHub } from '../helpers/hub';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { TEST_AGENT_KEY } from '../helpers/tokens';
+
+/**
+ * Issue 10: recording a delivery (dedupe markDelivered) happens after the runtime acked. If that
+ * write fails, the message was still delivered: the client must get ok, not an error that makes it
+ * resend (and the user see a failure) for a message the bot has.
+ */
+describe('a delivery whose record cannot be written', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+  let t: TestHub;
+  let runtime: Socket;
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    t = await startHub({ REDIS_URL: redis.url });
+    runtime = connect(`${t.url}${Namespaces.agent}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { apiKey: TEST_AGENT_KEY, agentId: 'bot' },
+    });
+    await connected(runtime);
+  });
+  afterAll(async () => {
+    runtime?.disconnect();
+    await admin?.call('CLIENT', 'UNPAUSE');
+    admin?.disconnect();
+    await t?.close();
+    await redis?.close();
+  });
+
+  it('is acked ok to the client, logged and counted; a retry keeps the same id', async () => {
+    const received: string[] = [];
+    // The runtime has the message; only then is Redis held for writes, past the hub's command
+    // timeout (2 s), so the markDelivered that follows the ack fails.
+    runtime.on('message', (message: { id: string }, ack: (r: { ok: boolean }) => void) => {
+      received.push(message.id);
+      if (received.length === 1) {
+        void admin.call('CLIENT', 'PAUSE', '3000', 'WRITE').then(() => ack({ ok: true }));
+      } else {
+        ack({ ok: true });
+      }
+    });
+    const errorsBefore = await dedupeErrors(t);
+    const client = await t.client('bot', { sub: 'ann' });
+    const payload = { clientMessageId: 'c1', text: 'hello' };
+    const ack = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
+    expect(ack).toEqual({ ok: true, id: received[0], ts: expect.any(String) });
+    // The ack does not wait for the record; its failure is counted when the write times out.
+    await waitFor(async () => (await dedupeErrors(t)) === errorsBefore + 1, 10_000, 'the failed record counted');
+
+    await admin.call('CLIENT', 'UNPAUSE');
+    const retry = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
+    // The timed-out write may still have run when the pause ended (Redis queued it); either way a
+    // retry gets the same id and ts, and the runtime never sees another id for this message.
+    expect(retry).toEqual(ack);
+    expect(new Set(received)).toEqual(new Set([received[0]]));
+  });
+});
+
+async function dedupeErrors(t: TestHub): Promise<number> {
+  return (await t.hub.metrics.redisErrors.get()).values.find((v) => v.labels.component === 'dedupe')?.value ?? 0;
+}

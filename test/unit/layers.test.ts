@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The layer rule of STYLE.md ("Which part may import which"), checked over the real import graph
+ * with dependency-cruiser and the rules in `.dependency-cruiser.cjs`.
+ */
+const root = join(__dirname, '..', '..');
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise');
+
+interface Violation {
+  from: string;
+  to: string;
+  rule: { name: string };
+}
+
+function violations(cwd: string, config: string): Violation[] {
+  const out = execFileSync(depcruise, ['src', '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+const describeViolation = (v: Violation) => `${v.rule.name}: ${v.from} → ${v.to}`;
+
+describe('layers import downward only', () => {
+  it('src/ has no import that breaks a layer rule', () => {
+    expect(violations(root, '.dependency-cruiser.cjs').map(describeViolation)).toEqual([]);
+  });
+
+  describe('the rules catch what they must', () => {
+    let dir: string;
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'relay-layers-'));
+      cpSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+      const file = (path: string, text: string) => {
+        mkdirSync(join(dir, path, '..'), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      };
+      // One file per layer breach the first release had, plus the SDK rule.
+      file('src/http/client-ip.ts', 'export const clientIp = 1;\n');
+      file('src/net/engine-gate.ts', "import { clientIp } from '../http/client-ip';\nexport const gate = clientIp;\n");
+      file('src/relay/protocol.ts', "export const ADMIN_ROLE = 'ADMIN';\n");
+      file('src/auth/identity.ts', "import { ADMIN_ROLE } from '../relay/protocol';\nexport const role = ADMIN_ROLE;\n");
+      file('src/sdk/agent/index.ts', "import { gate } from '../../net/engine-gate';\nexport const sdk = gate;\n");
+      file('src/protocol/index.ts', "export { role } from '../auth/identity';\n");
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reports every upward import', () => {
+      const found = violations(dir, join(root, '.dependency-cruiser.cjs')).map(describeViolation).sort();
+      expect(found).toEqual([
+        'layer-auth-store-net-limits: src/auth/identity.ts → src/relay/protocol.ts',
+        'layer-auth-store-net-limits: src/net/engine-gate.ts → src/http/client-ip.ts',
+        'layer-protocol: src/protocol/index.ts → src/auth/identity.ts',
+        'sdk-protocol-only: src/sdk/agent/index.ts → src/net/engine-gate.ts',
+      ]);
+    });
+  });
+});
