@@ -12,6 +12,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ManagedProcess, waitUntil, waitForLine, httpOk } = require('./managed-process.cjs');
+const { startRedisTopology, TOPOLOGIES } = require('./redis-topology.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
 const NGINX_CONF = path.join(__dirname, 'nginx.conf');
@@ -118,7 +119,9 @@ async function startCluster(options = {}) {
     hubEntry = path.join(ROOT, 'dist', 'main.js'),
     readyTimeoutMs = 30_000,
     onLog,
+    redis: topology = 'single',
   } = options;
+  if (!TOPOLOGIES.includes(topology)) throw new Error(`redis must be one of ${TOPOLOGIES.join(', ')}, not ${topology}`);
   const env = options.env ?? {};
   if (!fs.existsSync(hubEntry)) throw new Error(`${hubEntry} does not exist; run \`npm run build\` first`);
   const nginxBin = nginxBinary();
@@ -152,11 +155,17 @@ async function startCluster(options = {}) {
       redisProc.start();
       await waitForLine(redisProc, /Ready to accept connections/, 'accepting connections', readyTimeoutMs);
     };
-    await startRedis();
+    // sentinel / cluster: their own processes (redis-topology.cjs); the single server is not started.
+    const topologyEnv =
+      topology === 'single'
+        ? { REDIS_URL: redisUrl }
+        : (await startRedisTopology(topology, { redisBin, dir, freePort, onLog, readyTimeoutMs, started })).env;
+    if (topology === 'single') await startRedis();
 
     // --- hubs ----------------------------------------------------------------------------------
     const secrets = {
       JWT_SECRET: env.JWT_SECRET || secret(48),
+      ADMIN_JWT_SECRET: env.ADMIN_JWT_SECRET || secret(48),
       AGENT_API_KEYS: env.AGENT_API_KEYS || `ak_${secret(32)}`,
     };
     const hubEnv = {
@@ -170,7 +179,10 @@ async function startCluster(options = {}) {
       ...env,
       ...secrets,
       HOST: '127.0.0.1',
-      REDIS_URL: redisUrl,
+      REDIS_URL: undefined,
+      REDIS_SENTINELS: undefined,
+      REDIS_CLUSTER_NODES: undefined,
+      ...topologyEnv,
     };
     const graceMs = Number(hubEnv.SHUTDOWN_GRACE_MS) || 20_000;
     const replicas = hubPorts.map((hubPort, i) => {
@@ -238,6 +250,9 @@ async function startCluster(options = {}) {
         await Promise.all(replicas.map((r) => r.stop()));
         await nginxProc.stop('SIGTERM', 5000);
         await redisProc.stop('SIGTERM', 10_000);
+        await Promise.all(
+          started.filter((p) => p.name.startsWith('redis-') || p.name.startsWith('sentinel-')).map((p) => p.stop('SIGTERM', 10_000)),
+        );
         process.off('exit', exitHandler);
         fs.rmSync(dir, { recursive: true, force: true });
       })());

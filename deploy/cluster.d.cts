@@ -10,9 +10,15 @@ export interface ClusterOptions {
   /**
    * Hub environment on top of the defaults (NODE_ENV=production, TRUST_PROXY=loopback,
    * CORS_ORIGINS=the cluster's origin, SHUTDOWN_GRACE_MS=20000). JWT_SECRET / AGENT_API_KEYS given
-   * here are used, otherwise generated. PORT, HOST and REDIS_URL are always set by the runner.
+   * here are used, otherwise generated. PORT, HOST and the Redis topology keys are always set by the runner.
    */
   env?: Record<string, string | undefined>;
+  /**
+   * Redis topology (SPEC §11): `single` (default, one redis-server, REDIS_URL), `sentinel` (1 master
+   * + 1 replica + 3 Sentinels, REDIS_SENTINELS) or `cluster` (3 masters + 3 replicas,
+   * REDIS_CLUSTER_NODES). With sentinel or cluster, `redis` of the handle is not started.
+   */
+  redis?: 'single' | 'sentinel' | 'cluster';
   /** Hub entry point (default dist/main.js). */
   hubEntry?: string;
   /** How long each process may take to become ready (default 30000 ms). */
@@ -56,7 +62,7 @@ export interface ClusterHandle {
   port: number;
   /** Temp dir with Redis data, nginx prefix and logs; removed by stop(). */
   dir: string;
-  secrets: { JWT_SECRET: string; AGENT_API_KEYS: string };
+  secrets: { JWT_SECRET: string; ADMIN_JWT_SECRET: string; AGENT_API_KEYS: string };
   /** Environment shared by the hubs (without PORT). */
   env: Record<string, string | undefined>;
   replicas: ReplicaHandle[];

@@ -3,15 +3,15 @@
 // re-exports the API for ESM callers.
 //
 // Environment: CLUSTER_PORT (nginx, default 8080), CLUSTER_HOST (default 127.0.0.1),
-// CLUSTER_REPLICAS (default 3), NGINX_BIN / REDIS_SERVER_BIN (binaries, found on PATH or in
+// CLUSTER_REPLICAS (default 3), CLUSTER_REDIS (single: one redis-server, the default; sentinel: 1
+// master + 1 replica + 3 Sentinels; cluster: Redis Cluster of 3 masters + 3 replicas), NGINX_BIN / REDIS_SERVER_BIN (binaries, found on PATH or in
 // /usr/sbin otherwise); every other variable (JWT_SECRET, AGENT_API_KEYS, LOG_LEVEL, NODE_ENV, …)
 // is passed to the hubs. Missing secrets are generated and printed.
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import cluster from './cluster.cjs';
 
-export const { startCluster, writeNginxConfig, nginxArgs, testNginxConfig, nginxBinary, redisBinary, freePort, NGINX_CONF } =
-  cluster;
+export const { startCluster, writeNginxConfig, nginxArgs, testNginxConfig, nginxBinary, redisBinary, freePort, NGINX_CONF } = cluster;
 
 const COLORS = [36, 33, 35, 32, 34, 31];
 
@@ -41,6 +41,7 @@ async function main() {
     port,
     host: process.env.CLUSTER_HOST ?? '127.0.0.1',
     env: process.env,
+    redis: process.env.CLUSTER_REDIS || 'single',
     onLog: log,
   });
 
@@ -75,9 +76,10 @@ async function main() {
     `  nginx access log: ${handle.nginx.accessLog}`,
     '',
     `  JWT_SECRET=${handle.secrets.JWT_SECRET}`,
+    `  ADMIN_JWT_SECRET=${handle.secrets.ADMIN_JWT_SECRET}`,
     `  AGENT_API_KEYS=${handle.secrets.AGENT_API_KEYS}`,
     '',
-    '  Mint a client token (admin token: add --admin):',
+    '  Mint a client token (admin token: add --admin and ADMIN_JWT_SECRET):',
     `    JWT_SECRET=${jwt} npm run token -- --sub alice --expires-in 1h`,
     `  Agents connect to ${handle.url} (namespace /ws/agent) with apiKey = one of AGENT_API_KEYS.`,
     `  API docs: ${handle.url}/api`,

@@ -51,7 +51,7 @@ app.kubernetes.io/component: redis
 
 {{/* REDIS_URL of the in-chart Redis. */}}
 {{- define "relay-hub.redis.url" -}}
-{{- printf "redis://%s:6379" (include "relay-hub.redis.fullname" .) }}
+{{- printf "redis://:%s@%s:6379" (.Values.secrets.redisPassword | urlquery) (include "relay-hub.redis.fullname" .) }}
 {{- end }}
 
 {{/* SHUTDOWN_GRACE_MS rounded up to seconds. */}}
