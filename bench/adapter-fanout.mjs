@@ -45,7 +45,7 @@ async function startRedis() {
     stdio: 'ignore',
   });
   const url = `redis://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 10_000; ;) {
     const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
     probe.on('error', () => {});
     try {
@@ -84,15 +84,23 @@ async function run(variant, replicas, redisUrl, runIndex) {
       AGENT_API_KEYS: AGENT_KEY,
       MESSAGE_RATE_PER_S: '0',
     });
-    const hub = await createHub(config, { logger: createLogger('silent'), cluster: { ...variant.cluster, keyPrefix: `bench${runIndex}:` } });
-    await new Promise((resolve) => hub.httpServer.listen(0, '127.0.0.1', resolve));
-    hubs.push({ hub, url: `http://127.0.0.1:${hub.httpServer.address().port}` });
+    const hub = await createHub(config, {
+      logger: createLogger('silent'),
+      cluster: { ...variant.cluster, keyPrefix: `bench${runIndex}:` },
+    });
+    // listen() also starts the presence keeper and the pub/sub canary, as in production.
+    hubs.push({ hub, url: `http://127.0.0.1:${await hub.listen(0, '127.0.0.1')}` });
   }
   const agent = new RelayAgent({ url: hubs[0].url, apiKey: AGENT_KEY, agentId: 'bot' });
   agent.onMessage((m) => agent.reply(m.from, `echo ${m.text}`));
   await agent.connect();
   const token = jwt.sign({ sub: 'user-1', exp: Math.floor(Date.now() / 1000) + 3600 }, JWT_SECRET);
-  const client = io(`${hubs[1].url}/ws/client`, { transports: ['websocket'], forceNew: true, reconnection: false, auth: { token, agentId: 'bot' } });
+  const client = io(`${hubs[1].url}/ws/client`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    auth: { token, agentId: 'bot' },
+  });
   await new Promise((resolve, reject) => (client.once('session', resolve), client.once('connect_error', reject)));
   const roundTrip = async (n) => {
     const reply = new Promise((resolve) => client.once('message', resolve));
@@ -139,10 +147,20 @@ process.stderr.write('\n');
 
 const fmt = (v) => (v === null ? '—' : Number.isInteger(v) ? String(v) : v.toFixed(2));
 const header = ['configuration', 'N', 'agent replica', 'client replica', 'idle replica (max)', 'all replicas', 'bytes, all replicas'];
-const lines = rows.map((r) => [r.variant, r.N, fmt(r.agentReplica), fmt(r.clientReplica), fmt(r.idleReplica), fmt(r.total), fmt(Math.round(r.totalBytes))]);
+const lines = rows.map((r) => [
+  r.variant,
+  r.N,
+  fmt(r.agentReplica),
+  fmt(r.clientReplica),
+  fmt(r.idleReplica),
+  fmt(r.total),
+  fmt(Math.round(r.totalBytes)),
+]);
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
 const row = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`;
-console.log(`Redis pub/sub messages received per relayed unicast round trip (${MESSAGES} round trips; agent on replica 1, client on replica 2)`);
+console.log(
+  `Redis pub/sub messages received per relayed unicast round trip (${MESSAGES} round trips; agent on replica 1, client on replica 2)`,
+);
 console.log(row(header));
 console.log(row(widths.map((w) => '-'.repeat(w))));
 for (const l of lines) console.log(row(l));

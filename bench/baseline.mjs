@@ -1,13 +1,16 @@
 // The baseline relay the hub is measured against: the same stack (Socket.IO 4, the same Redis
-// adapter in cluster mode) and the same wire protocol as the hub, with nothing else: no
-// authentication, no validation, no dedupe, no presence, no logging, no metrics.
+// adapter in cluster mode) and the same wire protocol as the hub, and what any production relay
+// must do at the least: client JWTs verified in the handshake (HS256, like the hub's default) and
+// every message acknowledged by the runtime before the client's ack. Nothing else: no validation,
+// no dedupe, no presence, no logging, no metrics.
 //
 // Environment: PORT (0 = any; the chosen port is printed as `listening <port>`), HOST, REDIS_URL
-// (unset = one replica), ADAPTER (`sharded`, like the hub, or `classic`).
+// (unset = one replica), ADAPTER (`sharded`, like the hub, or `classic`), JWT_SECRET.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import Redis from 'ioredis';
+import jwt from 'jsonwebtoken';
 import { Server } from 'socket.io';
 
 const MAX_MESSAGE_BYTES = 65536;
@@ -24,11 +27,7 @@ const redisUrl = process.env.REDIS_URL;
 if (redisUrl) {
   const pub = new Redis(redisUrl);
   const sub = pub.duplicate();
-  io.adapter(
-    process.env.ADAPTER === 'classic'
-      ? createAdapter(pub, sub)
-      : createShardedAdapter(pub, sub, { subscriptionMode: 'dynamic' }),
-  );
+  io.adapter(process.env.ADAPTER === 'classic' ? createAdapter(pub, sub) : createShardedAdapter(pub, sub, { subscriptionMode: 'dynamic' }));
 }
 
 const agents = io.of('/ws/agent');
@@ -44,9 +43,20 @@ agents.on('connection', (socket) => {
   });
 });
 
+const secret = process.env.JWT_SECRET;
+clients.use((socket, next) => {
+  try {
+    const claims = jwt.verify(socket.handshake.auth.token, secret, { algorithms: ['HS256'] });
+    socket.data.sub = claims.sub;
+    next();
+  } catch {
+    next(Object.assign(new Error('TOKEN_INVALID'), { data: { code: 'TOKEN_INVALID', retryable: false } }));
+  }
+});
+
 clients.on('connection', (socket) => {
-  const { agentId, sub } = socket.handshake.auth;
-  const clientId = sub ?? socket.id;
+  const { agentId } = socket.handshake.auth;
+  const clientId = socket.data.sub;
   socket.join(`client:${agentId}:${clientId}`);
   socket.on('message', async (payload, ack) => {
     const id = randomUUID();

@@ -5,11 +5,19 @@
 //
 // Commands (each answered with { id, result } or { id, error }):
 //   agents { url, agentIds, apiKey }                 one runtime per agentId, echoing
-//   clients { url, count, agentIds, secret, tag, reconnection?, window? }   connect and keep
+//   clients { url, count, agentIds, secret, tag, reconnection?, window?, localAddresses? }   connect
+//                                                    and keep (source addresses round robin, e.g.
+//                                                    127.0.0.2 …: ~28,000 ephemeral ports each)
 //   closedLoop { warmupMs, durationMs }              every client: send, wait for the reply, repeat
 //   openLoop { ratePerS, warmupMs, durationMs }      fixed offered load; RTT percentiles
 //   handshakes { url, count, concurrency, agentId, secret }   connect + disconnect, as fast as possible
 //   storm { timeoutMs }                              drop every client's TCP connection at once
+//   recoverySetup { url, count, agentIds, secret, tag }   clients that keep the last id they saw
+//   replyTo { clients: [{ sub, agentId }], times }   this generator's runtimes reply to each client
+//   recoveryLeave {}                                 once each recovery client saw a message, disconnect
+//   recoveryStorm { expect, timeoutMs }              all reconnect at once with lastMessageId; s until
+//                                                    every one has `expect` new messages
+//   count {}                                         client sockets still connected
 //   closeAll {}                                      disconnect everything
 // Every command but closeAll takes an optional `group`: sockets are kept per group.
 import { performance } from 'node:perf_hooks';
@@ -27,8 +35,8 @@ const prefix = `${process.pid}`;
 
 const mint = (secret, sub) => jwt.sign({ sub, exp: Math.floor(Date.now() / 1000) + 3600 }, secret, { algorithm: 'HS256' });
 
-function socketOptions(auth, reconnection = false) {
-  return { transports: ['websocket'], forceNew: true, reconnection, auth };
+function socketOptions(auth, reconnection = false, localAddress = undefined) {
+  return { transports: ['websocket'], forceNew: true, reconnection, auth, ...(localAddress ? { localAddress } : {}) };
 }
 
 function connectOne(socket) {
@@ -61,6 +69,7 @@ const commands = {
     const made = await Promise.all(
       agentIds.map((agentId) => {
         const socket = io(`${url}/ws/agent`, socketOptions({ apiKey, agentId }));
+        socket.agentId = agentId;
         socket.on('message', (message, ack) => {
           if (typeof ack === 'function') ack({ ok: true });
           socket.emit('reply', { to: message.from, text: message.text }, () => {});
@@ -72,16 +81,19 @@ const commands = {
     return { connected: made.length };
   },
 
-  async clients({ url, count, agentIds, secret, tag, reconnection = false, window = 256, group: name }) {
+  async clients({ url, count, agentIds, secret, tag, reconnection = false, window = 256, group: name, localAddresses = [] }) {
     const { clients } = group(name);
     // Tokens first, so minting never overlaps a measurement.
     const specs = Array.from({ length: count }, (_, i) => {
       const sub = `${tag}-${prefix}-${clients.length + i}`;
-      return { sub, agentId: agentIds[i % agentIds.length], token: mint(secret, sub) };
+      const localAddress = localAddresses.length > 0 ? localAddresses[i % localAddresses.length] : undefined;
+      return { sub, agentId: agentIds[i % agentIds.length], token: mint(secret, sub), localAddress };
     });
+    const t0 = performance.now();
     const results = await windowed(
       specs.map((spec) => () => {
-        const socket = io(`${url}/ws/client`, socketOptions({ token: spec.token, agentId: spec.agentId, sub: spec.sub }, reconnection));
+        const auth = { token: spec.token, agentId: spec.agentId, sub: spec.sub };
+        const socket = io(`${url}/ws/client`, socketOptions(auth, reconnection, spec.localAddress));
         const client = { socket, pending: new Map() };
         socket.on('message', (message) => {
           const waiter = client.pending.get(message.text);
@@ -97,7 +109,8 @@ const commands = {
     const ok = results.filter((r) => r.ok).map((r) => r.value);
     clients.push(...ok);
     const failed = results.filter((r) => !r.ok);
-    return { connected: ok.length, failed: failed.length, firstError: failed[0]?.error?.message };
+    const elapsedMs = performance.now() - t0;
+    return { connected: ok.length, failed: failed.length, firstError: failed[0]?.error?.message, elapsedMs };
   },
 
   async closedLoop({ warmupMs, durationMs, group: name }) {
@@ -213,10 +226,104 @@ const commands = {
     return { total, back, seconds: (lastAt - t0) / 1000 };
   },
 
+  /** How many client sockets are still connected (over all groups). */
+  async count() {
+    let connected = 0;
+    for (const { clients } of groups.values()) for (const { socket } of clients) if (socket.connected) connected++;
+    return { connected };
+  },
+
+  async recoverySetup({ url, count, agentIds, secret, tag, group: name }) {
+    const g = group(name);
+    g.recovery = { url, clients: [] };
+    const specs = Array.from({ length: count }, (_, i) => {
+      const sub = `${tag}-${prefix}-${i}`;
+      return { sub, agentId: agentIds[i % agentIds.length], token: mint(secret, sub), lastId: undefined, seen: [] };
+    });
+    const results = await windowed(
+      specs.map((spec) => () => {
+        spec.socket = io(`${url}/ws/client`, socketOptions({ token: spec.token, agentId: spec.agentId }));
+        spec.socket.on('message', (m) => {
+          spec.lastId = m.id;
+        });
+        return connectOne(spec.socket);
+      }),
+      256,
+    );
+    const failed = results.filter((r) => !r.ok).length;
+    if (failed > 0) throw new Error(`${failed} recovery clients failed to connect`);
+    g.recovery.clients = specs;
+    return { clients: specs.map(({ sub, agentId }) => ({ sub, agentId })) };
+  },
+
+  async replyTo({ clients, times, group: name }) {
+    const byAgent = new Map(group(name).agents.map((socket) => [socket.agentId, socket]));
+    const tasks = [];
+    for (let t = 0; t < times; t++) {
+      for (const { sub, agentId } of clients) {
+        tasks.push(
+          () =>
+            new Promise((resolve, reject) =>
+              byAgent
+                .get(agentId)
+                .emit('reply', { to: sub, text: `missed ${t}` }, (ack) => (ack?.ok ? resolve() : reject(new Error(ack?.error?.code)))),
+            ),
+        );
+      }
+    }
+    // One reply to a client at a time, in order: a window over the clients, then the next round.
+    let errors = 0;
+    for (let t = 0; t < times; t++) {
+      const round = tasks.slice(t * clients.length, (t + 1) * clients.length);
+      errors += (await windowed(round, 500)).filter((r) => !r.ok).length;
+    }
+    return { sent: tasks.length, errors };
+  },
+
+  async recoveryLeave({ group: name, timeoutMs = 30_000 }) {
+    const { clients } = group(name).recovery;
+    const deadline = Date.now() + timeoutMs;
+    while (clients.some((c) => c.lastId === undefined)) {
+      if (Date.now() > deadline) throw new Error('not every recovery client saw its first reply');
+      await sleep(50);
+    }
+    for (const c of clients) c.socket.disconnect();
+    return { left: clients.length };
+  },
+
+  async recoveryStorm({ expect, timeoutMs, group: name }) {
+    const { url, clients } = group(name).recovery;
+    let complete = 0;
+    let notRecovered = 0;
+    let doubled = 0;
+    const t0 = performance.now();
+    let lastAt = t0;
+    const done = new Promise((resolve) => {
+      for (const c of clients) {
+        const socket = io(`${url}/ws/client`, socketOptions({ token: c.token, agentId: c.agentId, lastMessageId: c.lastId }));
+        c.socket = socket;
+        const ids = new Set();
+        socket.on('session', (s) => {
+          if (s.recovered !== true) notRecovered++;
+        });
+        socket.on('message', (m) => {
+          if (ids.has(m.id)) doubled++;
+          ids.add(m.id);
+          if (ids.size !== expect) return;
+          complete++;
+          lastAt = performance.now();
+          if (complete === clients.length) resolve();
+        });
+      }
+    });
+    await Promise.race([done, sleep(timeoutMs)]);
+    return { total: clients.length, complete, notRecovered, doubled, seconds: (lastAt - t0) / 1000 };
+  },
+
   async closeAll() {
     let closed = 0;
-    for (const { agents, clients } of groups.values()) {
-      for (const { socket } of clients) socket.disconnect();
+    for (const { agents, clients, recovery } of groups.values()) {
+      for (const { socket } of [...clients, ...(recovery?.clients ?? [])]) socket?.disconnect();
       for (const socket of agents) socket.disconnect();
       closed += clients.length + agents.length;
     }

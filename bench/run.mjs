@@ -7,18 +7,26 @@
 // 6379). Options: --phases=throughput,cluster,memory (default all), --seconds=<n> (default 8:
 // each of the 3 alternating slices per server measures n/2 s), --adapter=sharded|classic (the
 // baseline's Redis adapter), --hub=<script> (default dist/main.js, e.g. another build of the hub to
-// compare). Needs `npm run build` first (the npm script does it).
+// compare). Needs `npm run build` first (the npm script does it). The `history` phase (run with
+// --phases=history, or listed with the others) measures the hub against itself with the conversation
+// log off and on, one and two replicas, and a recovery storm (SPEC §8). `--phases=scale` (not in
+// the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
+// relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { generatorClient } from './generator-client.mjs';
+import { benchHubEnv } from './hub-env.mjs';
+import { scalePhase, scaleRows } from './scale.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
-const PHASES = new Set((args.phases ?? 'throughput,memory,cluster').split(','));
+const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split(/=(.*)/s).slice(0, 2)));
+const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history').split(','));
 const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
 const WARMUP_MS = 2000;
 
@@ -33,39 +41,23 @@ const LOAD = {
   handshakes: 2000,
   handshakeConcurrency: 50,
   storm: 2000,
+  recoveryStorm: 2000,
+  recoveryMissed: 5,
 };
 
 /** Hub settings for load from one address: per-IP and per-socket limits out of the way. */
-const HUB_ENV = {
-  NODE_ENV: 'production',
-  LOG_LEVEL: 'warn',
+const HUB_ENV = benchHubEnv({
   JWT_SECRET: SECRET,
   AGENT_API_KEYS: API_KEY,
-  MESSAGE_RATE_PER_S: '0',
-  AGENT_MESSAGE_RATE_PER_S: '0',
-  HANDSHAKE_FAILURES_PER_MIN: '0',
-  MAX_CONNECTIONS_PER_IP: '0',
   MAX_CONNECTIONS: '20000',
   OPENAPI_SPEC_FILE: join(ROOT, 'bench', 'results', 'openapi.json'),
-  API_DOCS_ENABLED: 'false',
-};
+});
 
 const children = new Set();
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
 // processes
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns `node <script>` under the hard file-descriptor limit (10,000 sockets need it). */
 function spawnNode(script, env, { ipc = false } = {}) {
@@ -115,13 +107,15 @@ async function startRedis() {
   return { url: `redis://127.0.0.1:${port}`, child };
 }
 
-/** One server process: the hub (`dist/main.js`) or the baseline. */
-async function startServer(kind, redisUrl) {
+/** One server process: the hub (`dist/main.js`) or the baseline; `env` adds hub settings. */
+async function startServer(kind, redisUrl, env = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
   const child =
-    kind === 'hub' ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common }) : spawnNode('bench/baseline.mjs', { ...common, ADAPTER: args.adapter ?? 'sharded' });
+    kind === 'hub'
+      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env })
+      : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
   child.stdout.resume();
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
   exited.catch(() => {});
@@ -134,31 +128,7 @@ async function startServer(kind, redisUrl) {
 function startGenerator() {
   const child = spawnNode('bench/generator.mjs', {}, { ipc: true });
   child.stdout.resume();
-  let nextId = 0;
-  const waiting = new Map();
-  child.on('message', ({ id, result, error }) => {
-    const w = waiting.get(id);
-    waiting.delete(id);
-    if (error) w.reject(new Error(`generator: ${error}`));
-    else w.resolve(result);
-  });
-  child.once('exit', (code) => {
-    for (const w of waiting.values()) w.reject(new Error(`generator exited (${code})`));
-  });
-  return {
-    child,
-    call(cmd, callArgs, timeoutMs = 120_000) {
-      const id = ++nextId;
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`generator ${cmd} timed out`)), timeoutMs);
-        waiting.set(id, {
-          resolve: (v) => (clearTimeout(timer), resolve(v)),
-          reject: (e) => (clearTimeout(timer), reject(e)),
-        });
-        child.send({ id, cmd, args: callArgs });
-      });
-    },
-  };
+  return generatorClient(child);
 }
 
 /**
@@ -192,7 +162,7 @@ function sleep(ms) {
 // ---------------------------------------------------------------------------------------------
 // phases
 
-const results = { hub: {}, baseline: {} };
+const results = { hub: {}, baseline: {}, logOff: {}, logOn: {} };
 const KINDS = ['baseline', 'hub'];
 const ROUNDS = 3;
 
@@ -206,10 +176,10 @@ const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(
  * Runs `measure(kind)` for both servers in alternating slices (B H, H B, B H …), so load from
  * anything else on the machine falls on both alike, and returns the slices per kind.
  */
-async function alternate(measure) {
-  const slices = { baseline: [], hub: [] };
+async function alternate(measure, kinds = KINDS) {
+  const slices = Object.fromEntries(kinds.map((kind) => [kind, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const kind of round % 2 === 0 ? KINDS : [...KINDS].reverse()) slices[kind].push(await measure(kind));
+    for (const kind of round % 2 === 0 ? kinds : [...kinds].reverse()) slices[kind].push(await measure(kind));
   }
   return slices;
 }
@@ -217,20 +187,30 @@ async function alternate(measure) {
 /** Connects the standard load (runtimes on `agentsOn`, clients on `clientsOn`) as group `kind`. */
 async function connectLoad(gen, kind, agentsOn, clientsOn, tag) {
   await gen.call('agents', { url: agentsOn.url, agentIds: AGENT_IDS, apiKey: API_KEY, group: kind });
-  const c = await gen.call('clients', { url: clientsOn.url, count: LOAD.clients, agentIds: AGENT_IDS, secret: SECRET, tag: `${tag}-${kind}`, group: kind });
+  const c = await gen.call('clients', {
+    url: clientsOn.url,
+    count: LOAD.clients,
+    agentIds: AGENT_IDS,
+    secret: SECRET,
+    tag: `${tag}-${kind}`,
+    group: kind,
+  });
   if (c.connected !== LOAD.clients) throw new Error(`${kind}: only ${c.connected} clients connected (${c.firstError})`);
 }
 
 /** Closed-loop throughput and open-loop latency, alternating between the two servers. */
-async function relayMeasurements(gen, cpuOf, label) {
+async function relayMeasurements(gen, cpuOf, label, kinds = KINDS) {
   const tp = await alternate(async (kind) => {
     const cpu0 = cpuOf(kind);
     const r = await gen.call('closedLoop', { warmupMs: WARMUP_MS / 2, durationMs: WINDOW_MS / 2, group: kind });
     return { ...r, cpuPerRt: (cpuOf(kind) - cpu0) / (r.total || 1) };
-  });
-  const lat = await alternate((kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }));
+  }, kinds);
+  const lat = await alternate(
+    (kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }),
+    kinds,
+  );
   const out = {};
-  for (const kind of KINDS) {
+  for (const kind of kinds) {
     const latencies = lat[kind].flatMap((r) => r.latencies).sort((a, b) => a - b);
     out[kind] = {
       rt: median(tp[kind].map((r) => r.perSecond)),
@@ -310,12 +290,25 @@ async function memoryPhase(kind, gen, gen2) {
     );
 
     const t0 = Date.now();
-    const more = await gen2.call('clients', { url: server.url, count: LOAD.concurrent - idle.connected, agentIds: ['idle'], secret: SECRET, tag: 'idle2' });
+    const more = await gen2.call('clients', {
+      url: server.url,
+      count: LOAD.concurrent - idle.connected,
+      agentIds: ['idle'],
+      secret: SECRET,
+      tag: 'idle2',
+    });
     const connectSeconds = (Date.now() - t0) / 1000;
     const concurrent = idle.connected + more.connected;
     // While they are all connected: a little relay traffic must still flow.
     await gen2.call('agents', { url: server.url, agentIds: ['probe'], apiKey: API_KEY, group: 'probe' });
-    const probeClients = await gen2.call('clients', { url: server.url, count: 10, agentIds: ['probe'], secret: SECRET, tag: 'probe', group: 'probe' });
+    const probeClients = await gen2.call('clients', {
+      url: server.url,
+      count: 10,
+      agentIds: ['probe'],
+      secret: SECRET,
+      tag: 'probe',
+      group: 'probe',
+    });
     const probe = await gen2.call('closedLoop', { warmupMs: 500, durationMs: 3000, group: 'probe' });
     const rss2 = (await settledRss(server.pid)).afterGc;
     log(
@@ -326,7 +319,14 @@ async function memoryPhase(kind, gen, gen2) {
     await gen2.call('closeAll');
     await sleep(3000); // let the server finish tearing down 10,000 sessions before the storm
 
-    const storm = await gen.call('clients', { url: server.url, count: LOAD.storm, agentIds: ['storm'], secret: SECRET, tag: 'storm', reconnection: true });
+    const storm = await gen.call('clients', {
+      url: server.url,
+      count: LOAD.storm,
+      agentIds: ['storm'],
+      secret: SECRET,
+      tag: 'storm',
+      reconnection: true,
+    });
     const s = await gen.call('storm', { timeoutMs: 60_000 });
     log(`${kind}: reconnect storm, ${s.back}/${s.total} back in ${s.seconds.toFixed(2)} s (${storm.connected} connected before)`);
     Object.assign(results[kind], {
@@ -375,8 +375,117 @@ async function clusterPhase(gen) {
   }
 }
 
+/** Hub settings of the two sides of the history phase. */
+const LOG_ENV = { logOff: { HISTORY_ENABLED: 'false' }, logOn: { HISTORY_ENABLED: 'true' } };
+const LOG_KINDS = Object.keys(LOG_ENV);
+
+/**
+ * The conversation log's cost: the hub with HISTORY_ENABLED=false against itself with it on, under
+ * the standard load, on one replica (in-memory log) and on two over Redis (Redis Streams; each side
+ * on its own redis-server). Then a recovery storm on the two-replica log: clients that missed
+ * replies all reconnect at once with lastMessageId.
+ */
+async function historyPhase(gen, gen2) {
+  const one = {};
+  try {
+    for (const kind of LOG_KINDS) one[kind] = await startServer('hub', undefined, LOG_ENV[kind]);
+    for (const kind of LOG_KINDS) await connectLoad(gen, kind, one[kind], one[kind], 'h1');
+    const m = await relayMeasurements(gen, (kind) => cpuMs(one[kind].pid), '1 replica', LOG_KINDS);
+    for (const kind of LOG_KINDS)
+      Object.assign(results[kind], { rt1: m[kind].rt, p50: m[kind].p50, p99: m[kind].p99, rtErrors1: m[kind].rtErrors });
+  } finally {
+    await gen.call('closeAll').catch(() => {});
+    for (const server of Object.values(one)) await stop(server.child);
+  }
+
+  const redis = {};
+  const two = {};
+  try {
+    for (const kind of LOG_KINDS) {
+      redis[kind] = await startRedis();
+      two[kind] = [await startServer('hub', redis[kind].url, LOG_ENV[kind]), await startServer('hub', redis[kind].url, LOG_ENV[kind])];
+    }
+    for (const kind of LOG_KINDS) await connectLoad(gen, kind, two[kind][0], two[kind][1], 'h2');
+    const m = await relayMeasurements(gen, (kind) => cpuMs(two[kind][0].pid) + cpuMs(two[kind][1].pid), '2 replicas', LOG_KINDS);
+    for (const kind of LOG_KINDS) {
+      Object.assign(results[kind], { rt2: m[kind].rt, p50c: m[kind].p50, p99c: m[kind].p99, rtErrors2: m[kind].rtErrors });
+    }
+    await gen.call('closeAll');
+
+    // Recovery storm: runtimes on replica 1, clients on replica 2, over two generator processes.
+    const [agentsOn, clientsOn] = two.logOn;
+    await gen.call('agents', { url: agentsOn.url, agentIds: AGENT_IDS, apiKey: API_KEY, group: 'rs' });
+    const half = LOAD.recoveryStorm / 2;
+    const setups = await Promise.all(
+      [gen, gen2].map((g, i) =>
+        g.call('recoverySetup', { url: clientsOn.url, count: half, agentIds: AGENT_IDS, secret: SECRET, tag: `rs${i}`, group: 'rs' }),
+      ),
+    );
+    const subs = setups.map((r) => r.clients);
+    // Every client sees one reply, goes away, and the bots reply `recoveryMissed` times to each.
+    await gen.call('replyTo', { group: 'rs', clients: subs.flat(), times: 1 }, 300_000);
+    await Promise.all([gen, gen2].map((g) => g.call('recoveryLeave', { group: 'rs' })));
+    const replies = await gen.call('replyTo', { group: 'rs', clients: subs.flat(), times: LOAD.recoveryMissed }, 300_000);
+    const storms = await Promise.all(
+      [gen, gen2].map((g) => g.call('recoveryStorm', { group: 'rs', expect: LOAD.recoveryMissed, timeoutMs: 120_000 }, 180_000)),
+    );
+    const back = storms.reduce((n, r) => n + r.complete, 0);
+    const seconds = Math.max(...storms.map((r) => r.seconds));
+    const notRecovered = storms.reduce((n, r) => n + r.notRecovered, 0);
+    const doubled = storms.reduce((n, r) => n + r.doubled, 0);
+    log(
+      `recovery storm: ${back}/${LOAD.recoveryStorm} clients had all ${LOAD.recoveryMissed} missed replies after ${seconds.toFixed(2)} s ` +
+        `(${replies.errors} reply errors, ${notRecovered} not recovered, ${doubled} doubled)`,
+    );
+    Object.assign(results.logOn, {
+      recoverySeconds: back === LOAD.recoveryStorm ? seconds : Infinity,
+      recoveryBack: back,
+      notRecovered,
+      doubled,
+    });
+  } finally {
+    await gen.call('closeAll').catch(() => {});
+    await gen2.call('closeAll').catch(() => {});
+    for (const server of Object.values(two).flat()) await stop(server.child);
+    for (const r of Object.values(redis)) await stop(r.child);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // report
+
+function historyTable() {
+  const on = results.logOn;
+  const off = results.logOff;
+  if (on.rt1 === undefined && on.rt2 === undefined) return '';
+  const f = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+  const rows = [];
+  const row = (metric, key, digits, target, test) => {
+    const r = on[key] !== undefined && off[key] ? on[key] / off[key] : undefined;
+    const verdict = r === undefined || !test ? '—' : test(r) ? 'pass' : '**FAIL**';
+    rows.push(
+      `| ${metric} | ${f(on[key], digits)} | ${f(off[key], digits)} | ${r === undefined ? 'n/a' : r.toFixed(2)} | ${target} | ${verdict} |`,
+    );
+  };
+  row('Relay round trips/s, 1 replica (in-memory log)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
+  row('Relay round trips/s, 2 replicas (Redis Streams log)', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
+  row(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p50', 2, '—');
+  row(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
+  row(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p50c', 2, '—');
+  row(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+  const storm =
+    on.recoverySeconds === undefined
+      ? []
+      : [
+          `| Recovery storm: s until all ${LOAD.recoveryStorm} clients reconnecting at once with lastMessageId have their ${LOAD.recoveryMissed} missed replies (2 replicas) | ${f(on.recoverySeconds, 2)} | — | — | — | ${on.recoveryBack === LOAD.recoveryStorm && on.notRecovered === 0 && on.doubled === 0 ? 'all recovered, none doubled' : `**${on.recoveryBack} back, ${on.notRecovered} not recovered, ${on.doubled} doubled**`} |`,
+        ];
+  return [
+    '| metric (conversation log) | log on | log off | on ÷ off | target | result |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    ...storm,
+  ].join('\n');
+}
 
 function table() {
   const h = results.hub;
@@ -389,7 +498,14 @@ function table() {
 
   const ratioRow = (metric, key, digits, target, test) => {
     const r = ratio(h[key], b[key]);
-    row(metric, f(h[key], digits), f(b[key], digits), r === undefined ? 'n/a' : r.toFixed(2), target, r === undefined || !test ? undefined : test(r));
+    row(
+      metric,
+      f(h[key], digits),
+      f(b[key], digits),
+      r === undefined ? 'n/a' : r.toFixed(2),
+      target,
+      r === undefined || !test ? undefined : test(r),
+    );
   };
   ratioRow('Relay round trips/s, 1 replica (client → agent → client)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
   ratioRow('Relay round trips/s, 2 replicas over Redis', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
@@ -417,7 +533,7 @@ function table() {
     memGc === undefined ? 'n/a' : memGc.toFixed(2),
     '—',
   );
-  ratioRow('Handshakes/s (hub verifies a JWT; baseline checks nothing)', 'handshakes', 0, '—');
+  ratioRow('Handshakes/s (both verify a JWT)', 'handshakes', 0, '—');
   ratioRow(`Reconnect storm: s until all ${LOAD.storm} dropped clients are back`, 'stormSeconds', 2, '—');
   row(
     `Concurrent clients on one replica (round trips/s alongside)`,
@@ -427,6 +543,7 @@ function table() {
     `${LOAD.concurrent.toLocaleString('en-US')} on 2 cores`,
     h.concurrent === undefined ? undefined : h.concurrent >= LOAD.concurrent && h.concurrentProbe > 0,
   );
+  if (results.scale) rows.push(...scaleRows(results.scale));
   return ['| metric | hub | baseline | hub ÷ baseline | target | result |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
@@ -438,6 +555,8 @@ async function main() {
     if (PHASES.has('throughput')) await throughputPhase(gen);
     if (PHASES.has('cluster')) await clusterPhase(gen);
     if (PHASES.has('memory')) for (const kind of KINDS) await memoryPhase(kind, gen, gen2);
+    if (PHASES.has('history')) await historyPhase(gen, gen2);
+    if (PHASES.has('scale')) results.scale = await scalePhase(args);
   } finally {
     gen.child.disconnect?.();
     gen2.child.disconnect?.();
@@ -452,6 +571,8 @@ async function main() {
     `Command: \`${command}\` (relay-hub ${pkg.version}, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB)`,
     '',
     table(),
+    '',
+    historyTable(),
     '',
     `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +

@@ -1,0 +1,178 @@
+// Where one relayed round trip's time and bytes go in a single hub replica: `npm run bench:profile`.
+//
+// Starts one hub (`dist/main.js`, bench settings) with bench/profiler.cjs preloaded, connects the
+// bench load (agent runtimes that ack and echo, 200 websocket clients in a closed loop) from a
+// generator process, profiles the measuring window (CPU profiler at 200 µs, sampling heap profiler
+// that counts collected objects too), and prints:
+// - CPU per round trip, and self time grouped by where the code lives (relay-hub's own layers,
+//   socket.io / engine.io / ws, ioredis, pino, prom-client, TypeBox, Node internals, GC);
+// - the top functions by self time;
+// - bytes allocated per round trip, and the top allocating functions.
+// Profiles are kept in bench/results/profile/ for DevTools (Performance / Memory tabs).
+//
+// Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15).
+import { fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generatorClient } from './generator-client.mjs';
+import { benchHubEnv } from './hub-env.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
+const OUT = join(ROOT, 'bench', 'results', 'profile');
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
+const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
+const TOP = Number(args.top ?? 15);
+const SECRET = randomBytes(32).toString('hex');
+const API_KEY = randomBytes(16).toString('hex');
+const AGENT_IDS = Array.from({ length: 20 }, (_, i) => `bot-${i}`);
+const CLIENTS = 200;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const lineOn = (stream, text) =>
+  new Promise((resolve) => {
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      if (!out.includes(text)) return;
+      stream.off('data', onData);
+      resolve();
+    };
+    stream.on('data', onData);
+  });
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const hub = spawn(process.execPath, ['--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      ...benchHubEnv({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        JWT_SECRET: SECRET,
+        AGENT_API_KEYS: API_KEY,
+        OPENAPI_SPEC_FILE: join(OUT, 'openapi.json'),
+        ...(args.history === undefined ? {} : { HISTORY_ENABLED: args.history }),
+      }),
+      PROFILE_DIR: OUT,
+    },
+  });
+  const gen = fork(join(ROOT, 'bench', 'generator.mjs'), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    for (let i = 0; ; i++) {
+      if (
+        await fetch(`${url}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      if (i > 200) throw new Error('hub did not become ready');
+      await sleep(100);
+    }
+    const { call } = generatorClient(gen);
+    await call('agents', { url, agentIds: AGENT_IDS, apiKey: API_KEY });
+    await call('clients', { url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
+
+    const cpu0 = readCpuMs(hub.pid);
+    const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS });
+    await sleep(2000);
+    const started = lineOn(hub.stdout, 'profiling');
+    hub.kill('SIGUSR1');
+    await started;
+    const result = await running;
+    const written = lineOn(hub.stdout, 'profiled');
+    hub.kill('SIGUSR2');
+    await written;
+    const cpuMs = readCpuMs(hub.pid) - cpu0;
+    report(result, cpuMs);
+  } finally {
+    gen.kill('SIGKILL');
+    hub.kill('SIGKILL');
+  }
+}
+
+function readCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** Where code lives, for grouping: relay-hub's layers by folder, libraries by package. */
+function placeOf(url, name) {
+  if (name === '(garbage collector)') return 'GC';
+  if (name === '(program)' || name === '(idle)') return name;
+  const own = /\/dist\/([^/]+)\//.exec(url);
+  if (own && !url.includes('node_modules')) return `relay-hub ${own[1]}/`;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pkg) return pkg[1];
+  if (url.startsWith('node:') || url === '') return 'node internals';
+  return url;
+}
+
+function report(result, cpuMs) {
+  const roundTrips = result.completed ?? Math.round(result.perSecond * (WINDOW_MS / 1000));
+  const cpu = JSON.parse(readFileSync(join(OUT, 'cpu.cpuprofile'), 'utf8'));
+  const dt = new Map();
+  cpu.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (cpu.timeDeltas[i] ?? 0)));
+  const nodes = new Map(cpu.nodes.map((n) => [n.id, n]));
+  const byPlace = new Map();
+  const byFunction = new Map();
+  let totalUs = 0;
+  for (const [id, us] of dt) {
+    const { callFrame } = nodes.get(id);
+    const place = placeOf(callFrame.url, callFrame.functionName);
+    if (place === '(idle)') continue;
+    totalUs += us;
+    byPlace.set(place, (byPlace.get(place) ?? 0) + us);
+    const fn = `${callFrame.functionName || '(anonymous)'} ${place === 'GC' || place === '(program)' ? '' : `${callFrame.url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  }
+  const perRt = (us) => (us / roundTrips).toFixed(1);
+  console.log(`\n${roundTrips} round trips in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors)`);
+  console.log(
+    `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per round trip (process time); profiled busy time ${perRt(totalUs)} µs\n`,
+  );
+  console.log('| where | µs per round trip | share |\n|---|---|---|');
+  for (const [place, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+    console.log(`| ${place} | ${perRt(us)} | ${((us / totalUs) * 100).toFixed(1)} % |`);
+  }
+  console.log(`\n| function (self time) | µs per round trip | share |\n|---|---|---|`);
+  for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+    console.log(`| \`${fn.trim()}\` | ${perRt(us)} | ${((us / totalUs) * 100).toFixed(1)} % |`);
+  }
+
+  const heap = JSON.parse(readFileSync(join(OUT, 'alloc.heapprofile'), 'utf8'));
+  const allocs = new Map();
+  let totalBytes = 0;
+  const walk = (node) => {
+    const bytes = node.selfSize;
+    if (bytes > 0) {
+      const { callFrame } = node;
+      const key = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`;
+      allocs.set(key, (allocs.get(key) ?? 0) + bytes);
+      totalBytes += bytes;
+    }
+    for (const child of node.children ?? []) walk(child);
+  };
+  walk(heap.head);
+  console.log(
+    `\nallocated ≈ ${(totalBytes / roundTrips).toFixed(0)} bytes per round trip (sampled every 4 KiB, collected objects included)\n`,
+  );
+  console.log('| function (allocations) | bytes per round trip |\n|---|---|');
+  for (const [fn, bytes] of [...allocs].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
+    console.log(`| \`${fn.trim()}\` | ${(bytes / roundTrips).toFixed(0)} |`);
+  }
+  console.log(`\nprofiles: ${OUT}/cpu.cpuprofile, ${OUT}/alloc.heapprofile`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
