@@ -123,23 +123,20 @@ describe('recovery with lastMessageId', () => {
   it('neither loses nor doubles nor reorders replies published while the replay is under way', async () => {
     const agent = await t.agent('rec-d');
     const acks: string[] = [(await agent.reply('u4', 'start')).id];
-    let stop = false;
-    // Replies in batches of five in flight: the hub logs and emits them in the order they arrive.
-    const producer = (async () => {
-      for (let i = 0; !stop; i += 5) {
-        const batch = await Promise.all([0, 1, 2, 3, 4].map((k) => agent.reply('u4', `p${i + k}`)));
-        acks.push(...batch.map((a) => a.id));
-      }
-      for (let i = 0; i < 5; i++) acks.push((await agent.reply('u4', `tail${i}`)).id);
-    })();
-    // Each client reconnects from the newest id acknowledged so far, while replies keep coming.
+    // Each client reconnects from the newest id acknowledged so far, and five replies are published
+    // (logged and emitted in the order they arrive) while its handshake reads and replays the log.
+    // Paced by the reconnects, not by the clock: however slow the handshake, at most five replies
+    // follow its lastMessageId, within RECOVERY_MAX_MESSAGES (20).
     const clients: { rec: Recording; from: string }[] = [];
     for (let i = 0; i < 25; i++) {
       const from = acks[acks.length - 1];
-      clients.push({ rec: await open('rec-d', 'u4', from), from });
+      const rec = open('rec-d', 'u4', from);
+      const batch = await Promise.all([0, 1, 2, 3, 4].map((k) => agent.reply('u4', `p${i * 5 + k}`)));
+      acks.push(...batch.map((a) => a.id));
+      clients.push({ rec: await rec, from });
+      await clients[i].rec.session();
     }
-    stop = true;
-    await producer;
+    for (let i = 0; i < 5; i++) acks.push((await agent.reply('u4', `tail${i}`)).id);
     const last = acks[acks.length - 1];
     for (const { rec, from } of clients) {
       expect((await rec.session()).recovered).toBe(true);
