@@ -52,4 +52,14 @@ describe('MemoryConversationLog bounds', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await log.readBefore('bot', 'u1', undefined, 10)).messages).toEqual([]);
   });
+
+  it('restarts the TTL on every append, a full log included', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 2, ttlS: 1 }, { maxConversations: 10, maxMessages: 100 });
+    for (const id of ['1', '2', '3']) await log.append('bot', 'u1', msg(id));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await log.append('bot', 'u1', msg('4'));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // 1.2 s after the log filled up, 0.6 s after its last append.
+    expect((await log.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.text)).toEqual(['3', '4']);
+  });
 });

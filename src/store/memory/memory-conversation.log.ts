@@ -16,22 +16,28 @@ export interface MemoryLogBounds {
   maxMessages: number;
 }
 
-interface Entry {
-  seq: number;
-  message: LoggedMessage;
-}
-
+/**
+ * One conversation's (or a bot's broadcasts') messages, oldest first. A full log churns one message
+ * per append, and each lives long enough to reach the old generation, so an entry adds no object
+ * of its own: the message (as delivered) and its seq sit in parallel arrays, the seq a small integer.
+ */
 interface Log {
   agentId: string;
   clientId: string | null;
-  entries: Entry[];
-  /** Message id → seq, for recovery and paging by id. */
-  seqs: Map<string, number>;
+  /** Message id → seq. */
+  index: Map<string, number>;
+  /** Seq of each message, ascending. */
+  seqs: number[];
+  /** The messages, parallel to `seqs`. */
+  messages: LoggedMessage[];
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
 }
 
-const bySeq = (x: Entry, y: Entry) => x.seq - y.seq;
+/** Entries read out of a log: `[seq, message]` pairs, ascending. */
+type Slice = [number, LoggedMessage][];
+
+const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
  * The embedded default's log: bounded in logs and messages, least recently used first, each log
@@ -49,48 +55,58 @@ export class MemoryConversationLog implements ConversationLog {
     this.logs = new LRUCache<string, Log>({
       max: bounds.maxConversations,
       maxSize: Math.max(bounds.maxMessages, limits.maxMessages),
-      sizeCalculation: (log) => Math.max(1, log.entries.length),
+      sizeCalculation: (log) => Math.max(1, log.seqs.length),
       ttl: limits.ttlS * 1000,
     });
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
     const key = logKey(agentId, clientId);
-    const log = this.logs.get(key) ?? { agentId, clientId, entries: [], seqs: new Map<string, number>(), trimmedUpTo: 0 };
-    if (log.seqs.has(message.id)) return;
+    // An append restarts the log's TTL.
+    const log: Log = this.logs.get(key, { updateAgeOnGet: true }) ?? {
+      agentId,
+      clientId,
+      index: new Map(),
+      seqs: [],
+      messages: [],
+      trimmedUpTo: 0,
+    };
+    if (log.index.has(message.id)) return;
     const seq = ++this.seq;
-    log.entries.push({ seq, message });
-    log.seqs.set(message.id, seq);
-    while (log.entries.length > this.limits.maxMessages) {
-      const dropped = log.entries.shift() as Entry;
-      log.seqs.delete(dropped.message.id);
-      log.trimmedUpTo = dropped.seq;
+    log.index.set(message.id, seq);
+    log.seqs.push(seq);
+    log.messages.push(message);
+    if (log.seqs.length > this.limits.maxMessages) {
+      // Full: one out for one in, so the size the cache counted still holds.
+      log.trimmedUpTo = log.seqs.shift() as number;
+      log.index.delete((log.messages.shift() as LoggedMessage).id);
+      return;
     }
-    // Set again, as a new object (lru-cache keeps the old size when the same value is set again):
-    // recomputes the log's size for the message bound and restarts its TTL.
+    // Grown: set again, as a new object (lru-cache keeps the old size when the same value is set
+    // again), so the bound over all logs counts the new message.
     this.logs.set(key, { ...log });
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
     const [own, shared] = this.pair(agentId, clientId);
-    const from = own?.seqs.get(afterId) ?? shared?.seqs.get(afterId);
+    const from = own?.index.get(afterId) ?? shared?.index.get(afterId);
     if (from === undefined) return { ok: false, reason: 'unknown' };
     if ((own?.trimmedUpTo ?? 0) > from || (shared?.trimmedUpTo ?? 0) > from) return { ok: false, reason: 'unknown' };
-    const after = mergeSorted(newerThan(own, from), newerThan(shared, from), bySeq);
+    const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq);
     if (after.length > max) return { ok: false, reason: 'too-many' };
-    return { ok: true, messages: after.map((e) => e.message) };
+    return { ok: true, messages: after.map(messageOf) };
   }
 
   async readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage> {
     const [own, shared] = this.pair(agentId, clientId);
     let below = Number.POSITIVE_INFINITY;
     if (before !== undefined) {
-      const seq = own?.seqs.get(before) ?? shared?.seqs.get(before);
+      const seq = own?.index.get(before) ?? shared?.index.get(before);
       if (seq === undefined) return { messages: [], hasMore: false };
       below = seq;
     }
-    const older = mergeSorted(olderThan(own, below), olderThan(shared, below), bySeq);
-    return { messages: older.slice(-limit).map((e) => e.message), hasMore: older.length > limit };
+    const older = mergeSorted(slice(own, 0, below), slice(shared, 0, below), bySeq);
+    return { messages: older.slice(-limit).map(messageOf), hasMore: older.length > limit };
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
@@ -118,10 +134,24 @@ function logKey(agentId: string, clientId: string | null): string {
   return clientId === null ? `${agentId}\u0000*` : `${agentId}\u0000c\u0000${clientId}`;
 }
 
-function newerThan(log: Log | undefined, seq: number): Entry[] {
-  return log ? log.entries.filter((e) => e.seq > seq) : [];
+/** The entries of `log` with from <= seq < to. */
+function slice(log: Log | undefined, from: number, to: number): Slice {
+  if (!log) return [];
+  const out: Slice = [];
+  for (let i = firstAtLeast(log.seqs, from); i < log.seqs.length && log.seqs[i] < to; i++) out.push([log.seqs[i], log.messages[i]]);
+  return out;
 }
 
-function olderThan(log: Log | undefined, seq: number): Entry[] {
-  return log ? log.entries.filter((e) => e.seq < seq) : [];
+/** Index of the first element >= `value` in an ascending array (its length when none is). */
+function firstAtLeast(sorted: number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
+
+const messageOf = (entry: Slice[number]) => entry[1];
