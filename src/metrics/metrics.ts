@@ -1,4 +1,38 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
+
+/**
+ * A counter for the per-message path. prom-client hashes the label values on every `inc`, several
+ * times per relayed message; {@link TalliedCounter.tally} instead adds to a plain number kept per
+ * label set, and the tallies are added to the counter when it is collected (every scrape, every
+ * `get()`), so what Prometheus reads is the same.
+ */
+export class TalliedCounter<T extends string> extends Counter<T> {
+  private readonly tallies = new Map<string, { labels: LabelValues<T>; count: number }>();
+
+  constructor(config: CounterConfiguration<T>) {
+    super({
+      ...config,
+      collect() {
+        (this as TalliedCounter<T>).fold();
+      },
+    });
+  }
+
+  /** Counts one under `labels`; `key` names that label set (the same key, the same labels). */
+  tally(key: string, labels: LabelValues<T>): void {
+    const tally = this.tallies.get(key);
+    if (tally) tally.count++;
+    else this.tallies.set(key, { labels, count: 1 });
+  }
+
+  private fold(): void {
+    for (const tally of this.tallies.values()) {
+      if (tally.count === 0) continue;
+      this.inc(tally.labels, tally.count);
+      tally.count = 0;
+    }
+  }
+}
 
 /**
  * Prometheus metrics of one hub. Each hub has its own registry so several hubs can run in one
@@ -28,14 +62,14 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
-  readonly messages = new Counter({
+  readonly messages = new TalliedCounter({
     name: 'relay_messages_total',
     help: 'Relayed messages by direction (client_to_agent, agent_to_client, debug)',
     labelNames: ['direction'] as const,
     registers: [this.registry],
   });
 
-  readonly acks = new Counter({
+  readonly acks = new TalliedCounter({
     name: 'relay_acks_total',
     help: 'Acks sent by event and result (ok or an error code)',
     labelNames: ['event', 'result'] as const,
@@ -56,7 +90,7 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
-  readonly logAppends = new Counter({
+  readonly logAppends = new TalliedCounter({
     name: 'relay_log_appends_total',
     help: 'Conversation log appends by author (user, agent) and result (ok, error); an error means the sender got SERVER_UNAVAILABLE',
     labelNames: ['author', 'result'] as const,

@@ -33,7 +33,7 @@ export class Conversations {
     if (!this.enabled) return;
     try {
       await this.log.append(agentId, clientId, message);
-      this.metrics.logAppends.inc({ author: message.author, result: 'ok' });
+      this.metrics.logAppends.tally(message.author, { author: message.author, result: 'ok' });
     } catch (err) {
       this.metrics.logAppends.inc({ author: message.author, result: 'error' });
       throw new LogUnavailableError(err);

@@ -58,17 +58,12 @@ export async function runGuarded<T>(
   // Socket.IO passes the ack callback last, whatever the peer sent before it: `emit(event, ack)`
   // or `emit(event, payload, extra, ack)` must still get their error ack, not a silent timeout.
   const last = args[args.length - 1];
-  const hasAck = typeof last === 'function';
-  const payload = hasAck && args.length === 1 ? undefined : args[0];
-  const ack: Ack = hasAck ? (last as Ack) : () => metrics.dropped.inc({ reason: event });
-  const fail = (code: AckCode) => {
-    metrics.acks.inc({ event, result: code });
-    ack(errorAck(code));
-  };
+  const ack = typeof last === 'function' ? (last as Ack) : undefined;
+  const payload = ack && args.length === 1 ? undefined : args[0];
 
   const bucket = target.bucket;
   if (!bucket.take()) {
-    fail('RATE_LIMITED');
+    refuse(spec, ack, 'RATE_LIMITED');
     if (bucket.strikes >= spec.maxStrikes) {
       target.logger.warn({ event, strikes: bucket.strikes }, 'socket kept sending while rate limited; disconnecting');
       target.onAbuse();
@@ -76,13 +71,21 @@ export async function runGuarded<T>(
     }
     return;
   }
-  if (!spec.validate(payload)) return fail('INVALID_PAYLOAD');
+  if (!spec.validate(payload)) return refuse(spec, ack, 'INVALID_PAYLOAD');
   try {
     const response = (await handle(payload)) as { ok: boolean; error?: { code: string } };
-    metrics.acks.inc({ event, result: response.ok ? 'ok' : (response.error?.code ?? 'error') });
-    if (hasAck) ack(response);
+    if (response.ok) metrics.acks.tally(event, { event, result: 'ok' });
+    else metrics.acks.inc({ event, result: response.error?.code ?? 'error' });
+    ack?.(response);
   } catch (err) {
     spec.failures.warn(`handler:${event}`, err, 'event handler failed', target.logger.child({ event }));
-    fail('SERVER_UNAVAILABLE');
+    refuse(spec, ack, 'SERVER_UNAVAILABLE');
   }
+}
+
+/** Answers a refused event with an error ack, or counts it dropped when the peer gave no ack callback. */
+function refuse(spec: GuardedEvent<unknown>, ack: Ack | undefined, code: AckCode): void {
+  spec.metrics.acks.inc({ event: spec.event, result: code });
+  if (ack) ack(errorAck(code));
+  else spec.metrics.dropped.inc({ reason: spec.event });
 }
