@@ -18,6 +18,8 @@ export interface Infrastructure {
   store: Store;
   /** This replica's id in presence entries. */
   replicaId: string;
+  /** True when rooms span replicas (a Redis adapter): this replica's view of a room is not all of it. */
+  clustered: boolean;
   /** Installs the Socket.IO adapter, if any, before namespaces are created. */
   attach(io: Server): void;
   /**
@@ -67,6 +69,7 @@ export async function createInfrastructure(
   return {
     store,
     replicaId: 'local',
+    clustered: false,
     attach: () => {},
     bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
     start: () => {},

@@ -119,6 +119,7 @@ export async function createRedisInfrastructure(
   return {
     store,
     replicaId,
+    clustered: true,
     attach(server) {
       io = server;
       installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);

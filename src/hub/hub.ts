@@ -129,6 +129,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     connections,
     handlerFailures: new ThrottledLog(logger.child({ component: 'relay' })),
     replicaId: infra.replicaId,
+    clustered: infra.clustered,
     isDraining,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
   };

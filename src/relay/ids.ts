@@ -7,13 +7,24 @@ export interface MessageStamp {
 }
 
 /**
- * A new UUIDv7 (RFC 9562: 48-bit Unix milliseconds, a counter that keeps ids of one millisecond
- * ordered, random bits) and its timestamp. `ts` is read back from the id, so sorting by either
- * sorts the same way.
+ * Hands out message stamps: a new UUIDv7 (RFC 9562: 48-bit Unix milliseconds, a counter that keeps
+ * ids of one millisecond ordered, random bits) and its timestamp. `ts` is read back from the id, so
+ * sorting by either sorts the same way. A busy hub stamps many messages per millisecond, so the
+ * last millisecond's ISO string is kept (formatting one costs more than making the id).
  */
-export function newMessageStamp(): MessageStamp {
-  const id = v7();
-  return { id, ts: new Date(idMillis(id)).toISOString() };
+export class MessageStamper {
+  private lastMs = -1;
+  private lastIso = '';
+
+  next(): MessageStamp {
+    const id = v7();
+    const ms = idMillis(id);
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = new Date(ms).toISOString();
+    }
+    return { id, ts: this.lastIso };
+  }
 }
 
 /** The Unix milliseconds a UUIDv7 was created at. */

@@ -28,6 +28,8 @@ export interface RelayContext {
   handlerFailures: ThrottledLog;
   /** This replica's id in presence entries (the Socket.IO adapter's server id in a cluster). */
   replicaId: string;
+  /** True when rooms span replicas: this replica's view of a room is not all of it. */
+  clustered: boolean;
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;

@@ -2,13 +2,14 @@ import { payloadError } from '../protocol/payload-limits';
 import type { RuntimeEntry } from '../store/store';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
-import { isoNow, newMessageStamp } from './ids';
+import { isoNow, MessageStamper } from './ids';
 import {
   Authors,
   BROADCAST_TO,
   errorAck,
   Events,
   SessionClosedCodes,
+  type AgentInboundMessage,
   type AgentReply,
   type ClientInboundMessage,
   type ClientMessage,
@@ -38,6 +39,7 @@ export class RelayService {
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
+  private readonly stamps = new MessageStamper();
 
   constructor(
     private readonly ctx: RelayContext,
@@ -58,7 +60,8 @@ export class RelayService {
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
     const { config, store } = this.ctx;
     const dedupeKey = `${agentId}\u0000${sender.sub}\u0000${payload.clientMessageId}`;
-    const fresh = { ...newMessageStamp(), delivered: false };
+    const { id, ts } = this.stamps.next();
+    const fresh = { id, ts, delivered: false };
     // Both in one round trip: a retry of a delivered message (rare) merely wastes the lookup.
     const [existing, live] = await Promise.all([
       store.dedupe.claim(dedupeKey, fresh, config.DEDUPE_WINDOW_S),
@@ -67,17 +70,10 @@ export class RelayService {
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
 
-    const data = payload.data === undefined ? {} : { data: payload.data };
-    const message = { id: record.id, ts: record.ts, agentId, from: sender.clientId, text: payload.text, ...data };
-    const logged: ClientInboundMessage = {
-      id: record.id,
-      ts: record.ts,
-      agentId,
-      author: Authors.user,
-      text: payload.text,
-      ...data,
-      clientMessageId: payload.clientMessageId,
-    };
+    const message: AgentInboundMessage = { id: record.id, ts: record.ts, agentId, from: sender.clientId, text: payload.text };
+    const logged: ClientInboundMessage = { id: record.id, ts: record.ts, agentId, author: Authors.user, text: payload.text };
+    if (payload.data !== undefined) message.data = logged.data = payload.data;
+    logged.clientMessageId = payload.clientMessageId;
     let runtimes = live;
     // No runtime: wait for one only while the bot is in its restart grace.
     let deadline: number | undefined;
@@ -98,7 +94,7 @@ export class RelayService {
         if (result === 'acked') {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
           void this.recordDelivered(dedupeKey, record);
-          this.ctx.metrics.messages.inc({ direction: 'client_to_agent' });
+          this.ctx.metrics.messages.tally('client_to_agent', { direction: 'client_to_agent' });
           this.echo(agentId, sender, logged);
           return { ok: true, id: record.id, ts: record.ts };
         }
@@ -134,19 +130,15 @@ export class RelayService {
    * with `'*'`. Rejects with {@link LogUnavailableError} (nothing sent) when it could not be logged.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
-    const message: ClientInboundMessage = {
-      ...newMessageStamp(),
-      agentId,
-      author: Authors.agent,
-      text: reply.text,
-      ...(reply.data === undefined ? {} : { data: reply.data }),
-      ...(reply.replyTo === undefined ? {} : { replyTo: reply.replyTo }),
-    };
+    const { id, ts } = this.stamps.next();
+    const message: ClientInboundMessage = { id, ts, agentId, author: Authors.agent, text: reply.text };
+    if (reply.data !== undefined) message.data = reply.data;
+    if (reply.replyTo !== undefined) message.replyTo = reply.replyTo;
     const broadcast = reply.to === BROADCAST_TO;
     await this.conversations.record(agentId, broadcast ? null : reply.to, message);
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     this.nsp.client.to(room).emit(Events.message, message);
-    this.ctx.metrics.messages.inc({ direction: 'agent_to_client' });
+    this.ctx.metrics.messages.tally('agent_to_client', { direction: 'agent_to_client' });
     return { id: message.id, ts: message.ts };
   }
 
@@ -163,7 +155,10 @@ export class RelayService {
 
   /** Shows an accepted client message on the sender's other sockets (tabs), on every replica. */
   private echo(agentId: string, sender: Sender, message: ClientInboundMessage): void {
-    const room = this.nsp.client.to(Rooms.client(agentId, sender.clientId));
+    const name = Rooms.client(agentId, sender.clientId);
+    // One replica and no other tab (the usual case): nobody to show it to, so no packet to encode.
+    if (!this.ctx.clustered && (this.nsp.client.adapter.rooms.get(name)?.size ?? 0) <= (sender.socketId === undefined ? 0 : 1)) return;
+    const room = this.nsp.client.to(name);
     (sender.socketId === undefined ? room : room.except(sender.socketId)).emit(Events.message, message);
   }
 

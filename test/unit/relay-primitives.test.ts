@@ -1,6 +1,6 @@
 import { AgentKeyMatcher } from '../../src/auth/agent-keys';
 import { durationSeconds } from '../../src/auth/duration';
-import { newMessageStamp } from '../../src/relay/ids';
+import { MessageStamper } from '../../src/relay/ids';
 import { payloadError } from '../../src/protocol/payload-limits';
 import { pickByRendezvous } from '../../src/relay/rendezvous';
 import { TokenBucket } from '../../src/limits/token-bucket';
@@ -34,18 +34,25 @@ describe('pickByRendezvous', () => {
   });
 });
 
-describe('newMessageStamp', () => {
-  it('is a version 7, variant 10 UUID whose millisecond is ts', () => {
+describe('MessageStamper', () => {
+  it('stamps a version 7, variant 10 UUID whose millisecond is ts, over many milliseconds', async () => {
+    const stamper = new MessageStamper();
     const before = Date.now();
-    const { id, ts } = newMessageStamp();
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
-    expect(new Date(ms).toISOString()).toBe(ts);
-    expect(ms).toBeGreaterThanOrEqual(before);
+    const seen = new Set<string>();
+    while (seen.size < 5) {
+      const { id, ts } = stamper.next();
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(new Date(ms).toISOString()).toBe(ts);
+      expect(ms).toBeGreaterThanOrEqual(before);
+      seen.add(ts);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   });
 
   it('sorts in creation order, also within one millisecond', () => {
-    const ids = Array.from({ length: 5000 }, () => newMessageStamp().id);
+    const stamper = new MessageStamper();
+    const ids = Array.from({ length: 5000 }, () => stamper.next().id);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
