@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv } from './hub-env.mjs';
+import { benchHubEnv, HUB_NODE_FLAGS } from './hub-env.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
@@ -48,7 +48,7 @@ async function main() {
   mkdirSync(OUT, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const hub = spawn(process.execPath, ['--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
+  const hub = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -4,8 +4,9 @@
 //
 // Each server runs in its own process (`node dist/main.js` for the hub), the generators in one or
 // two more; for the two-replica runs a private redis-server is started on a free port (never
-// 6379). Options: --phases=throughput,cluster,memory (default all), --seconds=<n> (default 8:
-// each of the 3 alternating slices per server measures n/2 s), --adapter=sharded|classic (the
+// 6379). The hub runs with the node flags of deploy/Dockerfile and `npm start`. Options:
+// --phases=throughput,cluster,memory (default all), --rounds=<n> (default 5 alternating slices per
+// server), --seconds=<n> (default 8: each slice measures n/2 s), --adapter=sharded|classic (the
 // baseline's Redis adapter), --hub=<script> (default dist/main.js, e.g. another build of the hub to
 // compare). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
@@ -20,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv } from './hub-env.mjs';
+import { benchHubEnv, HUB_NODE_FLAGS } from './hub-env.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,8 +61,8 @@ const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 // processes
 
 /** Spawns `node <script>` under the hard file-descriptor limit (10,000 sockets need it). */
-function spawnNode(script, env, { ipc = false } = {}) {
-  const flags = ipc ? [] : ['--expose-gc', '--require', join(ROOT, 'bench', 'gc-signal.cjs')];
+function spawnNode(script, env, { ipc = false, nodeFlags = [] } = {}) {
+  const flags = ipc ? [] : [...nodeFlags, '--expose-gc', '--require', join(ROOT, 'bench', 'gc-signal.cjs')];
   const child = spawn('sh', ['-c', 'ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"', process.execPath, ...flags, script], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -114,7 +115,7 @@ async function startServer(kind, redisUrl, env = {}) {
   const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
   const child =
     kind === 'hub'
-      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env })
+      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS.split(' ') })
       : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
   child.stdout.resume();
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
@@ -164,7 +165,7 @@ function sleep(ms) {
 
 const results = { hub: {}, baseline: {}, logOff: {}, logOn: {} };
 const KINDS = ['baseline', 'hub'];
-const ROUNDS = 3;
+const ROUNDS = Number(args.rounds ?? 5);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -21,15 +21,13 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv } from './hub-env.mjs';
+import { benchHubEnv, HUB_NODE_FLAGS } from './hub-env.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NOFILE = 200_000;
 const PER_ADDRESS = 10_000;
 const PER_GENERATOR = 12_500;
 const PHASE_LIMIT_MS = 15 * 60_000;
-/** What deploy/Dockerfile and `npm start` run the hub with (`--hub-node-flags=` for none). */
-const HUB_NODE_FLAGS = '--max-semi-space-size=8';
 
 const log = (line) => process.stderr.write(`[scale] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
