@@ -187,7 +187,8 @@ async function startCluster(options = {}) {
     const graceMs = Number(hubEnv.SHUTDOWN_GRACE_MS) || 20_000;
     const replicas = hubPorts.map((hubPort, i) => {
       const name = `hub-${i + 1}`;
-      const proc = new ManagedProcess(name, process.execPath, [hubEntry], {
+      // The node flags of deploy/Dockerfile and `npm start`.
+      const proc = new ManagedProcess(name, process.execPath, ['--max-semi-space-size=8', hubEntry], {
         onLog,
         cwd: ROOT,
         env: {
