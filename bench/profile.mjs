@@ -10,7 +10,9 @@
 // - bytes allocated per round trip, and the top allocating functions.
 // Profiles are kept in bench/results/profile/ for DevTools (Performance / Memory tabs).
 //
-// Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15).
+// Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
+// --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
+// tables then sum both hubs, each hub's profiles in its own folder).
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -44,11 +46,12 @@ const lineOn = (stream, text) =>
     stream.on('data', onData);
   });
 
-async function main() {
-  mkdirSync(OUT, { recursive: true });
+/** Starts one hub with the profiler preloaded; resolves once it is ready. */
+async function startHub(dir, env) {
+  mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const hub = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
+  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
@@ -58,44 +61,79 @@ async function main() {
         HOST: '127.0.0.1',
         JWT_SECRET: SECRET,
         AGENT_API_KEYS: API_KEY,
-        OPENAPI_SPEC_FILE: join(OUT, 'openapi.json'),
+        OPENAPI_SPEC_FILE: join(dir, 'openapi.json'),
         ...(args.history === undefined ? {} : { HISTORY_ENABLED: args.history }),
+        ...env,
       }),
-      PROFILE_DIR: OUT,
+      PROFILE_DIR: dir,
     },
   });
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${url}/health/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 200) throw new Error('hub did not become ready');
+    await sleep(100);
+  }
+  return { proc, url, dir };
+}
+
+/** A private redis-server on a free port (never the machine's 6379). */
+async function startRedis() {
+  const port = await freePort();
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await lineOn(proc.stdout, 'Ready to accept connections');
+  return { proc, url: `redis://127.0.0.1:${port}` };
+}
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const replicas = Number(args.replicas ?? 1);
+  const redis = replicas > 1 ? await startRedis() : undefined;
+  const hubs = [];
   const gen = fork(join(ROOT, 'bench', 'generator.mjs'), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
-    for (let i = 0; ; i++) {
-      if (
-        await fetch(`${url}/health/ready`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      if (i > 200) throw new Error('hub did not become ready');
-      await sleep(100);
+    for (let i = 0; i < replicas; i++) {
+      hubs.push(await startHub(replicas > 1 ? join(OUT, `hub-${i + 1}`) : OUT, redis ? { REDIS_URL: redis.url } : {}));
     }
     const { call } = generatorClient(gen);
-    await call('agents', { url, agentIds: AGENT_IDS, apiKey: API_KEY });
-    await call('clients', { url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
+    await call('agents', { url: hubs[0].url, agentIds: AGENT_IDS, apiKey: API_KEY });
+    await call('clients', { url: hubs[hubs.length - 1].url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
 
-    const cpu0 = readCpuMs(hub.pid);
+    const cpuOf = () => hubs.reduce((ms, hub) => ms + readCpuMs(hub.proc.pid), 0);
+    const cpu0 = cpuOf();
     const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS });
     await sleep(2000);
-    const started = lineOn(hub.stdout, 'profiling');
-    hub.kill('SIGUSR1');
-    await started;
+    await Promise.all(
+      hubs.map((hub) => {
+        const started = lineOn(hub.proc.stdout, 'profiling');
+        hub.proc.kill('SIGUSR1');
+        return started;
+      }),
+    );
     const result = await running;
-    const written = lineOn(hub.stdout, 'profiled');
-    hub.kill('SIGUSR2');
-    await written;
-    const cpuMs = readCpuMs(hub.pid) - cpu0;
-    report(result, cpuMs);
+    await Promise.all(
+      hubs.map((hub) => {
+        const written = lineOn(hub.proc.stdout, 'profiled');
+        hub.proc.kill('SIGUSR2');
+        return written;
+      }),
+    );
+    report(
+      result,
+      cpuOf() - cpu0,
+      hubs.map((hub) => hub.dir),
+    );
   } finally {
     gen.kill('SIGKILL');
-    hub.kill('SIGKILL');
+    for (const hub of hubs) hub.proc.kill('SIGKILL');
+    redis?.proc.kill('SIGKILL');
   }
 }
 
@@ -116,28 +154,31 @@ function placeOf(url, name) {
   return url;
 }
 
-function report(result, cpuMs) {
+/** Prints the tables over the profiles in `dirs` (one per hub, summed). */
+function report(result, cpuMs, dirs) {
   const roundTrips = result.completed ?? Math.round(result.perSecond * (WINDOW_MS / 1000));
-  const cpu = JSON.parse(readFileSync(join(OUT, 'cpu.cpuprofile'), 'utf8'));
-  const dt = new Map();
-  cpu.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (cpu.timeDeltas[i] ?? 0)));
-  const nodes = new Map(cpu.nodes.map((n) => [n.id, n]));
   const byPlace = new Map();
   const byFunction = new Map();
   let totalUs = 0;
-  for (const [id, us] of dt) {
-    const { callFrame } = nodes.get(id);
-    const place = placeOf(callFrame.url, callFrame.functionName);
-    if (place === '(idle)') continue;
-    totalUs += us;
-    byPlace.set(place, (byPlace.get(place) ?? 0) + us);
-    const fn = `${callFrame.functionName || '(anonymous)'} ${place === 'GC' || place === '(program)' ? '' : `${callFrame.url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`}`;
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+  for (const dir of dirs) {
+    const cpu = JSON.parse(readFileSync(join(dir, 'cpu.cpuprofile'), 'utf8'));
+    const dt = new Map();
+    cpu.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (cpu.timeDeltas[i] ?? 0)));
+    const nodes = new Map(cpu.nodes.map((n) => [n.id, n]));
+    for (const [id, us] of dt) {
+      const { callFrame } = nodes.get(id);
+      const place = placeOf(callFrame.url, callFrame.functionName);
+      if (place === '(idle)') continue;
+      totalUs += us;
+      byPlace.set(place, (byPlace.get(place) ?? 0) + us);
+      const fn = `${callFrame.functionName || '(anonymous)'} ${place === 'GC' || place === '(program)' ? '' : `${callFrame.url.split('/').slice(-2).join('/')}:${callFrame.lineNumber + 1}`}`;
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + us);
+    }
   }
   const perRt = (us) => (us / roundTrips).toFixed(1);
   console.log(`\n${roundTrips} round trips in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors)`);
   console.log(
-    `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per round trip (process time); profiled busy time ${perRt(totalUs)} µs\n`,
+    `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per round trip (process time${dirs.length > 1 ? `, ${dirs.length} hubs summed` : ''}); profiled busy time ${perRt(totalUs)} µs\n`,
   );
   console.log('| where | µs per round trip | share |\n|---|---|---|');
   for (const [place, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
@@ -148,7 +189,6 @@ function report(result, cpuMs) {
     console.log(`| \`${fn.trim()}\` | ${perRt(us)} | ${((us / totalUs) * 100).toFixed(1)} % |`);
   }
 
-  const heap = JSON.parse(readFileSync(join(OUT, 'alloc.heapprofile'), 'utf8'));
   const allocs = new Map();
   let totalBytes = 0;
   const walk = (node) => {
@@ -161,7 +201,7 @@ function report(result, cpuMs) {
     }
     for (const child of node.children ?? []) walk(child);
   };
-  walk(heap.head);
+  for (const dir of dirs) walk(JSON.parse(readFileSync(join(dir, 'alloc.heapprofile'), 'utf8')).head);
   console.log(
     `\nallocated ≈ ${(totalBytes / roundTrips).toFixed(0)} bytes per round trip (sampled every 4 KiB, collected objects included)\n`,
   );
@@ -169,7 +209,7 @@ function report(result, cpuMs) {
   for (const [fn, bytes] of [...allocs].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`| \`${fn.trim()}\` | ${(bytes / roundTrips).toFixed(0)} |`);
   }
-  console.log(`\nprofiles: ${OUT}/cpu.cpuprofile, ${OUT}/alloc.heapprofile`);
+  console.log(`\nprofiles: ${dirs.map((dir) => `${dir}/cpu.cpuprofile, ${dir}/alloc.heapprofile`).join('; ')}`);
 }
 
 main().catch((err) => {
