@@ -460,30 +460,51 @@ async function historyPhase(gen, gen2) {
 // ---------------------------------------------------------------------------------------------
 // report
 
-function historyTable() {
-  const on = results.logOn;
-  const off = results.logOff;
-  if (on.rt1 === undefined && on.rt2 === undefined) return '';
-  const f = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+const format = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+
+/**
+ * Rows of a two-column comparison (`a` against `b`, e.g. hub against baseline): `row` writes one
+ * with its cells as given, `ratioRow` one of `a[key] ÷ b[key]` judged by `test`.
+ */
+function comparisonRows(a, b) {
   const rows = [];
-  const row = (metric, key, digits, target, test) => {
-    const r = on[key] !== undefined && off[key] ? on[key] / off[key] : undefined;
-    const verdict = r === undefined || !test ? '—' : test(r) ? 'pass' : '**FAIL**';
-    rows.push(
-      `| ${metric} | ${f(on[key], digits)} | ${f(off[key], digits)} | ${r === undefined ? 'n/a' : r.toFixed(2)} | ${target} | ${verdict} |`,
+  const verdict = (ok) => (ok === undefined ? '—' : ok ? 'pass' : '**FAIL**');
+  const row = (metric, x, y, r, target, ok) => rows.push(`| ${metric} | ${x} | ${y} | ${r} | ${target} | ${verdict(ok)} |`);
+  const ratioRow = (metric, key, digits, target, test) => {
+    const r = a[key] === undefined || b[key] === undefined || !b[key] ? undefined : a[key] / b[key];
+    row(
+      metric,
+      format(a[key], digits),
+      format(b[key], digits),
+      r === undefined ? 'n/a' : r.toFixed(2),
+      target,
+      r === undefined || !test ? undefined : test(r),
     );
   };
-  row('Relay round trips/s, 1 replica (in-memory log)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
-  row('Relay round trips/s, 2 replicas (Redis Streams log)', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
-  row(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p50', 2, '—');
-  row(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
-  row(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p50c', 2, '—');
-  row(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+  return { rows, row, ratioRow };
+}
+
+/** The latency rows every comparison has. */
+function latencyRows(ratioRow) {
+  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p50', 2, '—');
+  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
+  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p50c', 2, '—');
+  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+}
+
+/** The conversation log's cost (SPEC §8): at most 15 % of throughput, at most 1.25× p99. */
+function historyTable() {
+  const on = results.logOn;
+  if (on.rt1 === undefined && on.rt2 === undefined) return '';
+  const { rows, ratioRow } = comparisonRows(on, results.logOff);
+  ratioRow('Relay round trips/s, 1 replica (in-memory log)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
+  ratioRow('Relay round trips/s, 2 replicas (Redis Streams log)', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
+  latencyRows(ratioRow);
   const storm =
     on.recoverySeconds === undefined
       ? []
       : [
-          `| Recovery storm: s until all ${LOAD.recoveryStorm} clients reconnecting at once with lastMessageId have their ${LOAD.recoveryMissed} missed replies (2 replicas) | ${f(on.recoverySeconds, 2)} | — | — | — | ${on.recoveryBack === LOAD.recoveryStorm && on.notRecovered === 0 && on.doubled === 0 ? 'all recovered, none doubled' : `**${on.recoveryBack} back, ${on.notRecovered} not recovered, ${on.doubled} doubled**`} |`,
+          `| Recovery storm: s until all ${LOAD.recoveryStorm} clients reconnecting at once with lastMessageId have their ${LOAD.recoveryMissed} missed replies (2 replicas) | ${format(on.recoverySeconds, 2)} | — | — | — | ${on.recoveryBack === LOAD.recoveryStorm && on.notRecovered === 0 && on.doubled === 0 ? 'all recovered, none doubled' : `**${on.recoveryBack} back, ${on.notRecovered} not recovered, ${on.doubled} doubled**`} |`,
         ];
   return [
     '| metric (conversation log) | log on | log off | on ÷ off | target | result |',
@@ -493,32 +514,16 @@ function historyTable() {
   ].join('\n');
 }
 
+/** The hub against the minimal relay; throughput targets of the hot-path issue (≥ 0.9× one replica, ≥ 1.1× two). */
 function table() {
   const h = results.hub;
   const b = results.baseline;
-  const f = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+  const f = format;
+  const { rows, row, ratioRow } = comparisonRows(h, b);
   const ratio = (x, y) => (x === undefined || y === undefined || !y ? undefined : x / y);
-  const verdict = (ok) => (ok === undefined ? '—' : ok ? 'pass' : '**FAIL**');
-  const rows = [];
-  const row = (metric, hub, base, r, target, ok) => rows.push(`| ${metric} | ${hub} | ${base} | ${r} | ${target} | ${verdict(ok)} |`);
-
-  const ratioRow = (metric, key, digits, target, test) => {
-    const r = ratio(h[key], b[key]);
-    row(
-      metric,
-      f(h[key], digits),
-      f(b[key], digits),
-      r === undefined ? 'n/a' : r.toFixed(2),
-      target,
-      r === undefined || !test ? undefined : test(r),
-    );
-  };
-  ratioRow('Relay round trips/s, 1 replica (client → agent → client)', 'rt1', 0, '≥ 0.85', (r) => r >= 0.85);
-  ratioRow('Relay round trips/s, 2 replicas over Redis', 'rt2', 0, '≥ 0.85', (r) => r >= 0.85);
-  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p50', 2, '—');
-  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
-  ratioRow(`p50 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p50c', 2, '—');
-  ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+  ratioRow('Relay round trips/s, 1 replica (client → agent → client)', 'rt1', 0, '≥ 0.9', (r) => r >= 0.9);
+  ratioRow('Relay round trips/s, 2 replicas over Redis', 'rt2', 0, '≥ 1.1', (r) => r >= 1.1);
+  latencyRows(ratioRow);
   ratioRow('Server CPU per round trip (ms), 1 replica', 'cpuPerRt1', 3, '—');
   ratioRow('Server CPU per round trip (ms), 2 replicas (sum)', 'cpuPerRt2', 3, '—');
   const kib = (v) => (v === undefined ? undefined : v / 1024);
