@@ -33,11 +33,21 @@ export class Conversations {
     if (!this.enabled) return;
     try {
       await this.log.append(agentId, clientId, message);
-      this.metrics.logAppends.tally(message.author, { author: message.author, result: 'ok' });
+      this.counted(message.author);
     } catch (err) {
-      this.metrics.logAppends.inc({ author: message.author, result: 'error' });
+      this.failed(message.author);
       throw new LogUnavailableError(err);
     }
+  }
+
+  /** Counts a message logged by another store call (the client message intake). */
+  counted(author: LoggedMessage['author']): void {
+    this.metrics.logAppends.tally(author, { author, result: 'ok' });
+  }
+
+  /** Counts a message that could not be logged by another store call. */
+  failed(author: LoggedMessage['author']): void {
+    this.metrics.logAppends.inc({ author, result: 'error' });
   }
 
   /** What a client that last saw `afterId` missed, all or nothing (RECOVERY_MAX_MESSAGES). */

@@ -1,5 +1,5 @@
 import { payloadError } from '../protocol/payload-limits';
-import type { RuntimeEntry } from '../store/store';
+import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
@@ -55,26 +55,36 @@ export class RelayService {
    * Delivers a validated client message to one runtime of `agentId`, chosen by rendezvous hashing
    * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts. The
    * message is logged before it is delivered (a retry's append is a no-op: same id), and once a
-   * runtime has it, echoed to the sender's other tabs.
+   * runtime has it, echoed to the sender's other tabs. The dedupe claim, the runtime lookup and
+   * the usual append are one store call ({@link MessageIntake}).
    */
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
     const { config, store } = this.ctx;
-    const dedupeKey = `${agentId}\u0000${sender.sub}\u0000${payload.clientMessageId}`;
+    const key: DedupeKey = { agentId, sub: sender.sub, clientMessageId: payload.clientMessageId };
     const { id, ts } = this.stamps.next();
     const fresh = { id, ts, delivered: false };
-    // Both in one round trip: a retry of a delivered message (rare) merely wastes the lookup.
-    const [existing, live] = await Promise.all([
-      store.dedupe.claim(dedupeKey, fresh, config.DEDUPE_WINDOW_S),
-      store.presence.listRuntimes(agentId),
-    ]);
+    const logged = this.logEntry(agentId, id, ts, payload);
+    let intake: Intake;
+    try {
+      const request = {
+        key,
+        record: fresh,
+        ttlS: config.DEDUPE_WINDOW_S,
+        clientId: sender.clientId,
+        message: this.conversations.enabled ? logged : null,
+      };
+      intake = await store.intake.admit(request);
+    } catch (err) {
+      if (this.conversations.enabled) this.conversations.failed(Authors.user);
+      throw err;
+    }
+    const { existing } = intake;
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
-
+    const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
     const message: AgentInboundMessage = { id: record.id, ts: record.ts, agentId, from: sender.clientId, text: payload.text };
-    const logged: ClientInboundMessage = { id: record.id, ts: record.ts, agentId, author: Authors.user, text: payload.text };
-    if (payload.data !== undefined) message.data = logged.data = payload.data;
-    logged.clientMessageId = payload.clientMessageId;
-    let runtimes = live;
+    if (payload.data !== undefined) message.data = payload.data;
+    let runtimes = intake.runtimes;
     // No runtime: wait for one only while the bot is in its restart grace.
     let deadline: number | undefined;
     if (runtimes.length === 0) {
@@ -84,8 +94,11 @@ export class RelayService {
       runtimes = await this.grace.waitForRuntime(agentId, deadline);
       if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
-    const unlogged = await this.record(agentId, sender.clientId, logged);
-    if (unlogged) return unlogged;
+    if (intake.logged) this.conversations.counted(Authors.user);
+    else {
+      const unlogged = await this.record(agentId, sender.clientId, entry);
+      if (unlogged) return unlogged;
+    }
     for (;;) {
       // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
       while (runtimes.length > 0) {
@@ -93,9 +106,9 @@ export class RelayService {
         const result = await this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS);
         if (result === 'acked') {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
-          void this.recordDelivered(dedupeKey, record);
+          void this.recordDelivered(key, record);
           this.ctx.metrics.messages.tally('client_to_agent', { direction: 'client_to_agent' });
-          this.echo(agentId, sender, logged);
+          this.echo(agentId, sender, entry);
           return { ok: true, id: record.id, ts: record.ts };
         }
         if (result === 'timeout') return errorAck('TIMEOUT');
@@ -109,6 +122,14 @@ export class RelayService {
     }
   }
 
+  /** A client message as it is logged and echoed to the sender's other tabs. */
+  private logEntry(agentId: string, id: string, ts: string, payload: ClientMessage): ClientInboundMessage {
+    const entry: ClientInboundMessage = { id, ts, agentId, author: Authors.user, text: payload.text };
+    if (payload.data !== undefined) entry.data = payload.data;
+    entry.clientMessageId = payload.clientMessageId;
+    return entry;
+  }
+
   /**
    * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
    * waiting for it (the write goes out before the ack, on the connection a retry's claim also takes
@@ -116,9 +137,9 @@ export class RelayService {
    * delivered again with the same id, which the agent SDK drops; an error ack would instead make
    * the client resend (and the user see a failure) for a message that arrived.
    */
-  private async recordDelivered(dedupeKey: string, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
+  private async recordDelivered(key: DedupeKey, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
     try {
-      await this.ctx.store.dedupe.markDelivered(dedupeKey, record, this.ctx.config.DEDUPE_WINDOW_S);
+      await this.ctx.store.dedupe.markDelivered(key, record, this.ctx.config.DEDUPE_WINDOW_S);
     } catch (err) {
       this.ctx.metrics.redisErrors.inc({ component: 'dedupe' });
       this.ctx.handlerFailures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');

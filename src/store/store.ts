@@ -1,6 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AgentDepartures } from './agent-departures';
-import type { ConversationLog } from './conversation-log';
+import type { ConversationLog, LoggedMessage } from './conversation-log';
 
 /**
  * Shared state behind one interface: in memory for the embedded single replica, Redis when
@@ -14,11 +14,18 @@ export interface DedupeRecord {
   delivered: boolean;
 }
 
+/** Which client message a record is for: the bot, the sender's `sub` and the sender's own id. */
+export interface DedupeKey {
+  agentId: string;
+  sub: string;
+  clientMessageId: string;
+}
+
 export interface DedupeStore {
   /** Stores `record` under `key` unless a record exists; returns the existing record, or null if stored. */
-  claim(key: string, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null>;
+  claim(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null>;
   /** Marks the record delivered (keeping its id and ts) for another `ttlS`. */
-  markDelivered(key: string, record: DedupeRecord, ttlS: number): Promise<void>;
+  markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void>;
 }
 
 /** Deactivated subjects. A deactivation outlives the user record. */
@@ -57,6 +64,59 @@ export interface PresenceStore {
   /** Bots with at least one runtime or client, sorted by agentId. */
   listAgents(): Promise<AgentPresence[]>;
   getAgent(agentId: string): Promise<AgentPresence>;
+}
+
+/** A client message arriving, for {@link MessageIntake.admit}. */
+export interface IntakeRequest {
+  key: DedupeKey;
+  /** The record to store when none exists for `key`. */
+  record: DedupeRecord;
+  ttlS: number;
+  /** The sender's conversation. */
+  clientId: string;
+  /** The message as it will be logged, with `record`'s id; null when the log is off. */
+  message: LoggedMessage | null;
+}
+
+/** What {@link MessageIntake.admit} found and did. */
+export interface Intake {
+  /** The record stored earlier for the same key (a retry), or null: the request's record is stored now. */
+  existing: DedupeRecord | null;
+  /** The bot's live runtimes; not read (empty) when `existing` is delivered. */
+  runtimes: RuntimeEntry[];
+  /** Whether the message was appended to the log. */
+  logged: boolean;
+}
+
+/**
+ * The first step of every client message, in one round trip on Redis: claim the dedupe record,
+ * read the bot's live runtimes and, when the record is new, a runtime is live and a message is
+ * given, append the message to the sender's conversation. The rest is the caller's: the append of
+ * a retry (under the first record's id) and of a message that waited for a runtime (restart grace).
+ */
+export interface MessageIntake {
+  admit(request: IntakeRequest): Promise<Intake>;
+}
+
+/**
+ * {@link MessageIntake} as three calls on the stores it spans; exact wherever they are consistent
+ * with each other, as one process's in-memory stores are.
+ */
+export class StepwiseIntake implements MessageIntake {
+  constructor(
+    private readonly dedupe: DedupeStore,
+    private readonly presence: PresenceStore,
+    private readonly log: ConversationLog,
+  ) {}
+
+  async admit({ key, record, ttlS, clientId, message }: IntakeRequest): Promise<Intake> {
+    const existing = await this.dedupe.claim(key, record, ttlS);
+    if (existing?.delivered) return { existing, runtimes: [], logged: false };
+    const runtimes = await this.presence.listRuntimes(key.agentId);
+    if (existing || runtimes.length === 0 || message === null) return { existing, runtimes, logged: false };
+    await this.log.append(key.agentId, clientId, message);
+    return { existing, runtimes, logged: true };
+  }
 }
 
 /** A user of the integrator; `id` is the JWT `sub`. */
@@ -148,6 +208,8 @@ export interface LimiterFactory {
 export interface Store {
   readonly kind: 'memory' | 'redis';
   readonly dedupe: DedupeStore;
+  /** Dedupe, presence and the log together, for an arriving client message. */
+  readonly intake: MessageIntake;
   readonly deactivations: DeactivationStore;
   readonly presence: PresenceStore;
   readonly users: UserStore;

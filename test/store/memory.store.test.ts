@@ -11,12 +11,13 @@ describe('MemoryDedupeStore', () => {
   it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {
     const dedupe = new MemoryDedupeStore(3);
     const record = (id: string) => ({ id, ts: '2025-01-01T00:00:00.000Z', delivered: false });
-    for (const key of ['a', 'b', 'c']) expect(await dedupe.claim(key, record(key), 600)).toBeNull();
-    expect(await dedupe.claim('a', record('other'), 600)).toEqual(record('a')); // a is now the most recent
-    expect(await dedupe.claim('d', record('d'), 600)).toBeNull(); // evicts b
+    const key = (clientMessageId: string) => ({ agentId: 'bot', sub: 'u1', clientMessageId });
+    for (const id of ['a', 'b', 'c']) expect(await dedupe.claim(key(id), record(id), 600)).toBeNull();
+    expect(await dedupe.claim(key('a'), record('other'), 600)).toEqual(record('a')); // a is now the most recent
+    expect(await dedupe.claim(key('d'), record('d'), 600)).toBeNull(); // evicts b
     expect(dedupe.records.size).toBe(3);
-    expect(await dedupe.claim('b', record('b2'), 600)).toBeNull();
-    expect(await dedupe.claim('a', record('x'), 600)).toEqual(record('a'));
+    expect(await dedupe.claim(key('b'), record('b2'), 600)).toBeNull();
+    expect(await dedupe.claim(key('a'), record('x'), 600)).toEqual(record('a'));
   });
 });
 

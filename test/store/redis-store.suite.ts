@@ -49,13 +49,39 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
     it('claims a dedupe key exactly once under concurrent claims from several replicas', async () => {
       const [a, b] = twoReplicas();
       const records = Array.from({ length: 20 }, (_, i) => ({ id: `id-${i}`, ts: 't', delivered: false }));
-      const results = await Promise.all(records.map((r, i) => (i % 2 ? a : b).dedupe.claim('k', r, 60)));
+      const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
+      const results = await Promise.all(records.map((r, i) => (i % 2 ? a : b).dedupe.claim(key, r, 60)));
       const winners = results.filter((r) => r === null);
       expect(winners).toHaveLength(1);
       const winner = records[results.indexOf(null)];
       for (const r of results) if (r !== null) expect(r).toEqual(winner);
-      await a.dedupe.markDelivered('k', winner, 60);
-      expect(await b.dedupe.claim('k', records[0], 60)).toEqual({ ...winner, delivered: true });
+      await a.dedupe.markDelivered(key, winner, 60);
+      expect(await b.dedupe.claim(key, records[0], 60)).toEqual({ ...winner, delivered: true });
+    });
+
+    it('admits a client message once under concurrent intakes from several replicas, logging it once', async () => {
+      const [a, b] = twoReplicas();
+      await a.presence.addRuntime('bot', { socketId: 'rt', replicaId: 'A' });
+      const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
+      const ids = Array.from({ length: 20 }, (_, i) => `id-${i}`);
+      const results = await Promise.all(
+        ids.map((id, i) =>
+          (i % 2 ? a : b).intake.admit({
+            key,
+            record: { id, ts: 't', delivered: false },
+            ttlS: 60,
+            clientId: 'c1',
+            message: { id, ts: 't', agentId: 'bot', author: 'user', text: id, clientMessageId: 'm1' },
+          }),
+        ),
+      );
+      const winners = results.filter((r) => r.existing === null);
+      expect(winners).toHaveLength(1);
+      expect(winners[0].logged).toBe(true);
+      const winner = ids[results.indexOf(winners[0])];
+      for (const r of results) if (r.existing !== null) expect(r).toMatchObject({ existing: { id: winner }, logged: false });
+      const page = await b.conversations.readBefore('bot', 'c1', undefined, 50);
+      expect(page.messages.map((m) => m.id)).toEqual([winner]);
     });
 
     it('answers presence cluster-wide and counts per replica entry', async () => {

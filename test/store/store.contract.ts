@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { LoggedMessage } from '../../src/store/conversation-log';
 import { DuplicateError, type ApiKeyRecord, type Store, type UserRecord } from '../../src/store/store';
 
 /**
@@ -175,22 +176,91 @@ export function describeStoreContract(
 
     describe('dedupe', () => {
       const record = { id: '0190f5c2-8a4b-7c3d-9e1f-123456789abc', ts: '2025-01-01T00:00:00.000Z', delivered: false };
+      const k = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
 
       it('claims a key once and returns the stored record to later claims', async () => {
-        expect(await store.dedupe.claim('k', record, 60)).toBeNull();
-        expect(await store.dedupe.claim('k', { ...record, id: 'other' }, 60)).toEqual(record);
-        expect(await store.dedupe.claim('k2', { ...record, id: 'other' }, 60)).toBeNull();
+        expect(await store.dedupe.claim(k, record, 60)).toBeNull();
+        expect(await store.dedupe.claim(k, { ...record, id: 'other' }, 60)).toEqual(record);
+        expect(await store.dedupe.claim({ ...k, clientMessageId: 'm2' }, { ...record, id: 'other' }, 60)).toBeNull();
+      });
+
+      it('tells keys apart by every part, whatever characters they hold', async () => {
+        expect(await store.dedupe.claim({ agentId: 'bot', sub: 'a:1', clientMessageId: '2' }, record, 60)).toBeNull();
+        expect(await store.dedupe.claim({ agentId: 'bot', sub: 'a', clientMessageId: '1:2' }, record, 60)).toBeNull();
+        expect(await store.dedupe.claim({ agentId: 'bot', sub: 'a\u0000b', clientMessageId: 'c' }, record, 60)).toBeNull();
+        expect(await store.dedupe.claim({ agentId: 'bot', sub: 'a', clientMessageId: 'b\u0000c' }, record, 60)).toBeNull();
+        expect(await store.dedupe.claim({ agentId: 'other', sub: 'a', clientMessageId: 'b\u0000c' }, record, 60)).toBeNull();
       });
 
       it('marks a record delivered, keeping id and ts', async () => {
-        await store.dedupe.claim('k', record, 60);
-        await store.dedupe.markDelivered('k', record, 60);
-        expect(await store.dedupe.claim('k', { ...record, id: 'other' }, 60)).toEqual({ ...record, delivered: true });
+        await store.dedupe.claim(k, record, 60);
+        await store.dedupe.markDelivered(k, record, 60);
+        expect(await store.dedupe.claim(k, { ...record, id: 'other' }, 60)).toEqual({ ...record, delivered: true });
       });
 
       it('forgets a record after its TTL', async () => {
-        await store.dedupe.claim('k', record, 1);
-        await eventually(async () => (await store.dedupe.claim('k', { ...record, id: 'fresh' }, 1)) === null);
+        await store.dedupe.claim(k, record, 1);
+        await eventually(async () => (await store.dedupe.claim(k, { ...record, id: 'fresh' }, 1)) === null);
+      });
+    });
+
+    describe('intake (dedupe claim, runtimes, log append in one step)', () => {
+      const runtime = { socketId: 'rt-1', replicaId: 'replica-a' };
+      const k = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
+      const record = (id: string) => ({ id, ts: '2025-01-01T00:00:00.000Z', delivered: false });
+      const message = (id: string): LoggedMessage => ({
+        id,
+        ts: '2025-01-01T00:00:00.000Z',
+        agentId: 'bot',
+        author: 'user',
+        text: `text ${id}`,
+        clientMessageId: 'm1',
+      });
+      const admit = (id: string, log = true) =>
+        store.intake.admit({ key: k, record: record(id), ttlS: 60, clientId: 'c1', message: log ? message(id) : null });
+      const logged = async () => (await store.conversations.readBefore('bot', 'c1', undefined, 10)).messages;
+
+      it('claims, returns the live runtimes and logs a new message', async () => {
+        await store.presence.addRuntime('bot', runtime);
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true });
+        expect(await logged()).toEqual([message('id-1')]);
+        expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
+      });
+
+      it('claims but logs nothing while the bot has no runtime (the caller waits, then appends)', async () => {
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false });
+        expect(await logged()).toEqual([]);
+        expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
+      });
+
+      it('logs nothing when no message is given (the log is off)', async () => {
+        await store.presence.addRuntime('bot', runtime);
+        expect(await admit('id-1', false)).toEqual({ existing: null, runtimes: [runtime], logged: false });
+        expect(await logged()).toEqual([]);
+      });
+
+      it('returns an undelivered earlier record with the runtimes and logs nothing under the new id', async () => {
+        await store.presence.addRuntime('bot', runtime);
+        await admit('id-1');
+        expect(await admit('id-2')).toEqual({ existing: record('id-1'), runtimes: [runtime], logged: false });
+        expect(await logged()).toEqual([message('id-1')]);
+      });
+
+      it('returns a delivered earlier record alone', async () => {
+        await store.presence.addRuntime('bot', runtime);
+        await admit('id-1');
+        await store.dedupe.markDelivered(k, record('id-1'), 60);
+        expect(await admit('id-2')).toEqual({ existing: { ...record('id-1'), delivered: true }, runtimes: [], logged: false });
+      });
+
+      it('reads the same record and log as the separate stores, so a message can be recovered after it', async () => {
+        await store.presence.addRuntime('bot', runtime);
+        await admit('id-1');
+        await store.conversations.append('bot', 'c1', { ...message('id-2'), author: 'agent' });
+        expect(await store.conversations.readAfter('bot', 'c1', 'id-1', 10)).toEqual({
+          ok: true,
+          messages: [{ ...message('id-2'), author: 'agent' }],
+        });
       });
     });
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { DedupeRecord, DedupeStore } from '../store';
+import type { DedupeKey, DedupeRecord, DedupeStore } from '../store';
 
 /** Records kept at most by the single in-memory replica (about 20 MB); the oldest go first. */
 export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;
@@ -16,14 +16,20 @@ export class MemoryDedupeStore implements DedupeStore {
     this.records = new LRUCache<string, DedupeRecord>({ max: maxRecords, ttlAutopurge: false });
   }
 
-  async claim(key: string, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
-    const existing = this.records.get(key);
+  async claim(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
+    const name = recordName(key);
+    const existing = this.records.get(name);
     if (existing) return existing;
-    this.records.set(key, record, { ttl: ttlS * 1000 });
+    this.records.set(name, record, { ttl: ttlS * 1000 });
     return null;
   }
 
-  async markDelivered(key: string, record: DedupeRecord, ttlS: number): Promise<void> {
-    this.records.set(key, { ...record, delivered: true }, { ttl: ttlS * 1000 });
+  async markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void> {
+    this.records.set(recordName(key), { ...record, delivered: true }, { ttl: ttlS * 1000 });
   }
+}
+
+/** The sub's length goes first, so no two keys share a name whatever characters sub holds. */
+function recordName({ agentId, sub, clientMessageId }: DedupeKey): string {
+  return `${agentId} ${sub.length}:${sub}:${clientMessageId}`;
 }

@@ -1,5 +1,5 @@
 import type { ConversationLogLimits } from '../conversation-log';
-import type { Store } from '../store';
+import { StepwiseIntake, type Store } from '../store';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
@@ -20,12 +20,14 @@ export class MemoryStore implements Store {
   readonly limiters = new MemoryLimiterFactory();
   readonly conversations: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
+  readonly intake: StepwiseIntake;
 
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: 200, ttlS: 604800 },
       log.bounds ?? { maxConversations: 10000, maxMessages: 200000 },
     );
+    this.intake = new StepwiseIntake(this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {

@@ -3,8 +3,10 @@ import { hashTag } from './redis-client';
 
 /**
  * Keys of the first release, before they carried hash tags for Redis Cluster, and their names
- * now. Users and API keys are the persistent ones; presence expires by itself and dedupe,
- * counters and deactivations kept their names.
+ * now. Users and API keys are the persistent ones; counters and deactivations kept their names,
+ * and presence and dedupe records expire by themselves. Dedupe records moved under their bot's
+ * hash tag (`{agentId}:dedupe:…`) and are not renamed: during a rolling upgrade a client's retry
+ * of a message first sent through an older replica can be delivered a second time, with a new id.
  */
 export function legacyKeyRenames(prefix: string): [from: string, to: string][] {
   const users = `${prefix}${hashTag('users')}`;

@@ -27,35 +27,42 @@ import { LUA_NOW, LuaScript } from './lua-script';
 // as `~indexed` in the conversation's index, so it outlives the conversation without costing a
 // command on every append.
 
-// KEYS: stream, index, the bot's clock. ARGV: message id, wire json, max entries, ttl seconds, how
-// often (ms) the user index needs refreshing or -1 (broadcasts). Returns 0 for an id already logged,
-// 2 when the caller must refresh the user's index of conversations, else 1.
-const APPEND = new LuaScript(`${LUA_NOW}
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-local ms, n = now, 0
-local last = redis.call('GET', KEYS[3])
-if last then
-  local lm, ln = string.match(last, '(%d+)-(%d+)')
-  lm = tonumber(lm)
-  if lm >= ms then ms = lm; n = tonumber(ln) + 1 end
-end
-local sid = string.format('%d-%d', ms, n)
-redis.call('SET', KEYS[3], sid, 'EX', ARGV[4])
-redis.call('XADD', KEYS[1], sid, 'id', ARGV[1], 'm', ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[1], sid)
-local max = tonumber(ARGV[3])
-local over = redis.call('XLEN', KEYS[1]) - max
-if over > 0 then
-  local gone = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', over)
-  for _, e in ipairs(gone) do redis.call('HDEL', KEYS[2], e[2][2]) end
-  redis.call('HSET', KEYS[2], '~trimmed', gone[#gone][1])
-  redis.call('XTRIM', KEYS[1], 'MAXLEN', max)
-end
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-local every = tonumber(ARGV[5])
-if every >= 0 and now - tonumber(redis.call('HGET', KEYS[2], '~indexed') or '0') > every then return 2 end
-return 1`);
+// Lua: appends a message to a stream (needs LUA_NOW's `now`). Arguments: stream, index, the bot's
+// clock, message id, wire json, max entries, ttl seconds, how often (ms) the user index needs
+// refreshing or -1 (broadcasts). Returns 0 for an id already logged, 2 when the caller must refresh
+// the user's index of conversations, else 1.
+export const LUA_APPEND = `
+local function append(stream, index, clock, id, json, max, ttl, every)
+  if redis.call('HEXISTS', index, id) == 1 then return 0 end
+  local ms, n = now, 0
+  local last = redis.call('GET', clock)
+  if last then
+    local lm, ln = string.match(last, '(%d+)-(%d+)')
+    lm = tonumber(lm)
+    if lm >= ms then ms = lm; n = tonumber(ln) + 1 end
+  end
+  local sid = string.format('%d-%d', ms, n)
+  redis.call('SET', clock, sid, 'EX', ttl)
+  redis.call('XADD', stream, sid, 'id', id, 'm', json)
+  redis.call('HSET', index, id, sid)
+  max = tonumber(max)
+  local over = redis.call('XLEN', stream) - max
+  if over > 0 then
+    local gone = redis.call('XRANGE', stream, '-', '+', 'COUNT', over)
+    for _, e in ipairs(gone) do redis.call('HDEL', index, e[2][2]) end
+    redis.call('HSET', index, '~trimmed', gone[#gone][1])
+    redis.call('XTRIM', stream, 'MAXLEN', max)
+  end
+  redis.call('EXPIRE', stream, ttl)
+  redis.call('EXPIRE', index, ttl)
+  every = tonumber(every)
+  if every >= 0 and now - tonumber(redis.call('HGET', index, '~indexed') or '0') > every then return 2 end
+  return 1
+end`;
+
+// KEYS: stream, index, the bot's clock. ARGV: as append's after the keys.
+const APPEND = new LuaScript(`${LUA_NOW}${LUA_APPEND}
+return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])`);
 
 // Lua prologue: the stream id of a message id in the conversation or the broadcasts, and whether a
 // stream lost (trimmed) an entry newer than a stream id. XTRIM does not move a stream's
@@ -107,23 +114,34 @@ export class RedisConversationLog implements ConversationLog {
   ) {}
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
+    const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), this.appendArgs(clientId, message));
+    await this.appended(agentId, clientId, appended);
+  }
+
+  /** The keys of {@link LUA_APPEND}'s `append` for a message to `clientId` (null: a broadcast). */
+  appendKeys(agentId: string, clientId: string | null): [stream: string, index: string, clock: string] {
     const [stream, index] = clientId === null ? this.broadcastKeys(agentId) : this.conversationKeys(agentId, clientId);
+    return [stream, index, this.clockKey(agentId)];
+  }
+
+  /** The other arguments of {@link LUA_APPEND}'s `append`. */
+  appendArgs(clientId: string | null, message: LoggedMessage): (string | number)[] {
     const ttl = this.limits.ttlS;
-    const every = clientId === null ? -1 : (ttl * 1000) / 2;
-    const appended = await APPEND.run<number>(
-      this.redis,
-      [stream, index, this.clockKey(agentId)],
-      [message.id, JSON.stringify(message), this.limits.maxMessages, ttl, every],
-    );
-    if (appended !== 2 || clientId === null) return;
+    return [message.id, JSON.stringify(message), this.limits.maxMessages, ttl, clientId === null ? -1 : (ttl * 1000) / 2];
+  }
+
+  /** Finishes an append whose script returned `result`: refreshes the user's index of conversations when asked to. */
+  async appended(agentId: string, clientId: string | null, result: number): Promise<void> {
+    if (result !== 2 || clientId === null) return;
     const user = this.userKey(clientId);
+    const ttl = this.limits.ttlS;
     await this.redis
       .multi()
       .sadd(user, agentId)
       .expire(user, 2 * ttl)
       .exec();
     // Noted only once the index holds the conversation: after a failure above, the next append retries.
-    await this.redis.hset(index, '~indexed', Date.now());
+    await this.redis.hset(this.conversationKeys(agentId, clientId)[1], '~indexed', Date.now());
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {

@@ -1,28 +1,34 @@
-import type { RedisClient } from './redis-client';
-import type { DedupeRecord, DedupeStore } from '../store';
+import { hashTag, type RedisClient } from './redis-client';
+import type { DedupeKey, DedupeRecord, DedupeStore } from '../store';
 
-/** Dedupe records as plain keys with EX; the claim is one `SET NX GET` (Redis ≥ 7.0), so atomic. */
+/**
+ * Dedupe records as plain keys with EX; the claim is one `SET NX GET` (Redis ≥ 7.0), so atomic.
+ * A record's key carries its bot's hash tag, so the intake script claims it in the slot of the
+ * bot's presence and log (Redis Cluster).
+ */
 export class RedisDedupeStore implements DedupeStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
 
-  async claim(key: string, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
-    const existing = (await this.redis.call('SET', this.key(key), JSON.stringify(record), 'EX', seconds(ttlS), 'NX', 'GET')) as
+  async claim(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null> {
+    const existing = (await this.redis.call('SET', this.key(key), JSON.stringify(record), 'EX', dedupeSeconds(ttlS), 'NX', 'GET')) as
       string | null;
     return existing === null ? null : (JSON.parse(existing) as DedupeRecord);
   }
 
-  async markDelivered(key: string, record: DedupeRecord, ttlS: number): Promise<void> {
-    await this.redis.set(this.key(key), JSON.stringify({ ...record, delivered: true }), 'EX', seconds(ttlS));
+  async markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void> {
+    await this.redis.set(this.key(key), JSON.stringify({ ...record, delivered: true }), 'EX', dedupeSeconds(ttlS));
   }
 
-  private key(key: string): string {
-    return `${this.prefix}dedupe:${key}`;
+  /** The sub's length goes first, so no two keys share a name whatever characters sub holds. */
+  key({ agentId, sub, clientMessageId }: DedupeKey): string {
+    return `${this.prefix}${hashTag(agentId)}:dedupe:${sub.length}:${sub}:${clientMessageId}`;
   }
 }
 
-function seconds(ttlS: number): number {
+/** A record's TTL in whole seconds, at least one (EX takes no fractions). */
+export function dedupeSeconds(ttlS: number): number {
   return Math.max(1, Math.ceil(ttlS));
 }

@@ -96,7 +96,7 @@ export class RedisPresenceStore implements PresenceStore {
   }
 
   async listRuntimes(agentId: string): Promise<RuntimeEntry[]> {
-    return (await LIVE_MEMBERS.run<string[]>(this.redis, [this.runtimes(agentId)])).map(parseMember);
+    return (await LIVE_MEMBERS.run<string[]>(this.redis, [this.runtimes(agentId)])).map(parseRuntime);
   }
 
   async addClient(agentId: string, entry: RuntimeEntry): Promise<void> {
@@ -155,7 +155,8 @@ export class RedisPresenceStore implements PresenceStore {
     return `${this.indexPrefix}${hashTag(`agents-${i}`)}`;
   }
 
-  private runtimes(agentId: string): string {
+  /** The bot's sorted set of runtimes (members as {@link parseRuntime} reads them, scored by expiry). */
+  runtimes(agentId: string): string {
     return `${this.botPrefix}${hashTag(agentId)}:runtimes`;
   }
 
@@ -175,7 +176,8 @@ function member(entry: RuntimeEntry): string {
   return JSON.stringify([entry.replicaId, entry.socketId]);
 }
 
-function parseMember(raw: string): RuntimeEntry {
+/** A runtime from its member in the bot's sorted set. */
+export function parseRuntime(raw: string): RuntimeEntry {
   const [replicaId, socketId] = JSON.parse(raw) as [string, string];
   return { replicaId, socketId };
 }

@@ -9,6 +9,7 @@ import { RedisDedupeStore } from './redis-dedupe.store';
 import { RedisPresenceStore } from './redis-presence.store';
 import { RedisUserStore } from './redis-user.store';
 import { RedisConversationLog } from './redis-conversation.log';
+import { RedisMessageIntake } from './redis-message-intake';
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `relay:`), so several hubs or tests can share one Redis. */
@@ -33,6 +34,7 @@ export class RedisStore implements Store {
   readonly limiters: RedisLimiterFactory;
   readonly conversations: RedisConversationLog;
   readonly departures: RedisAgentDepartures;
+  readonly intake: RedisMessageIntake;
 
   constructor(redis: RedisClient, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'relay:';
@@ -44,6 +46,7 @@ export class RedisStore implements Store {
     this.limiters = new RedisLimiterFactory(redis, prefix);
     this.departures = new RedisAgentDepartures(redis, prefix);
     this.conversations = new RedisConversationLog(redis, prefix, options.history ?? { maxMessages: 200, ttlS: 604800 });
+    this.intake = new RedisMessageIntake(redis, this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {}
