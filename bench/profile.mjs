@@ -12,8 +12,9 @@
 //
 // Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
 // --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
-// tables then sum both hubs, each hub's profiles in its own folder).
-import { fork, spawn } from 'node:child_process';
+// tables then sum both hubs, each hub's profiles in its own folder, and add Redis: its CPU and the
+// commands it ran per round trip, from INFO), --hub=<script> (default dist/main.js: another build).
+import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,6 +33,7 @@ const SECRET = randomBytes(32).toString('hex');
 const API_KEY = randomBytes(16).toString('hex');
 const AGENT_IDS = Array.from({ length: 20 }, (_, i) => `bot-${i}`);
 const CLIENTS = 200;
+const HUB = args.hub ?? 'dist/main.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const lineOn = (stream, text) =>
@@ -51,7 +53,7 @@ async function startHub(dir, env) {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), 'dist/main.js'], {
+  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), HUB], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
@@ -89,7 +91,30 @@ async function startRedis() {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await lineOn(proc.stdout, 'Ready to accept connections');
-  return { proc, url: `redis://127.0.0.1:${port}` };
+  return { proc, port, url: `redis://127.0.0.1:${port}` };
+}
+
+/** Redis's CPU seconds and calls per command (INFO cpu and commandstats), to diff over the window. */
+function redisCounters(port) {
+  const text = execFileSync('redis-cli', ['-p', String(port), 'INFO', 'everything'], { encoding: 'utf8' });
+  const field = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)[1]);
+  const calls = new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+  return { cpuS: field('used_cpu_sys') + field('used_cpu_user'), calls };
+}
+
+/** Redis's share of the window: CPU and commands per round trip. */
+function reportRedis(before, after, roundTrips) {
+  const cpuUs = ((after.cpuS - before.cpuS) * 1e6) / roundTrips;
+  const rows = [...after.calls]
+    .map(([cmd, n]) => [cmd, (n - (before.calls.get(cmd) ?? 0)) / roundTrips])
+    .filter(([, n]) => n >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  console.log(`
+Redis: ${cpuUs.toFixed(1)} µs CPU and ${total.toFixed(2)} commands per round trip, calls made by scripts included
+`);
+  console.log('| Redis command | calls per round trip |\n|---|---|');
+  for (const [cmd, n] of rows) console.log(`| ${cmd} | ${n.toFixed(2)} |`);
 }
 
 async function main() {
@@ -107,9 +132,10 @@ async function main() {
     await call('clients', { url: hubs[hubs.length - 1].url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
 
     const cpuOf = () => hubs.reduce((ms, hub) => ms + readCpuMs(hub.proc.pid), 0);
-    const cpu0 = cpuOf();
     const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS });
     await sleep(2000);
+    const cpu0 = cpuOf();
+    const redis0 = redis && redisCounters(redis.port);
     await Promise.all(
       hubs.map((hub) => {
         const started = lineOn(hub.proc.stdout, 'profiling');
@@ -125,11 +151,14 @@ async function main() {
         return written;
       }),
     );
-    report(
+    const cpuMs = cpuOf() - cpu0;
+    const redis1 = redis && redisCounters(redis.port);
+    const roundTrips = report(
       result,
-      cpuOf() - cpu0,
+      cpuMs,
       hubs.map((hub) => hub.dir),
     );
+    if (redis) reportRedis(redis0, redis1, roundTrips);
   } finally {
     gen.kill('SIGKILL');
     for (const hub of hubs) hub.proc.kill('SIGKILL');
@@ -210,6 +239,7 @@ function report(result, cpuMs, dirs) {
     console.log(`| \`${fn.trim()}\` | ${(bytes / roundTrips).toFixed(0)} |`);
   }
   console.log(`\nprofiles: ${dirs.map((dir) => `${dir}/cpu.cpuprofile, ${dir}/alloc.heapprofile`).join('; ')}`);
+  return roundTrips;
 }
 
 main().catch((err) => {

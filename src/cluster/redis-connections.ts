@@ -6,6 +6,7 @@ export type { RedisClient } from '../store/redis/redis-client';
 import type { Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
+import { corkPerTurn } from '../net/cork-per-turn';
 
 /** Reports a Redis failure: counted per component, logged at a bounded rate. */
 export type RedisErrorReporter = (component: string, err: unknown, message: string) => void;
@@ -76,7 +77,21 @@ export function createRedisConnections(topology: RedisTopology, name: string): R
         return new Cluster(topology.nodes, clusterOptions(topology.auth, { ...extra, connectionName }));
     }
   };
-  return { topology: topology.kind, command: make('cmd'), subscriber: make('sub', subscriberOptions) };
+  const command = make('cmd');
+  coalesceWrites(command);
+  return { topology: topology.kind, command, subscriber: make('sub', subscriberOptions) };
+}
+
+/**
+ * Sends the commands a replica issues within one turn of the event loop in one socket write (see
+ * {@link corkPerTurn}): ioredis writes each command on its own, and auto-pipelining only gathers
+ * those of one synchronous run, while a message's commands come from separate I/O callbacks. On a
+ * Cluster, each node's connection; after a reconnect, the new socket.
+ */
+function coalesceWrites(client: RedisClient): void {
+  const perConnection = (redis: Redis) => redis.on('connect', () => corkPerTurn(redis.stream));
+  if (client instanceof Cluster) client.on('+node', perConnection);
+  else perConnection(client);
 }
 
 function auth(a: RedisAuth): RedisOptions {
