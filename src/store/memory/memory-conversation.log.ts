@@ -18,8 +18,10 @@ export interface MemoryLogBounds {
 
 /**
  * One conversation's (or a bot's broadcasts') messages, oldest first. A full log churns one message
- * per append, and each lives long enough to reach the old generation, so an entry adds no object
- * of its own: the message (as delivered) and its seq sit in parallel arrays, the seq a small integer.
+ * per append, and each lives long enough to reach the old generation, where every object costs the
+ * garbage collector's marking threads; so an entry keeps two objects: its id (the index's key too)
+ * and the message as one JSON string, which has no references to trace. The message object, its
+ * text and clientMessageId die young. Seqs are small integers in a parallel array.
  */
 interface Log {
   agentId: string;
@@ -28,14 +30,16 @@ interface Log {
   index: Map<string, number>;
   /** Seq of each message, ascending. */
   seqs: number[];
-  /** The messages, parallel to `seqs`. */
-  messages: LoggedMessage[];
+  /** Id of each message, parallel to `seqs`. */
+  ids: string[];
+  /** Each message as JSON, parallel to `seqs`; parsed when read (recovery and history, not appends). */
+  messages: string[];
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
 }
 
-/** Entries read out of a log: `[seq, message]` pairs, ascending. */
-type Slice = [number, LoggedMessage][];
+/** Entries read out of a log: `[seq, message json]` pairs, ascending. */
+type Slice = [number, string][];
 
 const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
@@ -68,6 +72,7 @@ export class MemoryConversationLog implements ConversationLog {
       clientId,
       index: new Map(),
       seqs: [],
+      ids: [],
       messages: [],
       trimmedUpTo: 0,
     };
@@ -75,11 +80,13 @@ export class MemoryConversationLog implements ConversationLog {
     const seq = ++this.seq;
     log.index.set(message.id, seq);
     log.seqs.push(seq);
-    log.messages.push(message);
+    log.ids.push(message.id);
+    log.messages.push(JSON.stringify(message));
     if (log.seqs.length > this.limits.maxMessages) {
       // Full: one out for one in, so the size the cache counted still holds.
       log.trimmedUpTo = log.seqs.shift() as number;
-      log.index.delete((log.messages.shift() as LoggedMessage).id);
+      log.index.delete(log.ids.shift() as string);
+      log.messages.shift();
       return;
     }
     // Grown: set again, as a new object (lru-cache keeps the old size when the same value is set
@@ -154,4 +161,4 @@ function firstAtLeast(sorted: number[], value: number): number {
   return lo;
 }
 
-const messageOf = (entry: Slice[number]) => entry[1];
+const messageOf = (entry: Slice[number]) => JSON.parse(entry[1]) as LoggedMessage;
