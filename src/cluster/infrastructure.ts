@@ -23,6 +23,13 @@ export interface Infrastructure {
   /** Installs the Socket.IO adapter, if any, before namespaces are created. */
   attach(io: Server): void;
   /**
+   * The pub/sub shard channel that carries broadcasts to `room` of the client namespace between
+   * replicas, when the store's scripts can count its subscribers (the sharded adapter on one Redis
+   * server or Sentinel, where channels and keys share the server); null otherwise. Valid once
+   * {@link Infrastructure.bind} has run.
+   */
+  roomChannel(room: string): string | null;
+  /**
    * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
    * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts
    * nothing: see {@link Infrastructure.start}.
@@ -71,6 +78,7 @@ export async function createInfrastructure(
     replicaId: 'local',
     clustered: false,
     attach: () => {},
+    roomChannel: () => null,
     bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
     start: () => {},
     stop: () => {},

@@ -16,7 +16,7 @@ import { channelPerShard } from './cluster-slots';
 import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
-import { adapterChannels, installAdapter } from './socket-adapter';
+import { adapterChannels, installAdapter, roomChannelNamer } from './socket-adapter';
 
 const CANARY_INTERVAL_MS = 1000;
 const STARTUP_WAIT_MS = 5000;
@@ -91,6 +91,7 @@ export async function createRedisInfrastructure(
   const channels = new ShardedChannels(sub);
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
+  let roomChannel: ((room: string) => string) | null = null;
   const resubscribe = () => {
     const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
     if (all.length === 0 || sub.status !== 'ready') return;
@@ -124,7 +125,10 @@ export async function createRedisInfrastructure(
       io = server;
       installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
     },
+    roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
     bind(namespaces, deliveries, announce) {
+      // On a Cluster a room's channel lives on another shard than the bot's keys: not countable there.
+      if (topology.kind !== 'cluster') roomChannel = roomChannelNamer(namespaces.client);
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
       return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report);

@@ -1,6 +1,6 @@
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import type { RedisClient } from '../store/redis/redis-client';
-import type { Server } from 'socket.io';
+import type { Namespace, Server } from 'socket.io';
 import type { RedisErrorReporter } from './redis-connections';
 
 /**
@@ -53,6 +53,17 @@ export function installAdapter(
       });
     return adapter;
   } as unknown as Parameters<Server['adapter']>[0]);
+}
+
+/**
+ * How the namespace's adapter names the channel of a room, when it gives rooms channels of their
+ * own (the sharded adapter in dynamic mode); null for any other adapter.
+ */
+export function roomChannelNamer(nsp: Namespace): ((room: string) => string) | null {
+  const adapter = nsp.adapter as unknown as Partial<ShardedAdapterInternals>;
+  if (typeof adapter.dynamicChannel !== 'function' || typeof adapter.shouldUseASeparateNamespace !== 'function') return null;
+  const a = adapter as ShardedAdapterInternals;
+  return (room) => a.dynamicChannel(room);
 }
 
 /**

@@ -130,6 +130,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     handlerFailures: new ThrottledLog(logger.child({ component: 'relay' })),
     replicaId: infra.replicaId,
     clustered: infra.clustered,
+    roomChannel: (room) => infra.roomChannel(room),
     isDraining,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
   };

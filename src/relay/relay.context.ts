@@ -30,6 +30,11 @@ export interface RelayContext {
   replicaId: string;
   /** True when rooms span replicas: this replica's view of a room is not all of it. */
   clustered: boolean;
+  /**
+   * The shard channel carrying broadcasts to a client-namespace room between replicas, when the
+   * store can count its subscribers (one per replica holding a socket of the room); else null.
+   */
+  roomChannel(room: string): string | null;
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;

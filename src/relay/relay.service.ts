@@ -64,16 +64,17 @@ export class RelayService {
     const { id, ts } = this.stamps.next();
     const fresh = { id, ts, delivered: false };
     const logged = this.logEntry(agentId, id, ts, payload);
+    const room = Rooms.client(agentId, sender.clientId);
     let intake: Intake;
     try {
-      const request = {
+      intake = await store.intake.admit({
         key,
         record: fresh,
         ttlS: config.DEDUPE_WINDOW_S,
         clientId: sender.clientId,
         message: this.conversations.enabled ? logged : null,
-      };
-      intake = await store.intake.admit(request);
+        subscribersOf: this.ctx.roomChannel(room),
+      });
     } catch (err) {
       if (this.conversations.enabled) this.conversations.failed(Authors.user);
       throw err;
@@ -108,7 +109,7 @@ export class RelayService {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
           void this.recordDelivered(key, record);
           this.ctx.metrics.messages.tally('client_to_agent', { direction: 'client_to_agent' });
-          this.echo(agentId, sender, entry);
+          this.echo(room, sender, entry, intake.subscribers);
           return { ok: true, id: record.id, ts: record.ts };
         }
         if (result === 'timeout') return errorAck('TIMEOUT');
@@ -174,13 +175,20 @@ export class RelayService {
     }
   }
 
-  /** Shows an accepted client message on the sender's other sockets (tabs), on every replica. */
-  private echo(agentId: string, sender: Sender, message: ClientInboundMessage): void {
-    const name = Rooms.client(agentId, sender.clientId);
-    // One replica and no other tab (the usual case): nobody to show it to, so no packet to encode.
-    if (!this.ctx.clustered && (this.nsp.client.adapter.rooms.get(name)?.size ?? 0) <= (sender.socketId === undefined ? 0 : 1)) return;
-    const room = this.nsp.client.to(name);
-    (sender.socketId === undefined ? room : room.except(sender.socketId)).emit(Events.message, message);
+  /**
+   * Shows an accepted client message on the sender's other sockets (tabs), on every replica. Most
+   * users have one tab: nothing is sent then, and a message goes through Redis only when another
+   * replica holds a tab (or when that cannot be told: `subscribers` null in a cluster).
+   */
+  private echo(room: string, sender: Sender, message: ClientInboundMessage, subscribers: number | null): void {
+    const here = this.nsp.client.adapter.rooms.get(room);
+    const sockets = here?.size ?? 0;
+    const othersHere = sockets - (sender.socketId !== undefined && here?.has(sender.socketId) ? 1 : 0) > 0;
+    // This replica is subscribed to the room's channel (counted once) while it holds one of its sockets.
+    const elsewhere = this.ctx.clustered && (subscribers === null || subscribers > (sockets > 0 ? 1 : 0));
+    if (!othersHere && !elsewhere) return;
+    const target = (elsewhere ? this.nsp.client : this.nsp.client.local).to(room);
+    (sender.socketId === undefined ? target : target.except(sender.socketId)).emit(Events.message, message);
   }
 
   /** Sends a trace to the bot's admin sockets, and no one else. */

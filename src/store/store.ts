@@ -76,6 +76,11 @@ export interface IntakeRequest {
   clientId: string;
   /** The message as it will be logged, with `record`'s id; null when the log is off. */
   message: LoggedMessage | null;
+  /**
+   * A pub/sub shard channel whose subscribers to count, or null: the channel that carries the
+   * sender's room between replicas, so the relay can tell whether another replica holds a tab.
+   */
+  subscribersOf: string | null;
 }
 
 /** What {@link MessageIntake.admit} found and did. */
@@ -86,6 +91,8 @@ export interface Intake {
   runtimes: RuntimeEntry[];
   /** Whether the message was appended to the log. */
   logged: boolean;
+  /** Connections subscribed to `subscribersOf`; null when not asked or not counted (or `existing` is delivered). */
+  subscribers: number | null;
 }
 
 /**
@@ -111,11 +118,11 @@ export class StepwiseIntake implements MessageIntake {
 
   async admit({ key, record, ttlS, clientId, message }: IntakeRequest): Promise<Intake> {
     const existing = await this.dedupe.claim(key, record, ttlS);
-    if (existing?.delivered) return { existing, runtimes: [], logged: false };
+    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null };
     const runtimes = await this.presence.listRuntimes(key.agentId);
-    if (existing || runtimes.length === 0 || message === null) return { existing, runtimes, logged: false };
+    if (existing || runtimes.length === 0 || message === null) return { existing, runtimes, logged: false, subscribers: null };
     await this.log.append(key.agentId, clientId, message);
-    return { existing, runtimes, logged: true };
+    return { existing, runtimes, logged: true, subscribers: null };
   }
 }
 

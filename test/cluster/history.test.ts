@@ -154,6 +154,42 @@ describe('recovery across replicas', () => {
     await arrival(tab1, marker.id);
     expect(ids(tab1.messages())).toEqual([marker.id]);
   });
+
+  // Whether an echo went through Redis shows in the sender's replica's adapter counter: its own
+  // subscription to the room's channel receives every publish to it. The bot (on A) publishes its
+  // marker reply after any echo would have been published, and the marker reaches B's tabs only
+  // through that subscription, so once it has arrived the count is final.
+  async function adapterMessages(url: string): Promise<number> {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return Number(/relay_redis_pubsub_messages_received_total\{kind="adapter"\} (\d+)/.exec(text)?.[1] ?? 0);
+  }
+
+  it('publishes nothing through Redis for the message of a user with one tab', async () => {
+    agent.onMessage(() => {});
+    const only = await open(B, 'bot', 'single-tab');
+    const before = await adapterMessages(B);
+    const ack = (await only.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 's1', text: 'alone' })) as SendAck;
+    expect(ack.ok).toBe(true);
+    const marker = await agent.reply('single-tab', 'marker');
+    await arrival(only, marker.id);
+    expect((await adapterMessages(B)) - before).toBe(1); // the marker only
+    expect(ids(only.messages())).toEqual([marker.id]);
+  });
+
+  it('echoes to tabs on the same replica without going through Redis', async () => {
+    agent.onMessage(() => {});
+    const [tab1, tab2] = await Promise.all([open(B, 'bot', 'local-tabs'), open(B, 'bot', 'local-tabs')]);
+    const before = await adapterMessages(B);
+    const ack = (await tab1.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'l1', text: 'typed on B' })) as SendAck;
+    expect(ack.ok).toBe(true);
+    const { id } = ack as { id: string };
+    await arrival(tab2, id);
+    const marker = await agent.reply('local-tabs', 'marker');
+    await Promise.all([arrival(tab1, marker.id), arrival(tab2, marker.id)]);
+    expect((await adapterMessages(B)) - before).toBe(1);
+    expect(ids(tab1.messages())).toEqual([marker.id]);
+    expect(ids(tab2.messages())).toEqual([id, marker.id]);
+  });
 });
 
 describe('agent restart grace across replicas', () => {

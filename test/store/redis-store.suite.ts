@@ -72,6 +72,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
             ttlS: 60,
             clientId: 'c1',
             message: { id, ts: 't', agentId: 'bot', author: 'user', text: id, clientMessageId: 'm1' },
+            subscribersOf: null,
           }),
         ),
       );

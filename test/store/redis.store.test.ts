@@ -58,6 +58,38 @@ describe('keys of the first release', () => {
   });
 });
 
+describe('RedisMessageIntake on one server', () => {
+  it("counts the subscribers of the sender's room channel in the same script", async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const subscribers = [0, 1].map(() => new Redis(redis.url, { maxRetriesPerRequest: 1 }));
+    try {
+      const store = new RedisStore(client, { prefix: 'tabs:' });
+      await store.presence.addRuntime('bot', { socketId: 'rt', replicaId: 'A' });
+      const admit = (clientMessageId: string) =>
+        store.intake.admit({
+          key: { agentId: 'bot', sub: 'u1', clientMessageId },
+          record: { id: clientMessageId, ts: 't', delivered: false },
+          ttlS: 60,
+          clientId: 'c1',
+          message: null,
+          subscribersOf: 'tabs:room-channel#',
+        });
+      expect((await admit('m0')).subscribers).toBe(0);
+      await subscribers[0].ssubscribe('tabs:room-channel#');
+      expect((await admit('m1')).subscribers).toBe(1);
+      await subscribers[1].ssubscribe('tabs:room-channel#', 'tabs:other#');
+      expect((await admit('m2')).subscribers).toBe(2);
+      // A retry of an undelivered message counts too (it is echoed once delivered); a delivered one does not.
+      expect(await admit('m2')).toMatchObject({ existing: { id: 'm2' }, subscribers: 2 });
+      await store.dedupe.markDelivered({ agentId: 'bot', sub: 'u1', clientMessageId: 'm2' }, { id: 'm2', ts: 't', delivered: false }, 60);
+      expect((await admit('m2')).subscribers).toBeNull();
+    } finally {
+      client.disconnect();
+      for (const s of subscribers) s.disconnect();
+    }
+  });
+});
+
 describe('RedisConversationLog layout', () => {
   it("keeps every key of a bot in the bot's hash slot and expires them after the last append", async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });

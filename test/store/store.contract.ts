@@ -217,32 +217,39 @@ export function describeStoreContract(
         clientMessageId: 'm1',
       });
       const admit = (id: string, log = true) =>
-        store.intake.admit({ key: k, record: record(id), ttlS: 60, clientId: 'c1', message: log ? message(id) : null });
+        store.intake.admit({
+          key: k,
+          record: record(id),
+          ttlS: 60,
+          clientId: 'c1',
+          message: log ? message(id) : null,
+          subscribersOf: null,
+        });
       const logged = async () => (await store.conversations.readBefore('bot', 'c1', undefined, 10)).messages;
 
       it('claims, returns the live runtimes and logs a new message', async () => {
         await store.presence.addRuntime('bot', runtime);
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true });
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true, subscribers: null });
         expect(await logged()).toEqual([message('id-1')]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
 
       it('claims but logs nothing while the bot has no runtime (the caller waits, then appends)', async () => {
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false });
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false, subscribers: null });
         expect(await logged()).toEqual([]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
 
       it('logs nothing when no message is given (the log is off)', async () => {
         await store.presence.addRuntime('bot', runtime);
-        expect(await admit('id-1', false)).toEqual({ existing: null, runtimes: [runtime], logged: false });
+        expect(await admit('id-1', false)).toEqual({ existing: null, runtimes: [runtime], logged: false, subscribers: null });
         expect(await logged()).toEqual([]);
       });
 
       it('returns an undelivered earlier record with the runtimes and logs nothing under the new id', async () => {
         await store.presence.addRuntime('bot', runtime);
         await admit('id-1');
-        expect(await admit('id-2')).toEqual({ existing: record('id-1'), runtimes: [runtime], logged: false });
+        expect(await admit('id-2')).toEqual({ existing: record('id-1'), runtimes: [runtime], logged: false, subscribers: null });
         expect(await logged()).toEqual([message('id-1')]);
       });
 
@@ -250,7 +257,12 @@ export function describeStoreContract(
         await store.presence.addRuntime('bot', runtime);
         await admit('id-1');
         await store.dedupe.markDelivered(k, record('id-1'), 60);
-        expect(await admit('id-2')).toEqual({ existing: { ...record('id-1'), delivered: true }, runtimes: [], logged: false });
+        expect(await admit('id-2')).toEqual({
+          existing: { ...record('id-1'), delivered: true },
+          runtimes: [],
+          logged: false,
+          subscribers: null,
+        });
       });
 
       it('reads the same record and log as the separate stores, so a message can be recovered after it', async () => {
