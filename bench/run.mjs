@@ -70,8 +70,21 @@ function spawnNode(script, env, { ipc = false, nodeFlags = [] } = {}) {
   });
   children.add(child);
   child.once('exit', () => children.delete(child));
-  child.stderr.on('data', (chunk) => process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${chunk}`));
+  child.heapWaiters = [];
+  child.stderr.on('data', (chunk) => {
+    const text = String(chunk);
+    const heap = /^heap (\{.*\})$/m.exec(text);
+    if (heap && child.heapWaiters.length > 0) child.heapWaiters.shift()(JSON.parse(heap[1]));
+    else process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${text}`);
+  });
   return child;
+}
+
+/** Bytes the server process has allocated on its V8 heap so far (bench/gc-signal.cjs, SIGWINCH). */
+function allocatedBytes(server) {
+  const reply = new Promise((resolve) => server.child.heapWaiters.push(resolve));
+  process.kill(server.pid, 'SIGWINCH');
+  return reply.then((heap) => heap.allocated);
 }
 
 async function stop(child) {
@@ -200,11 +213,14 @@ async function connectLoad(gen, kind, agentsOn, clientsOn, tag) {
 }
 
 /** Closed-loop throughput and open-loop latency, alternating between the two servers. */
-async function relayMeasurements(gen, cpuOf, label, kinds = KINDS) {
+async function relayMeasurements(gen, serversOf, label, kinds = KINDS) {
+  const cpuOf = (kind) => serversOf(kind).reduce((ms, server) => ms + cpuMs(server.pid), 0);
+  const allocatedOf = async (kind) => (await Promise.all(serversOf(kind).map(allocatedBytes))).reduce((sum, n) => sum + n, 0);
   const tp = await alternate(async (kind) => {
-    const cpu0 = cpuOf(kind);
+    const [cpu0, bytes0] = [cpuOf(kind), await allocatedOf(kind)];
     const r = await gen.call('closedLoop', { warmupMs: WARMUP_MS / 2, durationMs: WINDOW_MS / 2, group: kind });
-    return { ...r, cpuPerRt: (cpuOf(kind) - cpu0) / (r.total || 1) };
+    const [cpu1, bytes1] = [cpuOf(kind), await allocatedOf(kind)];
+    return { ...r, cpuPerRt: (cpu1 - cpu0) / (r.total || 1), bytesPerRt: (bytes1 - bytes0) / (r.total || 1) };
   }, kinds);
   const lat = await alternate(
     (kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }),
@@ -218,6 +234,7 @@ async function relayMeasurements(gen, cpuOf, label, kinds = KINDS) {
       rtSlices: tp[kind].map((r) => Math.round(r.perSecond)),
       rtErrors: tp[kind].reduce((n, r) => n + r.errors, 0),
       cpuPerRt: median(tp[kind].map((r) => r.cpuPerRt)),
+      kbPerRt: median(tp[kind].map((r) => r.bytesPerRt)) / 1000,
       // Latency per slice, then the median over slices (like throughput): one slice that shared the
       // machine with a burst of other work moves a pooled p99 by itself. The pooled one is logged.
       p50: median(lat[kind].map((r) => r.p50)),
@@ -230,7 +247,7 @@ async function relayMeasurements(gen, cpuOf, label, kinds = KINDS) {
     const o = out[kind];
     log(
       `${kind} ${label}: ${o.rt.toFixed(0)} round trips/s (slices ${o.rtSlices.join(', ')}; ${o.rtErrors} errors), ` +
-        `${o.cpuPerRt.toFixed(3)} ms CPU each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `${o.cpuPerRt.toFixed(3)} ms CPU and ${o.kbPerRt.toFixed(1)} KB allocated each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
         `(slices ${o.p99Slices.map((v) => v.toFixed(2)).join(', ')}; pooled ${o.p99Pooled.toFixed(2)}; ` +
         `${o.latSamples} samples, ${o.latErrors} errors/lost)`,
     );
@@ -243,7 +260,7 @@ async function throughputPhase(gen) {
   const servers = { baseline: await startServer('baseline'), hub: await startServer('hub') };
   try {
     for (const kind of KINDS) await connectLoad(gen, kind, servers[kind], servers[kind], 'tp');
-    const m = await relayMeasurements(gen, (kind) => cpuMs(servers[kind].pid), '1 replica');
+    const m = await relayMeasurements(gen, (kind) => [servers[kind]], '1 replica');
     await gen.call('closeAll');
     const hs = await alternate((kind) =>
       gen.call('handshakes', {
@@ -264,6 +281,7 @@ async function throughputPhase(gen) {
         rt1Slices: m[kind].rtSlices,
         rtErrors1: m[kind].rtErrors,
         cpuPerRt1: m[kind].cpuPerRt,
+        kbPerRt1: m[kind].kbPerRt,
         p50: m[kind].p50,
         p99: m[kind].p99,
         latErrors: m[kind].latErrors,
@@ -363,13 +381,14 @@ async function clusterPhase(gen) {
   try {
     for (const kind of KINDS) servers[kind] = [await startServer(kind, redis.url), await startServer(kind, redis.url)];
     for (const kind of KINDS) await connectLoad(gen, kind, servers[kind][0], servers[kind][1], 'cl');
-    const m = await relayMeasurements(gen, (kind) => cpuMs(servers[kind][0].pid) + cpuMs(servers[kind][1].pid), '2 replicas');
+    const m = await relayMeasurements(gen, (kind) => servers[kind], '2 replicas');
     for (const kind of KINDS) {
       Object.assign(results[kind], {
         rt2: m[kind].rt,
         rt2Slices: m[kind].rtSlices,
         rtErrors2: m[kind].rtErrors,
         cpuPerRt2: m[kind].cpuPerRt,
+        kbPerRt2: m[kind].kbPerRt,
         p50c: m[kind].p50,
         p99c: m[kind].p99,
       });
@@ -396,7 +415,7 @@ async function historyPhase(gen, gen2) {
   try {
     for (const kind of LOG_KINDS) one[kind] = await startServer('hub', undefined, LOG_ENV[kind]);
     for (const kind of LOG_KINDS) await connectLoad(gen, kind, one[kind], one[kind], 'h1');
-    const m = await relayMeasurements(gen, (kind) => cpuMs(one[kind].pid), '1 replica', LOG_KINDS);
+    const m = await relayMeasurements(gen, (kind) => [one[kind]], '1 replica', LOG_KINDS);
     for (const kind of LOG_KINDS)
       Object.assign(results[kind], { rt1: m[kind].rt, p50: m[kind].p50, p99: m[kind].p99, rtErrors1: m[kind].rtErrors });
   } finally {
@@ -412,7 +431,7 @@ async function historyPhase(gen, gen2) {
       two[kind] = [await startServer('hub', redis[kind].url, LOG_ENV[kind]), await startServer('hub', redis[kind].url, LOG_ENV[kind])];
     }
     for (const kind of LOG_KINDS) await connectLoad(gen, kind, two[kind][0], two[kind][1], 'h2');
-    const m = await relayMeasurements(gen, (kind) => cpuMs(two[kind][0].pid) + cpuMs(two[kind][1].pid), '2 replicas', LOG_KINDS);
+    const m = await relayMeasurements(gen, (kind) => two[kind], '2 replicas', LOG_KINDS);
     for (const kind of LOG_KINDS) {
       Object.assign(results[kind], { rt2: m[kind].rt, p50c: m[kind].p50, p99c: m[kind].p99, rtErrors2: m[kind].rtErrors });
     }
@@ -526,6 +545,8 @@ function table() {
   latencyRows(ratioRow);
   ratioRow('Server CPU per round trip (ms), 1 replica', 'cpuPerRt1', 3, '—');
   ratioRow('Server CPU per round trip (ms), 2 replicas (sum)', 'cpuPerRt2', 3, '—');
+  ratioRow('Allocated per round trip (KB on the V8 heap, collected included), 1 replica', 'kbPerRt1', 1, '—');
+  ratioRow('Allocated per round trip (KB), 2 replicas (sum)', 'kbPerRt2', 1, '—');
   const kib = (v) => (v === undefined ? undefined : v / 1024);
   const mem = ratio(h.bytesPerIdle, b.bytesPerIdle);
   row(
@@ -589,7 +610,7 @@ async function main() {
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +
       `machine falls on both alike; throughput and latency percentiles are the median over slices (the log shows each slice's p99 and the pooled one). Closed loop = one ` +
       `message in flight per client, ${WARMUP_MS / 2000} s warm-up then ${WINDOW_MS / 2000} s measured per slice; open loop = ${LOAD.offeredPerS} ` +
-      `messages/s offered for ${WINDOW_MS / 2000} s per slice. CPU = user + system time of the server process(es) over the slice, warm-up included. A round trip is client \`message\` → agent (acks, replies) → the reply reaches the client. ` +
+      `messages/s offered for ${WINDOW_MS / 2000} s per slice. CPU = user + system time of the server process(es) over the slice, warm-up included; allocated = bytes allocated on their V8 heaps over the same slice (GC profiler, bench/gc-signal.cjs). A round trip is client \`message\` → agent (acks, replies) → the reply reaches the client. ` +
       `Two replicas: runtimes on one, clients on the other, private redis-server, ${args.adapter ?? 'sharded'} Redis adapter for the baseline ` +
       `(the hub uses its own cluster configuration). Idle clients, the 10,000 (over two generator processes) and the storm clients are ` +
       `websocket clients of /ws/client; memory per idle client is the server's RSS growth over ${LOAD.idle} of them (the clients live in ` +
