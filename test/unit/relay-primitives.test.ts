@@ -1,5 +1,6 @@
 import { AgentKeyMatcher } from '../../src/auth/agent-keys';
 import { durationSeconds } from '../../src/auth/duration';
+import { validate, version } from 'uuid';
 import { MessageStamper } from '../../src/relay/ids';
 import { payloadError } from '../../src/protocol/payload-limits';
 import { pickByRendezvous } from '../../src/relay/rendezvous';
@@ -50,10 +51,39 @@ describe('MessageStamper', () => {
     }
   });
 
-  it('sorts in creation order, also within one millisecond', () => {
+  it('sorts in creation order, also within one millisecond, over many refills of its random pool', () => {
     const stamper = new MessageStamper();
     const ids = Array.from({ length: 5000 }, () => stamper.next().id);
     expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect([validate(id), version(id)]).toEqual([true, 7]);
+  });
+
+  it('never goes backwards when the clock does: the counter carries on in the last millisecond, ts too', () => {
+    const stamper = new MessageStamper();
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      const stamps = [1_700_000_000_500, 1_700_000_000_500, 1_700_000_000_100, 1_700_000_000_600].map((now) => {
+        clock.mockReturnValue(now);
+        return stamper.next();
+      });
+      const ids = stamps.map((s) => s.id);
+      expect([...ids].sort()).toEqual(ids);
+      expect(stamps.map((s) => s.ts)).toEqual([
+        '2023-11-14T22:13:20.500Z',
+        '2023-11-14T22:13:20.500Z',
+        '2023-11-14T22:13:20.500Z',
+        '2023-11-14T22:13:20.600Z',
+      ]);
+      expect(ids[2].slice(0, 13)).toBe(ids[0].slice(0, 13)); // same millisecond field
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it('keeps separate stampers (two hubs in one process) independent and their ids distinct', () => {
+    const [a, b] = [new MessageStamper(), new MessageStamper()];
+    const ids = Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).next().id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
