@@ -90,6 +90,26 @@ export function describeConversationLogContract(name: string, makeLog: (limits: 
       expect((await log.readAfter('bot', 'u1', all[2].id, 10)).ok).toBe(true);
     });
 
+    it('reads in order after trimming many times over, merged with broadcasts, from any id still kept', async () => {
+      const mine = Array.from({ length: 23 }, (_, i) => msg(`m${i}`));
+      const shared = Array.from({ length: 7 }, (_, i) => msg(`all ${i}`));
+      // m0 m1 m2 all0 m3 m4 m5 all1 … m20 all6 m21 m22; each log keeps its newest five.
+      for (let i = 0; i < mine.length; i++) {
+        await log.append('bot', 'u1', mine[i]);
+        if (i % 3 === 2) await log.append('bot', null, shared[(i - 2) / 3]);
+      }
+      const page = await log.readBefore('bot', 'u1', undefined, 20);
+      expect([texts(page.messages), page.hasMore]).toEqual([
+        ['all 2', 'all 3', 'all 4', 'all 5', 'm18', 'm19', 'm20', 'all 6', 'm21', 'm22'],
+        false,
+      ]);
+      const older = await log.readBefore('bot', 'u1', mine[20].id, 3);
+      expect([texts(older.messages), older.hasMore]).toEqual([['all 5', 'm18', 'm19'], true]);
+      const after = await log.readAfter('bot', 'u1', mine[18].id, 10);
+      expect(after.ok && texts(after.messages)).toEqual(['m19', 'm20', 'all 6', 'm21', 'm22']);
+      expect(await log.readAfter('bot', 'u1', mine[17].id, 10)).toEqual({ ok: false, reason: 'unknown' });
+    });
+
     it('reports a gap in the broadcasts after the id as unknown rather than replaying around it', async () => {
       const mine = msg('mine');
       await log.append('bot', 'u1', mine);

@@ -21,19 +21,24 @@ export interface MemoryLogBounds {
  * per append, and each lives long enough to reach the old generation, where every object costs the
  * garbage collector's marking threads; so an entry keeps two objects: its id (the index's key too)
  * and the message as one JSON string, which has no references to trace. The message object, its
- * text and clientMessageId die young. Seqs are small integers in a parallel array.
+ * text and clientMessageId die young. Seqs are small integers in a parallel array. The arrays grow
+ * to HISTORY_MAX_MESSAGES and then turn into rings: a full log overwrites its oldest entry in place
+ * instead of shifting every entry down (a log is touched rarely enough to be out of the CPU's cache,
+ * and a shift moves all of it).
  */
 interface Log {
   agentId: string;
   clientId: string | null;
   /** Message id → seq. */
   index: Map<string, number>;
-  /** Seq of each message, ascending. */
+  /** Seq of each message, ascending from `head` (round the end of the array once it is full). */
   seqs: number[];
   /** Id of each message, parallel to `seqs`. */
   ids: string[];
   /** Each message as JSON, parallel to `seqs`; parsed when read (recovery and history, not appends). */
   messages: string[];
+  /** Where the oldest entry is: 0 until the arrays are full. */
+  head: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
 }
@@ -74,21 +79,27 @@ export class MemoryConversationLog implements ConversationLog {
       seqs: [],
       ids: [],
       messages: [],
+      head: 0,
       trimmedUpTo: 0,
     };
     if (log.index.has(message.id)) return;
     const seq = ++this.seq;
     log.index.set(message.id, seq);
-    log.seqs.push(seq);
-    log.ids.push(message.id);
-    log.messages.push(JSON.stringify(message));
-    if (log.seqs.length > this.limits.maxMessages) {
-      // Full: one out for one in, so the size the cache counted still holds.
-      log.trimmedUpTo = log.seqs.shift() as number;
-      log.index.delete(log.ids.shift() as string);
-      log.messages.shift();
+    const json = JSON.stringify(message);
+    if (log.seqs.length === this.limits.maxMessages) {
+      // Full: the newest takes the oldest's place, so the size the cache counted still holds.
+      const at = log.head;
+      log.trimmedUpTo = log.seqs[at];
+      log.index.delete(log.ids[at]);
+      log.seqs[at] = seq;
+      log.ids[at] = message.id;
+      log.messages[at] = json;
+      log.head = (at + 1) % log.seqs.length;
       return;
     }
+    log.seqs.push(seq);
+    log.ids.push(message.id);
+    log.messages.push(json);
     // Grown: set again, as a new object (lru-cache keeps the old size when the same value is set
     // again), so the bound over all logs counts the new message.
     this.logs.set(key, { ...log });
@@ -145,17 +156,23 @@ function logKey(agentId: string, clientId: string | null): string {
 function slice(log: Log | undefined, from: number, to: number): Slice {
   if (!log) return [];
   const out: Slice = [];
-  for (let i = firstAtLeast(log.seqs, from); i < log.seqs.length && log.seqs[i] < to; i++) out.push([log.seqs[i], log.messages[i]]);
+  const n = log.seqs.length;
+  for (let i = firstAtLeast(log, from); i < n; i++) {
+    const at = (log.head + i) % n;
+    if (log.seqs[at] >= to) break;
+    out.push([log.seqs[at], log.messages[at]]);
+  }
   return out;
 }
 
-/** Index of the first element >= `value` in an ascending array (its length when none is). */
-function firstAtLeast(sorted: number[], value: number): number {
+/** Position (0 = oldest) of the first entry of `log` whose seq is >= `value` (its length when none is). */
+function firstAtLeast(log: Log, value: number): number {
+  const n = log.seqs.length;
   let lo = 0;
-  let hi = sorted.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < value) lo = mid + 1;
+    if (log.seqs[(log.head + mid) % n] < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
