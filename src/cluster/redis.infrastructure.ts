@@ -91,7 +91,7 @@ export async function createRedisInfrastructure(
   const channels = new ShardedChannels(sub);
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
-  let roomChannel: ((room: string) => string) | null = null;
+  let roomChannel: ((room: string) => string | null) | null = null;
   const resubscribe = () => {
     const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
     if (all.length === 0 || sub.status !== 'ready') return;

@@ -13,6 +13,7 @@ export type AdapterKind = 'sharded' | 'classic';
 
 /** The adapter's internals used to restore its subscriptions (ShardedRedisAdapter, 8.3). */
 interface ShardedAdapterInternals {
+  opts: { subscriptionMode?: string };
   channel: string;
   responseChannel: string;
   rooms: Map<string, Set<string>>;
@@ -56,14 +57,17 @@ export function installAdapter(
 }
 
 /**
- * How the namespace's adapter names the channel of a room, when it gives rooms channels of their
- * own (the sharded adapter in dynamic mode); null for any other adapter.
+ * The channel of a room of the namespace, when its adapter gives the room a channel of its own (the
+ * sharded adapter in dynamic mode, for every room that is not a socket id) and so a replica holds a
+ * subscription to it exactly while it holds a socket of the room; null otherwise (any other adapter
+ * or mode: a count of the channel's subscribers would tell nothing).
  */
-export function roomChannelNamer(nsp: Namespace): ((room: string) => string) | null {
+export function roomChannelNamer(nsp: Namespace): ((room: string) => string | null) | null {
   const adapter = nsp.adapter as unknown as Partial<ShardedAdapterInternals>;
   if (typeof adapter.dynamicChannel !== 'function' || typeof adapter.shouldUseASeparateNamespace !== 'function') return null;
   const a = adapter as ShardedAdapterInternals;
-  return (room) => a.dynamicChannel(room);
+  if (a.opts?.subscriptionMode !== 'dynamic') return null;
+  return (room) => (a.shouldUseASeparateNamespace(room) ? a.dynamicChannel(room) : null);
 }
 
 /**

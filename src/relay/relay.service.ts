@@ -76,6 +76,7 @@ export class RelayService {
         subscribersOf: this.ctx.roomChannel(room),
       });
     } catch (err) {
+      // Counted as a failed append whenever the log is on: the intake writes it in the same step.
       if (this.conversations.enabled) this.conversations.failed(Authors.user);
       throw err;
     }
@@ -109,7 +110,8 @@ export class RelayService {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
           void this.recordDelivered(key, record);
           this.ctx.metrics.messages.tally('client_to_agent', { direction: 'client_to_agent' });
-          this.echo(room, sender, entry, intake.subscribers);
+          // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
+          this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
           return { ok: true, id: record.id, ts: record.ts };
         }
         if (result === 'timeout') return errorAck('TIMEOUT');
@@ -133,8 +135,8 @@ export class RelayService {
 
   /**
    * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
-   * waiting for it (the write goes out before the ack, on the connection a retry's claim also takes
-   * on this replica). If the record stays undelivered, a retry of the same clientMessageId is
+   * waiting for it (the write is queued before the ack is sent, on the connection a retry's claim
+   * also takes on this replica, so the claim finds it). If the record stays undelivered, a retry of the same clientMessageId is
    * delivered again with the same id, which the agent SDK drops; an error ack would instead make
    * the client resend (and the user see a failure) for a message that arrived.
    */

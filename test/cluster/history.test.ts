@@ -214,6 +214,25 @@ describe('agent restart grace across replicas', () => {
     second.close();
   });
 
+  it('echoes a message that waited for the runtime to a tab the user opened on another replica meanwhile', async () => {
+    const first = await cluster.agent(A, 'returning');
+    const tab1 = await open(B, 'returning', 'waiting-user');
+    first.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ack = tab1.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'w1', text: 'still there?' }) as Promise<SendAck>;
+    // Opened while the message waits: when it was taken in, the user had no tab on another replica.
+    const tab2 = await open(C, 'returning', 'waiting-user');
+    const second = new RelayAgent({ url: A, apiKey: cluster.handle.secrets.AGENT_API_KEYS, agentId: 'returning' });
+    second.onMessage(() => {});
+    await second.connect();
+    const delivered = await ack;
+    expect(delivered.ok).toBe(true);
+    const { id } = delivered as { id: string };
+    await arrival(tab2, id);
+    expect(tab2.messages()).toEqual([expect.objectContaining({ id, author: 'user', text: 'still there?' })]);
+    second.close();
+  });
+
   it('answers AGENT_OFFLINE after the grace and announces offline on every replica', async () => {
     const agent = await cluster.agent(A, 'leaving');
     const [onB, onC] = await Promise.all([open(B, 'leaving', 'u1'), open(C, 'leaving', 'u2')]);

@@ -81,6 +81,23 @@ describe('MessageStamper', () => {
     }
   });
 
+  it('borrows the next millisecond when a millisecond runs out of counter values (2^31 ids)', () => {
+    const stamper = new MessageStamper();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(1_700_000_000_500);
+    try {
+      const first = stamper.next();
+      (stamper as unknown as { seq: number }).seq = 0x7fffffff;
+      const borrowed = stamper.next();
+      const after = stamper.next();
+      expect(first.ts).toBe('2023-11-14T22:13:20.500Z');
+      expect([borrowed.ts, after.ts]).toEqual(['2023-11-14T22:13:20.501Z', '2023-11-14T22:13:20.501Z']);
+      expect([first.id, borrowed.id, after.id].sort()).toEqual([first.id, borrowed.id, after.id]);
+      for (const { id } of [borrowed, after]) expect([validate(id), version(id)]).toEqual([true, 7]);
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
   it('keeps separate stampers (two hubs in one process) independent and their ids distinct', () => {
     const [a, b] = [new MessageStamper(), new MessageStamper()];
     const ids = Array.from({ length: 1000 }, (_, i) => (i % 2 ? a : b).next().id);

@@ -29,7 +29,10 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 }
 
-/** The sub's length goes first, so no two keys share a name whatever characters sub holds. */
+/**
+ * The sub's length goes first, so no two keys share a name whatever characters sub holds; an agentId
+ * has no space (AGENT_ID_PATTERN).
+ */
 function recordName({ agentId, sub, clientMessageId }: DedupeKey): string {
   return `${agentId} ${sub.length}:${sub}:${clientMessageId}`;
 }
