@@ -71,18 +71,28 @@ function spawnNode(script, env, { ipc = false, nodeFlags = [] } = {}) {
   children.add(child);
   child.once('exit', () => children.delete(child));
   child.heapWaiters = [];
+  let partial = '';
   child.stderr.on('data', (chunk) => {
-    const text = String(chunk);
-    const heap = /^heap (\{.*\})$/m.exec(text);
-    if (heap && child.heapWaiters.length > 0) child.heapWaiters.shift()(JSON.parse(heap[1]));
-    else process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${text}`);
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop();
+    for (const line of lines) {
+      const heap = /^heap (\{.*\})$/.exec(line);
+      if (heap && child.heapWaiters.length > 0) child.heapWaiters.shift()(JSON.parse(heap[1]));
+      else process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${line}\n`);
+    }
   });
   return child;
 }
 
 /** Bytes the server process has allocated on its V8 heap so far (bench/gc-signal.cjs, SIGWINCH). */
 function allocatedBytes(server) {
-  const reply = new Promise((resolve) => server.child.heapWaiters.push(resolve));
+  const reply = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no heap line from ${server.kind} ${server.pid} within 10 s`)), 10_000);
+    server.child.heapWaiters.push((heap) => {
+      clearTimeout(timer);
+      resolve(heap);
+    });
+  });
   process.kill(server.pid, 'SIGWINCH');
   return reply.then((heap) => heap.allocated);
 }
