@@ -136,9 +136,10 @@ export class RelayService {
   /**
    * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
    * waiting for it (the write is queued before the ack is sent, on the connection a retry's claim
-   * also takes on this replica, so the claim finds it). If the record stays undelivered, a retry of the same clientMessageId is
-   * delivered again with the same id, which the agent SDK drops; an error ack would instead make
-   * the client resend (and the user see a failure) for a message that arrived.
+   * also takes on this replica, so the claim finds it). If the record stays undelivered, a retry of
+   * the same clientMessageId is delivered again with the same id, which the agent SDK drops; an
+   * error ack would instead make the client resend (and the user see a failure) for a message that
+   * arrived.
    */
   private async recordDelivered(key: DedupeKey, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
     try {

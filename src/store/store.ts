@@ -106,8 +106,9 @@ export interface MessageIntake {
 }
 
 /**
- * {@link MessageIntake} as three calls on the stores it spans; exact wherever they are consistent
- * with each other, as one process's in-memory stores are.
+ * {@link MessageIntake} as three calls on the stores it spans, for the in-memory stores: each call
+ * is atomic and costs no round trip, and what may change between them (a runtime leaving) the relay
+ * handles anyway. It counts no subscribers: such a store has no pub/sub.
  */
 export class StepwiseIntake implements MessageIntake {
   constructor(
