@@ -1,13 +1,18 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
 
+/** One label set of a {@link TalliedCounter}, bound once and counted in a plain number. */
+export interface Tally {
+  add(): void;
+}
+
 /**
  * A counter for the per-message path. prom-client hashes the label values on every `inc`, several
- * times per relayed message; {@link TalliedCounter.tally} instead adds to a plain number kept per
- * label set, and the tallies are added to the counter when it is collected (every scrape, every
- * `get()`), so what Prometheus reads is the same.
+ * times per relayed message; a {@link Tally} bound to a label set once ({@link TalliedCounter.bind})
+ * instead adds to a plain number, and the tallies are added to the counter when it is collected
+ * (every scrape, every `get()`), so what Prometheus reads is the same.
  */
 export class TalliedCounter<T extends string> extends Counter<T> {
-  private readonly tallies = new Map<string, { labels: LabelValues<T>; count: number }>();
+  private readonly tallies: { labels: LabelValues<T>; count: number }[] = [];
 
   constructor(config: CounterConfiguration<T>) {
     super({
@@ -18,15 +23,19 @@ export class TalliedCounter<T extends string> extends Counter<T> {
     });
   }
 
-  /** Counts one under `labels`; `key` names that label set (the same key, the same labels). */
-  tally(key: string, labels: LabelValues<T>): void {
-    const tally = this.tallies.get(key);
-    if (tally) tally.count++;
-    else this.tallies.set(key, { labels, count: 1 });
+  /** A tally of `labels`; bind once (per hub, per event), add on every message. */
+  bind(labels: LabelValues<T>): Tally {
+    const tally = { labels, count: 0 };
+    this.tallies.push(tally);
+    return {
+      add: () => {
+        tally.count++;
+      },
+    };
   }
 
   private fold(): void {
-    for (const tally of this.tallies.values()) {
+    for (const tally of this.tallies) {
       if (tally.count === 0) continue;
       this.inc(tally.labels, tally.count);
       tally.count = 0;

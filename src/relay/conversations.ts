@@ -1,5 +1,5 @@
 import type { HubConfig } from '../config/config';
-import type { HubMetrics } from '../metrics/metrics';
+import type { HubMetrics, Tally } from '../metrics/metrics';
 import type { ConversationLog, HistoryPage, LoggedMessage, Recovery } from '../store/conversation-log';
 
 /** Thrown when a message could not be written to the log: the sender must get SERVER_UNAVAILABLE. */
@@ -16,6 +16,7 @@ export class LogUnavailableError extends Error {
  */
 export class Conversations {
   readonly enabled: boolean;
+  private readonly appended: Record<LoggedMessage['author'], Tally>;
 
   constructor(
     private readonly log: ConversationLog,
@@ -23,6 +24,10 @@ export class Conversations {
     private readonly metrics: HubMetrics,
   ) {
     this.enabled = config.HISTORY_ENABLED;
+    this.appended = {
+      user: metrics.logAppends.bind({ author: 'user', result: 'ok' }),
+      agent: metrics.logAppends.bind({ author: 'agent', result: 'ok' }),
+    };
   }
 
   /**
@@ -42,7 +47,7 @@ export class Conversations {
 
   /** Counts a message logged by another store call (the client message intake). */
   counted(author: LoggedMessage['author']): void {
-    this.metrics.logAppends.tally(author, { author, result: 'ok' });
+    this.appended[author].add();
   }
 
   /** Counts a message that could not be logged by another store call. */

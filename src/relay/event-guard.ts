@@ -2,7 +2,7 @@ import type { Socket } from 'socket.io';
 import type { TokenBucket } from '../limits/token-bucket';
 import type { Logger } from '../logging/logger';
 import type { ThrottledLog } from '../logging/throttled-log';
-import type { HubMetrics } from '../metrics/metrics';
+import type { HubMetrics, Tally } from '../metrics/metrics';
 import { errorAck, type AckCode } from '../protocol';
 
 type Ack = (response: unknown) => void;
@@ -14,6 +14,8 @@ export interface GuardedEvent<T> {
   maxStrikes: number;
   validate(payload: unknown): payload is T;
   metrics: HubMetrics;
+  /** The count of this event's ok acks, bound on the first one. */
+  okAcks?: Tally;
   /**
    * Where handler failures are logged. They are mostly shared state being unreachable; while Redis
    * is down every event fails the same way, so one bounded-rate log per hub.
@@ -74,7 +76,7 @@ export async function runGuarded<T>(
   if (!spec.validate(payload)) return refuse(spec, ack, 'INVALID_PAYLOAD');
   try {
     const response = (await handle(payload)) as { ok: boolean; error?: { code: string } };
-    if (response.ok) metrics.acks.tally(event, { event, result: 'ok' });
+    if (response.ok) (spec.okAcks ??= metrics.acks.bind({ event, result: 'ok' })).add();
     else metrics.acks.inc({ event, result: response.error?.code ?? 'error' });
     ack?.(response);
   } catch (err) {

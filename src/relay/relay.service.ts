@@ -1,5 +1,6 @@
 import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
+import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
@@ -40,6 +41,8 @@ export class RelayService {
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
   private readonly stamps = new MessageStamper();
+  private readonly toAgent: Tally;
+  private readonly toClients: Tally;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -49,6 +52,8 @@ export class RelayService {
   ) {
     this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
+    this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
+    this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
   }
 
   /**
@@ -109,7 +114,7 @@ export class RelayService {
         if (result === 'acked') {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
           void this.recordDelivered(key, record);
-          this.ctx.metrics.messages.tally('client_to_agent', { direction: 'client_to_agent' });
+          this.toAgent.add();
           // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
           this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
           return { ok: true, id: record.id, ts: record.ts };
@@ -163,7 +168,7 @@ export class RelayService {
     await this.conversations.record(agentId, broadcast ? null : reply.to, message);
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     this.nsp.client.to(room).emit(Events.message, message);
-    this.ctx.metrics.messages.tally('agent_to_client', { direction: 'agent_to_client' });
+    this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
 

@@ -12,8 +12,9 @@ describe('TalliedCounter', () => {
 
   it('adds tallies to the counter when collected, beside plain increments, once each', async () => {
     const { c } = counter();
-    for (let i = 0; i < 3; i++) c.tally('message', { event: 'message', result: 'ok' });
-    c.tally('reply', { event: 'reply', result: 'ok' });
+    const message = c.bind({ event: 'message', result: 'ok' });
+    for (let i = 0; i < 3; i++) message.add();
+    c.bind({ event: 'reply', result: 'ok' }).add();
     c.inc({ event: 'message', result: 'TIMEOUT' });
     c.inc({ event: 'message', result: 'ok' }, 2);
     expect(await value(c, 'message', 'ok')).toBe(5);
@@ -21,14 +22,15 @@ describe('TalliedCounter', () => {
     expect(await value(c, 'message', 'TIMEOUT')).toBe(1);
     // A second collection adds nothing new; later tallies add on.
     expect(await value(c, 'message', 'ok')).toBe(5);
-    c.tally('message', { event: 'message', result: 'ok' });
+    message.add();
     expect(await value(c, 'message', 'ok')).toBe(6);
   });
 
   it('shows tallies in the exposition a scrape reads', async () => {
     const { registry, c } = counter();
-    c.tally('message', { event: 'message', result: 'ok' });
-    c.tally('message', { event: 'message', result: 'ok' });
+    const message = c.bind({ event: 'message', result: 'ok' });
+    message.add();
+    message.add();
     expect(await registry.metrics()).toContain('t_total{event="message",result="ok"} 2');
   });
 });
