@@ -105,28 +105,6 @@ export interface MessageIntake {
   admit(request: IntakeRequest): Promise<Intake>;
 }
 
-/**
- * {@link MessageIntake} as three calls on the stores it spans, for the in-memory stores: each call
- * is atomic and costs no round trip, and what may change between them (a runtime leaving) the relay
- * handles anyway. It counts no subscribers: such a store has no pub/sub.
- */
-export class StepwiseIntake implements MessageIntake {
-  constructor(
-    private readonly dedupe: DedupeStore,
-    private readonly presence: PresenceStore,
-    private readonly log: ConversationLog,
-  ) {}
-
-  async admit({ key, record, ttlS, clientId, message }: IntakeRequest): Promise<Intake> {
-    const existing = await this.dedupe.claim(key, record, ttlS);
-    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null };
-    const runtimes = await this.presence.listRuntimes(key.agentId);
-    if (existing || runtimes.length === 0 || message === null) return { existing, runtimes, logged: false, subscribers: null };
-    await this.log.append(key.agentId, clientId, message);
-    return { existing, runtimes, logged: true, subscribers: null };
-  }
-}
-
 /** A user of the integrator; `id` is the JWT `sub`. */
 export interface UserRecord {
   id: string;

@@ -51,6 +51,18 @@ export function describeConversationLogContract(name: string, makeLog: (limits: 
       expect(await log.readAfter('bot', 'u1', first.id, 10)).toEqual({ ok: true, messages: [m] });
     });
 
+    it('logs a message stamped before the newest one once, in append order', async () => {
+      // Stamped first, logged last: its id sorts below every id already in the log.
+      const late = msg('late');
+      const newest = [msg('n1'), msg('n2'), msg('n3')];
+      for (const m of newest) await log.append('bot', 'u1', m);
+      await log.append('bot', 'u1', late);
+      await log.append('bot', 'u1', late);
+      await log.append('bot', 'u1', newest[0]);
+      expect(texts((await log.readBefore('bot', 'u1', undefined, 10)).messages)).toEqual(['n1', 'n2', 'n3', 'late']);
+      expect(await log.readAfter('bot', 'u1', late.id, 10)).toEqual({ ok: true, messages: [] });
+    });
+
     it('merges the bot broadcasts into every conversation by append order', async () => {
       const a = msg('a');
       await log.append('bot', 'u1', a);

@@ -19,6 +19,20 @@ describe('MemoryDedupeStore', () => {
     expect(await dedupe.claim(key('b'), record('b2'), 600)).toBeNull();
     expect(await dedupe.claim(key('a'), record('x'), 600)).toEqual(record('a'));
   });
+
+  it('marks a record delivered in place, restarting its TTL, and stores a mark whose claim was dropped', async () => {
+    const dedupe = new MemoryDedupeStore(10);
+    const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'c1' };
+    const record = { id: 'id-1', ts: '2025-01-01T00:00:00.000Z', delivered: false };
+    expect(await dedupe.claim(key, record, 1)).toBeNull();
+    await dedupe.markDelivered(key, record, 60);
+    expect(dedupe.records.size).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await dedupe.claim(key, { ...record, id: 'id-2' }, 60)).toEqual({ ...record, delivered: true });
+    const lost = { ...key, clientMessageId: 'c2' };
+    await dedupe.markDelivered(lost, { ...record, id: 'id-3' }, 60);
+    expect(await dedupe.claim(lost, { ...record, id: 'id-4' }, 60)).toEqual({ ...record, id: 'id-3', delivered: true });
+  });
 });
 
 describeConversationLogContract(
@@ -45,6 +59,31 @@ describe('MemoryConversationLog bounds', () => {
     for (let i = 0; i < 4; i++) await log.append('bot', 'new', msg(`n${i}`));
     expect((await log.readBefore('bot', 'old', undefined, 10)).messages).toEqual([]);
     expect((await log.readBefore('bot', 'new', undefined, 10)).messages).toHaveLength(4);
+  });
+
+  it('stops counting the messages of deleted and expired conversations against maxMessages', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 1 }, { maxConversations: 100, maxMessages: 6 });
+    for (let i = 0; i < 4; i++) await log.append('bot', 'deleted', msg(`d${i}`));
+    expect(await log.deleteConversation('bot', 'deleted')).toBe(true);
+    expect(await log.deleteConversation('bot', 'deleted')).toBe(false);
+    for (let i = 0; i < 4; i++) await log.append('bot', 'a', msg(`a${i}`));
+    for (let i = 0; i < 2; i++) await log.append('bot', 'b', msg(`b${i}`));
+    // Had the deleted conversation's 4 still counted, 'a' would have been dropped for 'b'.
+    expect((await log.readBefore('bot', 'a', undefined, 10)).messages).toHaveLength(4);
+    expect((await log.readBefore('bot', 'b', undefined, 10)).messages).toHaveLength(2);
+  });
+
+  it('drops an expired conversation on access and counts it as gone', async () => {
+    const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 1 }, { maxConversations: 100, maxMessages: 6 });
+    const first = msg('old');
+    await log.append('bot', 'u1', first);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await log.deleteConversation('bot', 'u1')).toBe(false);
+    expect(await log.deleteUser('u1')).toBe(0);
+    // A new log under the same key starts empty: the expired id is unknown.
+    await log.append('bot', 'u1', msg('new'));
+    expect(await log.readAfter('bot', 'u1', first.id, 10)).toEqual({ ok: false, reason: 'unknown' });
+    expect((await log.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.text)).toEqual(['new']);
   });
 
   it('expires a conversation ttlS after its last append', async () => {

@@ -1,4 +1,3 @@
-import { LRUCache } from 'lru-cache';
 import {
   mergeSorted,
   type ConversationLog,
@@ -7,6 +6,7 @@ import {
   type LoggedMessage,
   type Recovery,
 } from '../conversation-log';
+import { RecencyList, type Listed } from './recency-list';
 
 /** Bounds of the embedded log over all conversations. */
 export interface MemoryLogBounds {
@@ -19,18 +19,18 @@ export interface MemoryLogBounds {
 /**
  * One conversation's (or a bot's broadcasts') messages, oldest first. A full log churns one message
  * per append, and each lives long enough to reach the old generation, where every object costs the
- * garbage collector's marking threads; so an entry keeps two objects: its id (the index's key too)
- * and the message as one JSON string, which has no references to trace. The message object, its
- * text and clientMessageId die young. Seqs are small integers in a parallel array. The arrays grow
- * to HISTORY_MAX_MESSAGES and then turn into rings: a full log overwrites its oldest entry in place
- * instead of shifting every entry down (a log is touched rarely enough to be out of the CPU's cache,
- * and a shift moves all of it).
+ * garbage collector's marking threads; so an entry keeps two objects: its id and the message as one
+ * JSON string, which has no references to trace. The message object, its text and clientMessageId
+ * die young. Seqs are small integers in a parallel array. The arrays grow to HISTORY_MAX_MESSAGES
+ * and then turn into rings: a full log overwrites its oldest entry in place instead of shifting
+ * every entry down (a log is touched rarely enough to be out of the CPU's cache, and a shift moves
+ * all of it). There is no index by id: appends, which happen on every message, must not pay for
+ * one, and the reads that look an id up (recovery, history pages) search from the newest entry,
+ * where the id they are given usually is.
  */
-interface Log {
+interface Log extends Listed<Log> {
   agentId: string;
   clientId: string | null;
-  /** Message id → seq. */
-  index: Map<string, number>;
   /** Seq of each message, ascending from `head` (round the end of the array once it is full). */
   seqs: number[];
   /** Id of each message, parallel to `seqs`. */
@@ -41,6 +41,12 @@ interface Log {
   head: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
+  /**
+   * The greatest id appended (as a string): a message id above it is new without a search. Ids
+   * are UUIDv7s from one stamper, so a fresh message's id is above it unless another message of
+   * the conversation was stamped after it and logged first.
+   */
+  topId: string;
 }
 
 /** Entries read out of a log: `[seq, message json]` pairs, ascending. */
@@ -55,59 +61,60 @@ const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
  */
 export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
-  private readonly logs: LRUCache<string, Log>;
+  /** Messages over all logs. */
+  private size = 0;
+  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.seqs.length));
+  private readonly maxMessages: number;
+  private readonly ttlMs: number;
 
   constructor(
     private readonly limits: ConversationLogLimits,
-    bounds: MemoryLogBounds,
+    private readonly bounds: MemoryLogBounds,
   ) {
-    this.logs = new LRUCache<string, Log>({
-      max: bounds.maxConversations,
-      maxSize: Math.max(bounds.maxMessages, limits.maxMessages),
-      sizeCalculation: (log) => Math.max(1, log.seqs.length),
-      ttl: limits.ttlS * 1000,
-    });
+    // One conversation always fits, whatever the bound over all of them says.
+    this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
+    this.ttlMs = limits.ttlS * 1000;
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
+    this.appendNow(agentId, clientId, message);
+  }
+
+  /** {@link append} without the promise, for the store's own intake. */
+  appendNow(agentId: string, clientId: string | null, message: LoggedMessage): void {
+    const now = Date.now();
     const key = logKey(agentId, clientId);
-    // An append restarts the log's TTL.
-    const log: Log = this.logs.get(key, { updateAgeOnGet: true }) ?? {
-      agentId,
-      clientId,
-      index: new Map(),
-      seqs: [],
-      ids: [],
-      messages: [],
-      head: 0,
-      trimmedUpTo: 0,
-    };
-    if (log.index.has(message.id)) return;
+    const log = this.logs.peek(key, now) ?? newLog(key, agentId, clientId);
+    // An append restarts the log's TTL, a repeated one included.
+    log.expiresAt = now + this.ttlMs;
+    this.logs.touch(log);
+    this.logs.sweep(now);
+    const { id } = message;
+    if (id > log.topId) log.topId = id;
+    else if (positionOf(log, id) !== -1) return;
     const seq = ++this.seq;
-    log.index.set(message.id, seq);
     const json = JSON.stringify(message);
     if (log.seqs.length === this.limits.maxMessages) {
-      // Full: the newest takes the oldest's place, so the size the cache counted still holds.
+      // Full: the newest takes the oldest's place.
       const at = log.head;
       log.trimmedUpTo = log.seqs[at];
-      log.index.delete(log.ids[at]);
       log.seqs[at] = seq;
-      log.ids[at] = message.id;
+      log.ids[at] = id;
       log.messages[at] = json;
       log.head = (at + 1) % log.seqs.length;
       return;
     }
     log.seqs.push(seq);
-    log.ids.push(message.id);
+    log.ids.push(id);
     log.messages.push(json);
-    // Grown: set again, as a new object (lru-cache keeps the old size when the same value is set
-    // again), so the bound over all logs counts the new message.
-    this.logs.set(key, { ...log });
+    this.size++;
+    // The log just appended to is the most recently used, so it goes last, and it alone fits.
+    this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
     const [own, shared] = this.pair(agentId, clientId);
-    const from = own?.index.get(afterId) ?? shared?.index.get(afterId);
+    const from = seqOf(own, afterId) ?? seqOf(shared, afterId);
     if (from === undefined) return { ok: false, reason: 'unknown' };
     if ((own?.trimmedUpTo ?? 0) > from || (shared?.trimmedUpTo ?? 0) > from) return { ok: false, reason: 'unknown' };
     const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq);
@@ -119,7 +126,7 @@ export class MemoryConversationLog implements ConversationLog {
     const [own, shared] = this.pair(agentId, clientId);
     let below = Number.POSITIVE_INFINITY;
     if (before !== undefined) {
-      const seq = own?.index.get(before) ?? shared?.index.get(before);
+      const seq = seqOf(own, before) ?? seqOf(shared, before);
       if (seq === undefined) return { messages: [], hasMore: false };
       below = seq;
     }
@@ -128,23 +135,61 @@ export class MemoryConversationLog implements ConversationLog {
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
-    return this.logs.delete(logKey(agentId, clientId));
+    const key = logKey(agentId, clientId);
+    return this.logs.peek(key, Date.now()) !== undefined && this.logs.delete(key);
   }
 
   async deleteUser(clientId: string): Promise<number> {
+    const now = Date.now();
     const keys: string[] = [];
-    for (const [key, log] of this.logs.entries()) if (log.clientId === clientId) keys.push(key);
-    for (const key of keys) this.logs.delete(key);
-    return keys.length;
+    for (const log of this.logs.values()) if (log.clientId === clientId) keys.push(log.key);
+    // An expired log is erased too, yet not counted: it was gone already.
+    return keys.filter((key) => this.logs.peek(key, now) !== undefined && this.logs.delete(key)).length;
   }
 
   async close(): Promise<void> {
     this.logs.clear();
+    this.size = 0;
   }
 
+  /** A conversation's log and the bot's broadcasts, both made the most recently used. */
   private pair(agentId: string, clientId: string): [Log | undefined, Log | undefined] {
-    return [this.logs.get(logKey(agentId, clientId)), this.logs.get(logKey(agentId, null))];
+    const now = Date.now();
+    return [this.logs.get(logKey(agentId, clientId), now), this.logs.get(logKey(agentId, null), now)];
   }
+}
+
+function newLog(key: string, agentId: string, clientId: string | null): Log {
+  return {
+    key,
+    agentId,
+    clientId,
+    seqs: [],
+    ids: [],
+    messages: [],
+    head: 0,
+    trimmedUpTo: 0,
+    topId: '',
+    expiresAt: 0,
+    older: null,
+    newer: null,
+  };
+}
+
+/** Where `id` is in `log`'s arrays, searched from the newest entry; -1 when it is not there. */
+function positionOf(log: Log, id: string): number {
+  const n = log.seqs.length;
+  for (let i = n - 1; i >= 0; i--) {
+    const at = (log.head + i) % n;
+    if (log.ids[at] === id) return at;
+  }
+  return -1;
+}
+
+function seqOf(log: Log | undefined, id: string): number | undefined {
+  if (!log) return undefined;
+  const at = positionOf(log, id);
+  return at === -1 ? undefined : log.seqs[at];
 }
 
 /** `\u0000` cannot occur in an agentId, so the two kinds of key never collide. */

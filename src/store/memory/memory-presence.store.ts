@@ -24,6 +24,11 @@ export class MemoryPresenceStore implements PresenceStore {
   }
 
   async listRuntimes(agentId: string): Promise<RuntimeEntry[]> {
+    return this.runtimesNow(agentId);
+  }
+
+  /** {@link listRuntimes} without the promise, for the store's own intake. */
+  runtimesNow(agentId: string): RuntimeEntry[] {
     const bot = this.bots.get(agentId);
     return bot ? [...bot.runtimes.values()] : [];
   }

@@ -1,10 +1,11 @@
 import type { ConversationLogLimits } from '../conversation-log';
-import { StepwiseIntake, type Store } from '../store';
+import type { Store } from '../store';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
 import { MemoryDeactivationStore } from './memory-deactivation.store';
 import { MemoryDedupeStore } from './memory-dedupe.store';
+import { MemoryIntake } from './memory-intake';
 import { MemoryPresenceStore } from './memory-presence.store';
 import { MemoryLimiterFactory } from './memory-limiters';
 import { MemoryUserStore } from './memory-user.store';
@@ -20,14 +21,14 @@ export class MemoryStore implements Store {
   readonly limiters = new MemoryLimiterFactory();
   readonly conversations: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
-  readonly intake: StepwiseIntake;
+  readonly intake: MemoryIntake;
 
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: 200, ttlS: 604800 },
       log.bounds ?? { maxConversations: 10000, maxMessages: 200000 },
     );
-    this.intake = new StepwiseIntake(this.dedupe, this.presence, this.conversations);
+    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {
