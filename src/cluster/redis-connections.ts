@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
 import { corkPerTurn } from '../net/cork-per-turn';
+import { failLateCommands } from './command-deadlines';
 
 /** Reports a Redis failure: counted per component, logged at a bounded rate. */
 export type RedisErrorReporter = (component: string, err: unknown, message: string) => void;
@@ -21,17 +22,19 @@ export function redisErrorReporter(logger: Logger, metrics: HubMetrics): RedisEr
 
 /**
  * Options that keep a replica alive and its memory bounded while Redis is away: commands fail at
- * once instead of queueing (no offline queue), in-flight ones fail after `commandTimeout` instead
- * of being resent minutes later, and reconnects are retried forever with a capped delay so service
- * resumes about a second after Redis does.
+ * once instead of queueing (no offline queue), in-flight ones on the command connection fail after
+ * {@link COMMAND_TIMEOUT_MS} instead of being resent minutes later (see {@link failLateCommands}),
+ * and reconnects are retried forever with a capped delay so service resumes about a second after
+ * Redis does.
  */
 const retry = (attempt: number): number => Math.min(100 * attempt, 1000);
+
+const COMMAND_TIMEOUT_MS = 2000;
 
 const BOUNDED: RedisOptions = {
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   autoResendUnfulfilledCommands: false,
-  commandTimeout: 2000,
   connectTimeout: 2000,
   retryStrategy: retry,
 };
@@ -51,7 +54,7 @@ export interface RedisConnections {
 
 /** The one place that turns a topology into connections, all with the {@link BOUNDED} options. */
 export function createRedisConnections(topology: RedisTopology, name: string): RedisConnections {
-  const subscriberOptions: RedisOptions = { commandTimeout: undefined, autoResendUnfulfilledCommands: true };
+  const subscriberOptions: RedisOptions = { autoResendUnfulfilledCommands: true };
   const make = (role: string, extra: RedisOptions = {}): RedisClient => {
     const connectionName = `${name}:${role}`;
     switch (topology.kind) {
@@ -78,20 +81,27 @@ export function createRedisConnections(topology: RedisTopology, name: string): R
     }
   };
   const command = make('cmd');
-  coalesceWrites(command);
+  perConnection(command, (redis) => {
+    coalesceWrites(redis);
+    failLateCommands(redis, COMMAND_TIMEOUT_MS);
+  });
   return { topology: topology.kind, command, subscriber: make('sub', subscriberOptions) };
+}
+
+/** Runs `setUp` on the client's connection, or on each node's connection of a Cluster. */
+function perConnection(client: RedisClient, setUp: (redis: Redis) => void): void {
+  if (client instanceof Cluster) client.on('+node', setUp);
+  else setUp(client);
 }
 
 /**
  * Sends the commands a replica issues within one turn of the event loop in one socket write (see
  * {@link corkPerTurn}): ioredis writes each command on its own, and auto-pipelining only gathers
- * those of one synchronous run, while a message's commands come from separate I/O callbacks. On a
- * Cluster, each node's connection; after a reconnect, the new socket.
+ * those of one synchronous run, while a message's commands come from separate I/O callbacks. After
+ * a reconnect, the new socket.
  */
-function coalesceWrites(client: RedisClient): void {
-  const perConnection = (redis: Redis) => redis.on('connect', () => corkPerTurn(redis.stream));
-  if (client instanceof Cluster) client.on('+node', perConnection);
-  else perConnection(client);
+function coalesceWrites(redis: Redis): void {
+  redis.on('connect', () => corkPerTurn(redis.stream));
 }
 
 function auth(a: RedisAuth): RedisOptions {

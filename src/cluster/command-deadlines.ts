@@ -1,0 +1,42 @@
+import type Redis from 'ioredis';
+import type { Command } from 'ioredis';
+
+/** When a command was sent (`performance.now()`: monotonic ms), or {@link FAILED} once it has been failed. */
+const SENT_AT = Symbol('relay-hub sentAt');
+const FAILED = -1;
+
+type Stamped = Command & { [SENT_AT]?: number };
+
+/**
+ * Fails every command on `redis` that has had no reply `timeoutMs` after it was sent, with the
+ * error ioredis's own `commandTimeout` gives ("Command timed out"), so no caller waits on a Redis
+ * that accepted the connection and stopped answering. ioredis arms and clears a Node timer per
+ * command for that, a few timer-list operations and objects on every command of every message;
+ * here each command only gets its send time, and one interval per connection looks at the oldest
+ * pending commands (replies come in order, so it stops at the first one still in time). A command
+ * fails between `timeoutMs` and `timeoutMs + checkEveryMs` after it was sent. A failed command
+ * keeps its place in the queue until its reply or the connection's end, as with ioredis's timer.
+ */
+export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs = Math.max(10, Math.round(timeoutMs / 20))): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command: Stamped, stream) => {
+    // A command a Cluster sends again (redirection, failover) keeps its first send time.
+    command[SENT_AT] ??= performance.now();
+    return send(command, stream);
+  };
+  const check = setInterval(() => {
+    const queue = redis.commandQueue;
+    const now = performance.now();
+    for (let i = 0; i < queue.length; i++) {
+      const command = queue.peekAt(i)?.command as Stamped | undefined;
+      const sentAt = command?.[SENT_AT];
+      // Sent before this was installed (the connection's handshake) or failed already.
+      if (command === undefined || sentAt === undefined || sentAt === FAILED) continue;
+      if (now - sentAt < timeoutMs) break;
+      command[SENT_AT] = FAILED;
+      if (!command.isResolved) command.reject(new Error('Command timed out'));
+    }
+  }, checkEveryMs);
+  check.unref();
+  redis.once('end', () => clearInterval(check));
+}
