@@ -2,7 +2,7 @@
 // per-socket limits out of the way, since all load comes from one machine (often one address).
 
 /** What deploy/Dockerfile and `npm start` run the hub with. */
-export const HUB_NODE_FLAGS = '--max-semi-space-size=8';
+export const HUB_NODE_FLAGS = '--max-semi-space-size=16';
 
 /** Environment for a hub under bench load; `overrides` (secrets, ports, files) win. */
 export function benchHubEnv(overrides = {}) {

@@ -188,7 +188,7 @@ async function startCluster(options = {}) {
     const replicas = hubPorts.map((hubPort, i) => {
       const name = `hub-${i + 1}`;
       // The node flags of deploy/Dockerfile and `npm start`.
-      const proc = new ManagedProcess(name, process.execPath, ['--max-semi-space-size=8', hubEntry], {
+      const proc = new ManagedProcess(name, process.execPath, ['--max-semi-space-size=16', hubEntry], {
         onLog,
         cwd: ROOT,
         env: {

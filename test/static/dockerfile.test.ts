@@ -166,13 +166,13 @@ describe('deploy/Dockerfile', () => {
     expect(await run(port)).not.toBe(0); // nothing listens any more
   });
 
-  test('exposes 3000, stops with SIGTERM and starts dist/main.js with 8 MiB semi-spaces', () => {
+  test('exposes 3000, stops with SIGTERM and starts dist/main.js with 16 MiB semi-spaces', () => {
     expect(finalOf('EXPOSE').map((e) => e.args)).toEqual(['3000']);
     expect(finalOf('STOPSIGNAL').map((e) => e.args)).toEqual(['SIGTERM']);
     const cmds = finalOf('CMD');
     // bench/scale.mjs: V8's default young generation, grown by a connect burst, is most of an idle
     // hub's RSS per client; the flag caps it (README, Benchmarks).
-    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', '--max-semi-space-size=8', 'dist/main.js']);
+    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', '--max-semi-space-size=16', 'dist/main.js']);
     expect(finalOf('ENTRYPOINT')).toEqual([]);
   });
 
