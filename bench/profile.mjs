@@ -13,7 +13,8 @@
 // Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
 // --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
 // tables then sum both hubs, each hub's profiles in its own folder, and add Redis: its CPU and the
-// commands it ran per round trip, from INFO), --hub=<script> (default dist/main.js: another build).
+// commands it ran per round trip, from INFO), --hub=<script> (default dist/main.js: another build),
+// --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -33,7 +34,8 @@ const SECRET = randomBytes(32).toString('hex');
 const API_KEY = randomBytes(16).toString('hex');
 const AGENT_IDS = Array.from({ length: 20 }, (_, i) => `bot-${i}`);
 const CLIENTS = 200;
-const HUB = args.hub ?? 'dist/main.js';
+const BASELINE = 'baseline' in args;
+const SERVER = BASELINE ? 'bench/baseline.mjs' : (args.hub ?? 'dist/main.js');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const lineOn = (stream, text) =>
@@ -48,12 +50,12 @@ const lineOn = (stream, text) =>
     stream.on('data', onData);
   });
 
-/** Starts one hub with the profiler preloaded; resolves once it is ready. */
+/** Starts one hub (or the baseline relay) with the profiler preloaded; resolves once it is ready. */
 async function startHub(dir, env) {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), HUB], {
+  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), SERVER], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
@@ -72,7 +74,7 @@ async function startHub(dir, env) {
   });
   for (let i = 0; ; i++) {
     if (
-      await fetch(`${url}/health/ready`).then(
+      await fetch(`${url}${BASELINE ? '/' : '/health/ready'}`).then(
         (r) => r.ok,
         () => false,
       )

@@ -8,7 +8,10 @@
 // --phases=throughput,cluster,memory (default all), --rounds=<n> (default 5 alternating slices per
 // server), --seconds=<n> (default 8: each slice measures n/2 s), --adapter=sharded|classic (the
 // baseline's Redis adapter), --hub=<script> (default dist/main.js, e.g. another build of the hub to
-// compare). Needs `npm run build` first (the npm script does it). The `history` phase (run with
+// compare), --versus=<script> (in place of the baseline relay, another build of the hub with the
+// same settings: a before/after comparison of two builds in one run, each ratio then reads hub ÷
+// that build; the targets do not apply; --versus-node-flags="…" gives it node flags of its own,
+// e.g. to compare the hub under two heap settings). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
 // log off and on, one and two replicas, and a recovery storm (SPEC §8). `--phases=scale` (not in
 // the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
@@ -139,11 +142,13 @@ async function startServer(kind, redisUrl, env = {}) {
   const child =
     kind === 'hub'
       ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS.split(' ') })
-      : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
+      : args.versus
+        ? spawnNode(args.versus, { ...HUB_ENV, ...common, ...env }, { nodeFlags: (args['versus-node-flags'] ?? HUB_NODE_FLAGS).split(' ') })
+        : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
   child.stdout.resume();
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
   exited.catch(() => {});
-  const ready = kind === 'hub' ? `${url}/health/ready` : url;
+  const ready = kind === 'hub' || args.versus ? `${url}/health/ready` : url;
   await Promise.race([waitUntil(async () => (await fetch(ready)).ok, 20_000, `${kind} on ${url}`), exited]);
   return { kind, url, child, pid: child.pid };
 }
@@ -612,6 +617,7 @@ async function main() {
     '',
     `Command: \`${command}\` (relay-hub ${pkg.version}, Node ${process.version}, ${cpu.length} × ${cpu[0]?.model.trim()}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB)`,
     '',
+    ...(args.versus ? [`**The baseline column is another build of the hub, \`${args.versus}\`: the targets do not apply.**`, ''] : []),
     table(),
     '',
     historyTable(),
