@@ -85,7 +85,29 @@ export function createRedisConnections(topology: RedisTopology, name: string): R
     coalesceWrites(redis);
     failLateCommands(redis, COMMAND_TIMEOUT_MS);
   });
-  return { topology: topology.kind, command, subscriber: make('sub', subscriberOptions) };
+  const subscriber = make('sub', subscriberOptions);
+  if (topology.kind === 'sentinel') for (const client of [command, subscriber] as Redis[]) reconnectWhenEnded(client);
+  return { topology: topology.kind, command, subscriber };
+}
+
+/** Connections being closed by {@link quitConnection}: the only ones that may stay ended. */
+const closing = new WeakSet<RedisClient>();
+
+/**
+ * Connects `redis` again whenever it ends without {@link quitConnection}. ioredis ends a Sentinel
+ * connection for good, with no further retries, when its failover detector hears +switch-master
+ * while a reconnect attempt is asking a Sentinel for the master: the attempt is cancelled and its
+ * failure taken as final. A replica would then answer SERVER_UNAVAILABLE until restarted.
+ */
+function reconnectWhenEnded(redis: Redis): void {
+  redis.on('end', () => {
+    if (closing.has(redis)) return;
+    const timer = setTimeout(() => {
+      // A failed attempt ends the connection again, which schedules the next one.
+      if (!closing.has(redis) && redis.status === 'end') redis.connect().catch(() => {});
+    }, retry(1));
+    timer.unref();
+  });
 }
 
 /** Runs `setUp` on the client's connection, or on each node's connection of a Cluster. */
@@ -161,6 +183,7 @@ export function whenReady(client: RedisClient, timeoutMs: number): Promise<boole
 
 /** QUIT, or a hard disconnect when Redis does not answer within `timeoutMs`. */
 export async function quitConnection(client: RedisClient, timeoutMs = 1000): Promise<void> {
+  closing.add(client);
   if (client.status === 'end') return;
   if (client.status !== 'ready') {
     client.disconnect();
@@ -169,6 +192,9 @@ export async function quitConnection(client: RedisClient, timeoutMs = 1000): Pro
   const timer = setTimeout(() => client.disconnect(), timeoutMs);
   try {
     await client.quit();
+    // QUIT leaves a Sentinel connection's failover detector subscribed on every Sentinel (and the
+    // process alive); disconnect() is what closes it.
+    if (client instanceof Redis) client.disconnect();
   } catch {
     client.disconnect();
   } finally {
