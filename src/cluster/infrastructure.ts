@@ -5,6 +5,7 @@ import type { HubMetrics } from '../metrics/metrics';
 import { LocalDispatcher, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayNamespaces } from '../relay/relay.context';
 import { MemoryStore } from '../store/memory/memory.store';
+import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
 import { createRedisInfrastructure } from './redis.infrastructure';
 import type { AdapterKind } from './socket-adapter';
@@ -29,6 +30,13 @@ export interface Infrastructure {
    * {@link Infrastructure.bind} has run.
    */
   roomChannel(room: string): string | null;
+  /**
+   * What the Socket.IO adapter would publish for a broadcast of `event` to `room` of the client
+   * namespace, for the conversation log to publish with its append (one Redis round trip instead of
+   * two): on one Redis server or Sentinel with the sharded adapter; null otherwise, and for rooms
+   * without a channel of their own. Valid once {@link Infrastructure.bind} has run.
+   */
+  publicationTo(room: string, event: string, data: unknown): Publication | null;
   /**
    * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
    * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts
@@ -79,6 +87,7 @@ export async function createInfrastructure(
     clustered: false,
     attach: () => {},
     roomChannel: () => null,
+    publicationTo: () => null,
     bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
     start: () => {},
     stop: () => {},

@@ -7,6 +7,7 @@ import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { RedisTopology } from '../config/redis-topology';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
+import type { Publication } from '../store/conversation-log';
 import { migrateLegacyKeys } from '../store/redis/legacy-keys';
 import { RedisStore } from '../store/redis/redis.store';
 import { AdapterAckDispatcher, ClusterDispatcher } from './cluster.dispatcher';
@@ -16,7 +17,7 @@ import { channelPerShard } from './cluster-slots';
 import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
-import { adapterChannels, installAdapter, roomChannelNamer } from './socket-adapter';
+import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
 
 const CANARY_INTERVAL_MS = 1000;
 const STARTUP_WAIT_MS = 5000;
@@ -92,6 +93,7 @@ export async function createRedisInfrastructure(
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
   let roomChannel: ((room: string) => string | null) | null = null;
+  let publicationTo: ((room: string, event: string, data: unknown) => Publication | null) | null = null;
   const resubscribe = () => {
     const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
     if (all.length === 0 || sub.status !== 'ready') return;
@@ -126,9 +128,14 @@ export async function createRedisInfrastructure(
       installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
     },
     roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
+    publicationTo: (room, event, data) => (publicationTo === null ? null : publicationTo(room, event, data)),
     bind(namespaces, deliveries, announce) {
       // On a Cluster a room's channel lives on another shard than the bot's keys: not countable there.
-      if (topology.kind !== 'cluster') roomChannel = roomChannelNamer(namespaces.client);
+      // Nor can a script publish on that shard after writing the bot's keys.
+      if (topology.kind !== 'cluster') {
+        roomChannel = roomChannelNamer(namespaces.client);
+        publicationTo = roomBroadcastEncoder(namespaces.client);
+      }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
       return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report);

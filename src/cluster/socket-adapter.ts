@@ -1,6 +1,7 @@
 import { createAdapter, createShardedAdapter } from '@socket.io/redis-adapter';
 import type { RedisClient } from '../store/redis/redis-client';
 import type { Namespace, Server } from 'socket.io';
+import type { Publication } from '../store/conversation-log';
 import type { RedisErrorReporter } from './redis-connections';
 
 /**
@@ -13,6 +14,7 @@ export type AdapterKind = 'sharded' | 'classic';
 
 /** The adapter's internals used to restore its subscriptions (ShardedRedisAdapter, 8.3). */
 interface ShardedAdapterInternals {
+  uid: string;
   opts: { subscriptionMode?: string };
   channel: string;
   responseChannel: string;
@@ -68,6 +70,31 @@ export function roomChannelNamer(nsp: Namespace): ((room: string) => string | nu
   const a = adapter as ShardedAdapterInternals;
   if (a.opts?.subscriptionMode !== 'dynamic') return null;
   return (room) => (a.shouldUseASeparateNamespace(room) ? a.dynamicChannel(room) : null);
+}
+
+/** socket.io-adapter's `MessageType.BROADCAST` and socket.io-parser's `PacketType.EVENT` (4.8). */
+const ADAPTER_BROADCAST = 3;
+const EVENT_PACKET = 2;
+
+/**
+ * What the namespace's adapter publishes for `nsp.to(room).emit(event, data)`, for a store to
+ * publish in the same step as a log append (the caller then emits to this replica's sockets only,
+ * with `nsp.local`): the room's own channel and the adapter's JSON encoding of a BROADCAST with no
+ * flags, from this replica (whose adapter ignores its own message). Null where
+ * {@link roomChannelNamer} gives no channel. Relayed messages are JSON values (validated on the
+ * way in), which the adapter encodes as JSON too; with binary parts it would use MessagePack.
+ */
+export function roomBroadcastEncoder(nsp: Namespace): ((room: string, event: string, data: unknown) => Publication | null) | null {
+  const channelOf = roomChannelNamer(nsp);
+  if (channelOf === null) return null;
+  const { uid } = nsp.adapter as unknown as ShardedAdapterInternals;
+  return (room, event, data) => {
+    const channel = channelOf(room);
+    if (channel === null) return null;
+    const packet = { type: EVENT_PACKET, data: [event, data] };
+    const message = { type: ADAPTER_BROADCAST, data: { packet, opts: { rooms: [room], except: [], flags: {} } }, uid, nsp: nsp.name };
+    return { channel, payload: JSON.stringify(message) };
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { HubConfig } from '../config/config';
 import type { HubMetrics, Tally } from '../metrics/metrics';
-import type { ConversationLog, HistoryPage, LoggedMessage, Recovery } from '../store/conversation-log';
+import type { ConversationLog, HistoryPage, LoggedMessage, Publication, Recovery } from '../store/conversation-log';
 
 /** Thrown when a message could not be written to the log: the sender must get SERVER_UNAVAILABLE. */
 export class LogUnavailableError extends Error {
@@ -32,13 +32,20 @@ export class Conversations {
 
   /**
    * Records `message` in the conversation of `clientId` (or the bot's broadcasts for null) before
-   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been.
+   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been. Given a
+   * `publication`, the log publishes it once the append succeeded, where it can: resolves true
+   * when it did (the caller then delivers to this replica's sockets only), false when the caller
+   * must still send it.
    */
-  async record(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
-    if (!this.enabled) return;
+  async record(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication | null = null): Promise<boolean> {
+    if (!this.enabled) return false;
+    const { log } = this;
+    const publishing = publication !== null && log.appendThenPublish !== undefined;
     try {
-      await this.log.append(agentId, clientId, message);
+      if (publishing) await log.appendThenPublish!(agentId, clientId, message, publication);
+      else await log.append(agentId, clientId, message);
       this.counted(message.author);
+      return publishing;
     } catch (err) {
       this.failed(message.author);
       throw new LogUnavailableError(err);

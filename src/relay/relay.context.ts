@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger';
 import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
 import type { ConnectionInfoRegistry } from '../net/connection-info';
+import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
 import type { DeadlineQueue } from './deadline-queue';
 
@@ -35,6 +36,11 @@ export interface RelayContext {
    * store can count its subscribers (one per replica holding a socket of the room); else null.
    */
   roomChannel(room: string): string | null;
+  /**
+   * What other replicas must get of a broadcast of `event` to `room` of the client namespace, for
+   * the log to publish with its append; null where the log cannot (then emit as usual).
+   */
+  publicationTo(room: string, event: string, data: unknown): Publication | null;
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;

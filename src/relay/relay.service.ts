@@ -165,9 +165,11 @@ export class RelayService {
     if (reply.data !== undefined) message.data = reply.data;
     if (reply.replyTo !== undefined) message.replyTo = reply.replyTo;
     const broadcast = reply.to === BROADCAST_TO;
-    await this.conversations.record(agentId, broadcast ? null : reply.to, message);
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
-    this.nsp.client.to(room).emit(Events.message, message);
+    // Where the log can, it publishes the message to other replicas with its append: one round trip.
+    const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message, message) : null;
+    const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, publication);
+    (published ? this.nsp.client.local : this.nsp.client).to(room).emit(Events.message, message);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }

@@ -23,6 +23,12 @@ export interface ConversationLogLimits {
   ttlS: number;
 }
 
+/** A message for other replicas: a sharded pub/sub channel and what to publish on it. */
+export interface Publication {
+  channel: string;
+  payload: string;
+}
+
 /**
  * The conversation log of SPEC §8: per `(agentId, clientId)` every message in order, plus one log
  * per bot of its broadcasts (`to: '*'`), merged into every conversation's reads. Written before
@@ -35,6 +41,12 @@ export interface ConversationLog {
    * `clientId` is null. Idempotent by `message.id`: a retried delivery does not log twice.
    */
   append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void>;
+  /**
+   * {@link append}, then publishes `publication` on Redis in the same step, only once the append
+   * succeeded: one round trip where an append and a publish would take two. Only logs on Redis
+   * have it, and only a channel on the log's own server may be given (not on a Redis Cluster).
+   */
+  appendThenPublish?(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void>;
   /** Every message after `afterId`, oldest first, all or nothing: at most `max` of them. */
   readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery>;
   /** The newest `limit` messages older than `before` (or the newest of all); an unknown `before` gives an empty page. */

@@ -1,4 +1,5 @@
 import { io as connect, type Socket } from 'socket.io-client';
+import Redis from 'ioredis';
 import {
   Namespaces,
   type AgentStatus,
@@ -273,5 +274,64 @@ describe('REST conversations on the shared log', () => {
     expect(user.status).toBe(404); // no record, but its conversations go all the same
     expect(await messages(A, 'rest-a', 'erased')).toEqual([]);
     expect(await messages(A, 'rest-b', 'erased')).toEqual([]);
+  });
+});
+
+describe('a reply logged and published in one step (one Redis server)', () => {
+  let agent: RelayAgent;
+  let redis: Redis;
+  beforeAll(async () => {
+    agent = await cluster.agent(A, 'one-step-bot');
+    redis = new Redis(cluster.handle.redis.url);
+  });
+  afterAll(() => redis.disconnect());
+
+  /** The commands Redis runs while `act` runs whose arguments hold `marker`, as MONITOR prints them. */
+  async function commandsHolding(marker: string, act: () => Promise<void>): Promise<string[]> {
+    const monitor = await redis.monitor();
+    const lines: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (args.some((a) => a.includes(marker))) lines.push(`${source.startsWith('lua') ? 'lua ' : ''}${args[0].toLowerCase()}`);
+    });
+    try {
+      await act();
+    } finally {
+      monitor.disconnect();
+    }
+    return lines;
+  }
+
+  it('sends one command for the append and the publish to the replica holding the user', async () => {
+    const user = await open(B, 'one-step-bot', 'one-step-user');
+    // The first reply may load the script (EVALSHA, then EVAL).
+    const warm = await agent.reply('one-step-user', 'warm-up');
+    await arrival(user, warm.id);
+    const marker = `one-step-${Date.now()}`;
+    let id = '';
+    const commands = await commandsHolding(marker, async () => {
+      id = (await agent.reply('one-step-user', marker)).id;
+      await arrival(user, id);
+    });
+    expect(commands.filter((c) => !c.startsWith('lua '))).toEqual(['evalsha']);
+    expect(commands).toContain('lua xadd');
+    expect(commands).toContain('lua spublish');
+    expect(ids(user.messages())).toEqual([warm.id, id]);
+  });
+
+  it('publishes nothing when the append fails: the bot is told SERVER_UNAVAILABLE, no replica delivers it', async () => {
+    const user = await open(B, 'one-step-bot', 'refused-user');
+    const here = await open(A, 'one-step-bot', 'refused-user');
+    // The conversation's stream under a value of another type: XADD fails inside the script.
+    const stream = `relay:{one-step-bot}:log:refused-user`;
+    await redis.set(stream, 'not a stream');
+    try {
+      await expect(agent.reply('refused-user', 'never delivered')).rejects.toMatchObject({ code: 'SERVER_UNAVAILABLE' });
+    } finally {
+      await redis.del(stream);
+    }
+    const after = await agent.reply('refused-user', 'after');
+    await Promise.all([arrival(user, after.id), arrival(here, after.id)]);
+    expect(user.messages().map((m) => m.text)).toEqual(['after']);
+    expect(here.messages().map((m) => m.text)).toEqual(['after']);
   });
 });

@@ -5,6 +5,7 @@ import {
   type ConversationLogLimits,
   type HistoryPage,
   type LoggedMessage,
+  type Publication,
   type Recovery,
 } from '../conversation-log';
 import { LUA_NOW, LuaScript } from './lua-script';
@@ -64,6 +65,13 @@ end`;
 const APPEND = new LuaScript(`${LUA_NOW}${LUA_APPEND}
 return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])`);
 
+// KEYS: as APPEND's. ARGV: as APPEND's, then a shard channel and a payload, published only once the
+// append succeeded (an error in append aborts the script before the publish).
+const APPEND_THEN_PUBLISH = new LuaScript(`${LUA_NOW}${LUA_APPEND}
+local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
+redis.call('SPUBLISH', ARGV[6], ARGV[7])
+return appended`);
+
 // Lua prologue: the stream id of a message id in the conversation or the broadcasts, and whether a
 // stream lost (trimmed) an entry newer than a stream id. XTRIM does not move a stream's
 // max-deleted-entry-id, so APPEND keeps the newest trimmed id in the index under `~trimmed`.
@@ -115,6 +123,16 @@ export class RedisConversationLog implements ConversationLog {
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
     const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), this.appendArgs(clientId, message));
+    await this.appended(agentId, clientId, appended);
+  }
+
+  /**
+   * One script: the append, then the publish. Only for a channel on the log's server: one Redis
+   * server or Sentinel (on a Cluster the channel's shard may hold none of the bot's keys).
+   */
+  async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
+    const args = [...this.appendArgs(clientId, message), publication.channel, publication.payload];
+    const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
 
