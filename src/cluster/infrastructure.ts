@@ -32,11 +32,11 @@ export interface Infrastructure {
   roomChannel(room: string): string | null;
   /**
    * What the Socket.IO adapter would publish for a broadcast of `event` to `room` of the client
-   * namespace, for the conversation log to publish with its append (one Redis round trip instead of
+   * namespace with a logged message as its data, for the conversation log to publish with its append (one Redis round trip instead of
    * two): on one Redis server or Sentinel with the sharded adapter; null otherwise, and for rooms
    * without a channel of their own. Valid once {@link Infrastructure.bind} has run.
    */
-  publicationTo(room: string, event: string, data: unknown): Publication | null;
+  publicationTo(room: string, event: string): Publication | null;
   /**
    * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
    * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts

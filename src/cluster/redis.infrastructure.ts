@@ -93,7 +93,7 @@ export async function createRedisInfrastructure(
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
   let roomChannel: ((room: string) => string | null) | null = null;
-  let publicationTo: ((room: string, event: string, data: unknown) => Publication | null) | null = null;
+  let publicationTo: ((room: string, event: string) => Publication | null) | null = null;
   const resubscribe = () => {
     const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
     if (all.length === 0 || sub.status !== 'ready') return;
@@ -128,7 +128,7 @@ export async function createRedisInfrastructure(
       installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
     },
     roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
-    publicationTo: (room, event, data) => (publicationTo === null ? null : publicationTo(room, event, data)),
+    publicationTo: (room, event) => (publicationTo === null ? null : publicationTo(room, event)),
     bind(namespaces, deliveries, announce) {
       // On a Cluster a room's channel lives on another shard than the bot's keys: not countable there.
       // Nor can a script publish on that shard after writing the bot's keys.

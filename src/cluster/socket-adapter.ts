@@ -80,20 +80,22 @@ const EVENT_PACKET = 2;
  * What the namespace's adapter publishes for `nsp.to(room).emit(event, data)`, for a store to
  * publish in the same step as a log append (the caller then emits to this replica's sockets only,
  * with `nsp.local`): the room's own channel and the adapter's JSON encoding of a BROADCAST with no
- * flags, from this replica (whose adapter ignores its own message). Null where
- * {@link roomChannelNamer} gives no channel. Relayed messages are JSON values (validated on the
- * way in), which the adapter encodes as JSON too; with binary parts it would use MessagePack.
+ * flags, from this replica (whose adapter ignores its own message), around the place of `data`'s
+ * JSON, which the store fills in with the text it logs. Null where {@link roomChannelNamer} gives
+ * no channel. Relayed messages are JSON values (validated on the way in), which the adapter
+ * encodes as JSON too; with binary parts it would use MessagePack.
  */
-export function roomBroadcastEncoder(nsp: Namespace): ((room: string, event: string, data: unknown) => Publication | null) | null {
+export function roomBroadcastEncoder(nsp: Namespace): ((room: string, event: string) => Publication | null) | null {
   const channelOf = roomChannelNamer(nsp);
   if (channelOf === null) return null;
   const { uid } = nsp.adapter as unknown as ShardedAdapterInternals;
-  return (room, event, data) => {
+  const from = `"uid":${JSON.stringify(uid)},"nsp":${JSON.stringify(nsp.name)}`;
+  return (room, event) => {
     const channel = channelOf(room);
     if (channel === null) return null;
-    const packet = { type: EVENT_PACKET, data: [event, data] };
-    const message = { type: ADAPTER_BROADCAST, data: { packet, opts: { rooms: [room], except: [], flags: {} } }, uid, nsp: nsp.name };
-    return { channel, payload: JSON.stringify(message) };
+    const before = `{"type":${ADAPTER_BROADCAST},"data":{"packet":{"type":${EVENT_PACKET},"data":[${JSON.stringify(event)},`;
+    const after = `]},"opts":{"rooms":[${JSON.stringify(room)}],"except":[],"flags":{}}},${from}}`;
+    return { channel, before, after };
   };
 }
 

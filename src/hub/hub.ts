@@ -131,7 +131,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     replicaId: infra.replicaId,
     clustered: infra.clustered,
     roomChannel: (room) => infra.roomChannel(room),
-    publicationTo: (room, event, data) => infra.publicationTo(room, event, data),
+    publicationTo: (room, event) => infra.publicationTo(room, event),
     isDraining,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
   };

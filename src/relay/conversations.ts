@@ -40,12 +40,14 @@ export class Conversations {
   async record(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication | null = null): Promise<boolean> {
     if (!this.enabled) return false;
     const { log } = this;
-    const publishing = publication !== null && log.appendThenPublish !== undefined;
     try {
-      if (publishing) await log.appendThenPublish!(agentId, clientId, message, publication);
-      else await log.append(agentId, clientId, message);
+      let published = false;
+      if (publication !== null && log.appendThenPublish) {
+        await log.appendThenPublish(agentId, clientId, message, publication);
+        published = true;
+      } else await log.append(agentId, clientId, message);
       this.counted(message.author);
-      return publishing;
+      return published;
     } catch (err) {
       this.failed(message.author);
       throw new LogUnavailableError(err);

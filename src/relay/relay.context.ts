@@ -37,10 +37,11 @@ export interface RelayContext {
    */
   roomChannel(room: string): string | null;
   /**
-   * What other replicas must get of a broadcast of `event` to `room` of the client namespace, for
-   * the log to publish with its append; null where the log cannot (then emit as usual).
+   * What other replicas must get of a broadcast of `event` to `room` of the client namespace, the
+   * logged message as its data, for the log to publish with its append; null where the log cannot
+   * (then emit as usual).
    */
-  publicationTo(room: string, event: string, data: unknown): Publication | null;
+  publicationTo(room: string, event: string): Publication | null;
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;

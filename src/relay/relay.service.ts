@@ -167,7 +167,7 @@ export class RelayService {
     const broadcast = reply.to === BROADCAST_TO;
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
-    const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message, message) : null;
+    const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, publication);
     (published ? this.nsp.client.local : this.nsp.client).to(room).emit(Events.message, message);
     this.toClients.add();

@@ -23,10 +23,14 @@ export interface ConversationLogLimits {
   ttlS: number;
 }
 
-/** A message for other replicas: a sharded pub/sub channel and what to publish on it. */
+/**
+ * A message for other replicas: a sharded pub/sub channel and what to publish on it, the logged
+ * message's JSON between `before` and `after` (so the message is serialized once, for both).
+ */
 export interface Publication {
   channel: string;
-  payload: string;
+  before: string;
+  after: string;
 }
 
 /**

@@ -122,7 +122,11 @@ export class RedisConversationLog implements ConversationLog {
   ) {}
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
-    const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), this.appendArgs(clientId, message));
+    const appended = await APPEND.run<number>(
+      this.redis,
+      this.appendKeys(agentId, clientId),
+      this.appendArgs(clientId, message.id, JSON.stringify(message)),
+    );
     await this.appended(agentId, clientId, appended);
   }
 
@@ -131,7 +135,8 @@ export class RedisConversationLog implements ConversationLog {
    * server or Sentinel (on a Cluster the channel's shard may hold none of the bot's keys).
    */
   async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
-    const args = [...this.appendArgs(clientId, message), publication.channel, publication.payload];
+    const json = JSON.stringify(message);
+    const args = [...this.appendArgs(clientId, message.id, json), publication.channel, publication.before + json + publication.after];
     const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
@@ -143,9 +148,9 @@ export class RedisConversationLog implements ConversationLog {
   }
 
   /** The other arguments of {@link LUA_APPEND}'s `append`. */
-  appendArgs(clientId: string | null, message: LoggedMessage): (string | number)[] {
+  appendArgs(clientId: string | null, id: string, json: string): (string | number)[] {
     const ttl = this.limits.ttlS;
-    return [message.id, JSON.stringify(message), this.limits.maxMessages, ttl, clientId === null ? -1 : (ttl * 1000) / 2];
+    return [id, json, this.limits.maxMessages, ttl, clientId === null ? -1 : (ttl * 1000) / 2];
   }
 
   /** Finishes an append whose script returned `result`: refreshes the user's index of conversations when asked to. */

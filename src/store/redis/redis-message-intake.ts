@@ -31,7 +31,7 @@ export class RedisMessageIntake implements MessageIntake {
   async admit({ key, record, ttlS, clientId, message, subscribersOf }: IntakeRequest): Promise<Intake> {
     const { agentId } = key;
     const keys = [this.dedupe.key(key), this.presence.runtimes(agentId), ...this.log.appendKeys(agentId, clientId)];
-    const append = message === null ? ['', '', 0, 0, 0] : this.log.appendArgs(clientId, message);
+    const append = message === null ? ['', '', 0, 0, 0] : this.log.appendArgs(clientId, message.id, JSON.stringify(message));
     const [found, members, appended, counted] = await INTAKE.run<[string, string[], number, number]>(this.redis, keys, [
       JSON.stringify(record),
       dedupeSeconds(ttlS),
