@@ -79,4 +79,19 @@ describe('RecencyList', () => {
     expect(keys(list)).toEqual(['a', 'd']);
     expect(dropped).toEqual(['b', 'c']);
   });
+
+  it('lists again a value that was deleted or cleared away when it is touched', () => {
+    const list = new RecencyList<Entry>();
+    const [a, b, c] = ['a', 'b', 'c'].map((key) => entry(key, 100));
+    for (const value of [a, b, c]) list.touch(value);
+    list.delete('b');
+    list.touch(b);
+    expect(keys(list)).toEqual(['a', 'c', 'b']);
+    expect(list.peek('b', 0)).toBe(b);
+    list.clear();
+    list.touch(c);
+    expect(keys(list)).toEqual(['c']);
+    expect(list.size).toBe(1);
+    expect(list.peek('c', 0)).toBe(c);
+  });
 });

@@ -53,14 +53,17 @@ export class RecencyList<V extends Listed<V>> {
     return value;
   }
 
-  /** Makes `value` the newest, adding it (in place of any other value under its key) if it is not listed. */
+  /**
+   * Makes `value` the newest, adding it (in place of any other value under its key) if it is not
+   * listed. A listed value is moved without a lookup by key: only the oldest has no older one.
+   */
   touch(value: V): void {
-    const listed = this.byKey.get(value.key);
-    if (listed === value) {
+    if (value.older !== null || this.oldest === value) {
       if (this.newest === value) return;
       this.unlink(value);
     } else {
-      if (listed !== undefined) this.remove(listed);
+      const other = this.byKey.get(value.key);
+      if (other !== undefined) this.remove(other);
       this.byKey.set(value.key, value);
     }
     value.older = this.newest;
@@ -95,6 +98,12 @@ export class RecencyList<V extends Listed<V>> {
   }
 
   clear(): void {
+    // Unlinked as well, so a cleared value is not taken for a listed one by touch().
+    for (let value = this.oldest; value !== null;) {
+      const next: V | null = value.newer;
+      value.older = value.newer = null;
+      value = next;
+    }
     this.byKey.clear();
     this.oldest = this.newest = null;
   }
