@@ -139,15 +139,25 @@ export async function connectClient(url: string, token: string, agentId: string,
   };
 }
 
+/** The hub's default MESSAGE_RATE_PER_S: what one client socket may send per second, sustained. */
+const CLIENT_RATE_PER_S = 20;
+
 /**
  * `count` round trips client → agent → client on `clients` in turn: each message must be acked ok
- * and its echo must come back with `replyTo` = the message id. Returns the acked ids.
+ * and its echo must come back with `replyTo` = the message id. Returns the acked ids. Each socket
+ * sends at most at the hub's default rate limit, as a user's would: a round trip through a fast
+ * stack takes a few ms, and a socket sending faster than that gets RATE_LIMITED once its burst is
+ * spent, however many round trips the hub could carry.
  */
 export async function roundTrips(clients: ChatClient[], count: number, label = 'rt'): Promise<string[]> {
   const ids: string[] = [];
+  const sentAt = new Map<ChatClient, number>();
   for (let i = 0; i < count; i++) {
     const client = clients[i % clients.length];
     const text = `${label}-${i}`;
+    const due = (sentAt.get(client) ?? 0) + 1000 / CLIENT_RATE_PER_S - Date.now();
+    if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+    sentAt.set(client, Date.now());
     const ack = await client.send(text);
     if (!ack.ok) throw new Error(`round trip ${i}: error ack ${JSON.stringify(ack)}`);
     ids.push(ack.id);
