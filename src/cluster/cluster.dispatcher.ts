@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../store/redis/redis-client';
 import type { Namespace } from 'socket.io';
-import { LocalDispatcher, type DeliveryResult, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
+import {
+  LocalDispatcher,
+  type DeliveryResult,
+  type PreparedDelivery,
+  type RuntimeDeliveries,
+  type RuntimeDispatcher,
+} from '../relay/dispatcher';
 import { Events, type AgentInboundMessage } from '../protocol';
-import type { RuntimeEntry } from '../store/store';
+import type { RuntimeEntry, Template } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
 
@@ -29,7 +35,8 @@ const NETWORK_MARGIN_MS = 1000;
  * Delivers to the replica that holds the chosen runtime (presence names it): locally when that is
  * this replica, else a request on the target replica's own sharded channel, answered on this
  * replica's channel. Two Redis messages per delivery, each received by one replica, whatever the
- * number of replicas.
+ * number of replicas. Where `handoffs` is set (one Redis server or Sentinel: the channels live
+ * beside the bot's keys), the store's intake script publishes the first request itself.
  */
 export class ClusterDispatcher implements RuntimeDispatcher {
   private readonly local: LocalDispatcher;
@@ -43,25 +50,19 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     private readonly deliveries: RuntimeDeliveries,
     private readonly pub: RedisClient,
     channels: ShardedChannels,
-    private readonly channelOf: (replicaId: string) => string,
+    /** A replica's channel is `channel.before + replicaId + channel.after`. */
+    private readonly channel: Template,
     private readonly report: RedisErrorReporter,
+    private readonly handoffs: boolean,
   ) {
     this.local = new LocalDispatcher(agents, deliveries);
-    channels.subscribe(channelOf(replicaId), (raw) => this.onMessage(raw));
+    channels.subscribe(this.channelOf(replicaId), (raw) => this.onMessage(raw));
   }
 
   async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
     const id = randomUUID();
-    const settled = new Promise<DeliveryResult>((resolve) => {
-      const timer = setTimeout(() => settle('timeout'), timeoutMs + NETWORK_MARGIN_MS);
-      const settle = (result: DeliveryResult) => {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        resolve(result);
-      };
-      this.pending.set(id, settle);
-    });
+    const settled = this.awaitResponse(id, timeoutMs);
     const request: DeliveryRequest = { t: 'req', id, from: this.replicaId, socketId: target.socketId, message, timeoutMs };
     let receivers: number;
     try {
@@ -71,9 +72,51 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       this.report('dispatcher', err, 'could not forward a message to another replica');
       throw err;
     }
-    // No subscriber: that replica is gone (its presence entries have not expired yet).
-    if (receivers === 0) this.pending.get(id)?.('gone');
+    this.sent(id, receivers);
     return settled;
+  }
+
+  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number): PreparedDelivery | null {
+    if (!this.handoffs) return null;
+    const id = randomUUID();
+    // The response may come before the intake's own reply: await it from the start.
+    const settled = this.awaitResponse(id, timeoutMs);
+    const json = JSON.stringify({ t: 'req', id, from: this.replicaId, message, timeoutMs } satisfies Omit<DeliveryRequest, 'socketId'>);
+    return {
+      handoff: {
+        seed,
+        replicaId: this.replicaId,
+        channel: this.channel,
+        request: { before: `${json.slice(0, -1)},"socketId":`, after: '}' },
+      },
+      handedOff: (receivers) => {
+        this.sent(id, receivers);
+        return settled;
+      },
+      cancel: () => this.pending.get(id)?.('gone'),
+    };
+  }
+
+  /** Settles with the response to request `id`, or 'timeout' after the runtime's timeout and the two hops. */
+  private awaitResponse(id: string, timeoutMs: number): Promise<DeliveryResult> {
+    return new Promise<DeliveryResult>((resolve) => {
+      const timer = setTimeout(() => settle('timeout'), timeoutMs + NETWORK_MARGIN_MS);
+      const settle = (result: DeliveryResult) => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        resolve(result);
+      };
+      this.pending.set(id, settle);
+    });
+  }
+
+  /** No subscriber got request `id`: that replica is gone (its presence entries have not expired yet). */
+  private sent(id: string, receivers: number): void {
+    if (receivers === 0) this.pending.get(id)?.('gone');
+  }
+
+  private channelOf(replicaId: string): string {
+    return `${this.channel.before}${replicaId}${this.channel.after}`;
   }
 
   /** Answers requests still being served (their acks are in flight), then stops listening. */
@@ -137,6 +180,10 @@ export class AdapterAckDispatcher implements RuntimeDispatcher {
     } catch {
       return 'timeout';
     }
+  }
+
+  prepare(): null {
+    return null;
   }
 
   async close(): Promise<void> {}

@@ -62,11 +62,11 @@ export async function createRedisInfrastructure(
     report('redis-subscriber', err, `${command} failed; restored when Redis is back`),
   );
 
-  const dispatchChannel = (id: string) => `${prefix}dispatch#${id}#`;
+  const dispatchChannel = { before: `${prefix}dispatch#`, after: '#' };
   const canaryChannel = `${prefix}canary#${replicaId}#`;
   const countReceived = (channel: Buffer, message: Buffer) => {
     const name = channel.toString();
-    const kind = name.startsWith(`${prefix}dispatch#`) ? 'dispatch' : name.startsWith(canaryChannel) ? 'canary' : 'adapter';
+    const kind = name.startsWith(dispatchChannel.before) ? 'dispatch' : name.startsWith(canaryChannel) ? 'canary' : 'adapter';
     received.inc({ kind });
     receivedBytes.inc({ kind }, message.length);
   };
@@ -138,7 +138,8 @@ export async function createRedisInfrastructure(
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
-      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report);
+      const handoffs = topology.kind !== 'cluster';
+      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, handoffs);
     },
     start() {
       keeper?.start();

@@ -1,6 +1,6 @@
 import type { Namespace, Socket } from 'socket.io';
 import { Events, type AgentInboundMessage } from '../protocol';
-import type { RuntimeEntry } from '../store/store';
+import type { Handoff, RuntimeEntry } from '../store/store';
 
 /** How one delivery attempt to a chosen runtime ended. */
 export type DeliveryResult = 'acked' | 'timeout' | 'gone';
@@ -11,7 +11,21 @@ export type DeliveryResult = 'acked' | 'timeout' | 'gone';
  */
 export interface RuntimeDispatcher {
   deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult>;
+  /**
+   * A delivery of `message` (to the runtime of rendezvous seed `seed`) for the store to start with
+   * the intake, or null where it cannot: then {@link deliver} as usual.
+   */
+  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number): PreparedDelivery | null;
   close(): Promise<void>;
+}
+
+/** A delivery the store may start ({@link Handoff}); exactly one of its functions is called after the intake. */
+export interface PreparedDelivery {
+  handoff: Handoff;
+  /** The store published the request, `receivers` got it: resolves as {@link RuntimeDispatcher.deliver} would. */
+  handedOff(receivers: number): Promise<DeliveryResult>;
+  /** The store did not hand it off (or failed): forget it. */
+  cancel(): void;
 }
 
 type Settle = (result: DeliveryResult) => void;
@@ -76,6 +90,10 @@ export class LocalDispatcher implements RuntimeDispatcher {
     const socket = this.agents.sockets.get(target.socketId);
     if (!socket?.connected) return Promise.resolve('gone');
     return this.deliveries.deliver(socket, message, timeoutMs);
+  }
+
+  prepare(): null {
+    return null;
   }
 
   async close(): Promise<void> {}

@@ -1,5 +1,5 @@
 import { payloadError } from '../protocol/payload-limits';
-import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
+import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
@@ -19,7 +19,7 @@ import {
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
 import { Conversations } from './conversations';
-import { pickByRendezvous } from './rendezvous';
+import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms } from './rooms';
 
@@ -61,7 +61,8 @@ export class RelayService {
    * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts. The
    * message is logged before it is delivered (a retry's append is a no-op: same id), and once a
    * runtime has it, echoed to the sender's other tabs. The dedupe claim, the runtime lookup and
-   * the usual append are one store call ({@link MessageIntake}).
+   * the usual append are one store call ({@link MessageIntake}); on one Redis server that call also
+   * hands the message to its runtime's replica ({@link Handoff}).
    */
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
     const { config, store } = this.ctx;
@@ -70,6 +71,10 @@ export class RelayService {
     const fresh = { id, ts, delivered: false };
     const logged = this.logEntry(agentId, id, ts, payload);
     const room = Rooms.client(agentId, sender.clientId);
+    const seed = rendezvousSeed(sender.sub);
+    let message = this.inbound(fresh, agentId, sender.clientId, payload);
+    // Where the store can, its intake also hands the message to a runtime on another replica.
+    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed);
     let intake: Intake;
     try {
       intake = await store.intake.admit({
@@ -79,18 +84,20 @@ export class RelayService {
         clientId: sender.clientId,
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
+        handoff: prepared?.handoff ?? null,
       });
     } catch (err) {
+      prepared?.cancel();
       // Counted as a failed append whenever the log is on: the intake writes it in the same step.
       if (this.conversations.enabled) this.conversations.failed(Authors.user);
       throw err;
     }
-    const { existing } = intake;
+    const { existing, handedTo } = intake;
+    if (handedTo === null) prepared?.cancel();
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
-    const message: AgentInboundMessage = { id: record.id, ts: record.ts, agentId, from: sender.clientId, text: payload.text };
-    if (payload.data !== undefined) message.data = payload.data;
+    if (existing) message = this.inbound(existing, agentId, sender.clientId, payload);
     let runtimes = intake.runtimes;
     // No runtime: wait for one only while the bot is in its restart grace.
     let deadline: number | undefined;
@@ -106,11 +113,14 @@ export class RelayService {
       const unlogged = await this.record(agentId, sender.clientId, entry);
       if (unlogged) return unlogged;
     }
+    // The runtime the intake handed the message to goes first; then the usual pick.
+    let handed = handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null;
     for (;;) {
       // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
       while (runtimes.length > 0) {
-        const target = pickByRendezvous(sender.sub, runtimes, runtimeKey) as RuntimeEntry;
-        const result = await this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS);
+        const target = handed?.target ?? pickByRendezvousSeed(seed, runtimes, runtimeKey)!;
+        const result = await (handed?.result ?? this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS));
+        handed = null;
         if (result === 'acked') {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
           void this.recordDelivered(key, record);
@@ -128,6 +138,13 @@ export class RelayService {
       runtimes = await this.grace.waitForRuntime(agentId, deadline);
       if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
+  }
+
+  /** A client message as its runtime gets it. */
+  private inbound(record: DedupeRecord, agentId: string, from: string, payload: ClientMessage): AgentInboundMessage {
+    const message: AgentInboundMessage = { id: record.id, ts: record.ts, agentId, from, text: payload.text };
+    if (payload.data !== undefined) message.data = payload.data;
+    return message;
   }
 
   /** A client message as it is logged and echoed to the sender's other tabs. */

@@ -81,6 +81,33 @@ export interface IntakeRequest {
    * sender's room between replicas, so the relay can tell whether another replica holds a tab.
    */
   subscribersOf: string | null;
+  /** How to hand the message to its runtime in the same step, where the store can; null: the caller delivers. */
+  handoff: Handoff | null;
+}
+
+/**
+ * A delivery a store may start with the intake, so that a client message whose runtime is on another
+ * replica costs one Redis step before that replica has it, not two. When the record is new, a
+ * runtime is live and the message is logged (or the log is off), the store picks the runtime by
+ * rendezvous hashing and, if another replica holds it, publishes the delivery request to that
+ * replica's channel. Built by the relay's dispatcher; only Redis stores on one server (or Sentinel)
+ * use it, where the replica channels live beside the bot's keys.
+ */
+export interface Handoff {
+  /** The rendezvous seed of the sender's sub (see relay/rendezvous.ts); candidates are runtime socket ids (ASCII). */
+  seed: number;
+  /** This replica: its own runtimes are left to the caller. */
+  replicaId: string;
+  /** A replica's channel is `channel.before + replicaId + channel.after`. */
+  channel: Template;
+  /** The request is `request.before + the runtime's socket id as a JSON string + request.after`. */
+  request: Template;
+}
+
+/** A text with one value to fill in between `before` and `after`. */
+export interface Template {
+  before: string;
+  after: string;
 }
 
 /** What {@link MessageIntake.admit} found and did. */
@@ -93,6 +120,11 @@ export interface Intake {
   logged: boolean;
   /** Connections subscribed to `subscribersOf`; null when not asked or not counted (or `existing` is delivered). */
   subscribers: number | null;
+  /**
+   * The runtime (one of `runtimes`, on another replica) the store published the request to, and how
+   * many connections received it (0: that replica is gone); null when nothing was handed off.
+   */
+  handedTo: { runtime: RuntimeEntry; receivers: number } | null;
 }
 
 /**

@@ -8,7 +8,9 @@ import {
   type SendAck,
   type SessionInfo,
 } from '../../src/protocol';
+import { pickByRendezvous } from '../../src/relay/rendezvous';
 import { RelayAgent } from '../../src/sdk/agent';
+import { RedisStore } from '../../src/store/redis/redis.store';
 import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
 import { mintToken } from '../helpers/tokens';
 
@@ -277,7 +279,7 @@ describe('REST conversations on the shared log', () => {
   });
 });
 
-describe('a reply logged and published in one step (one Redis server)', () => {
+describe('a message logged and sent on in one step (one Redis server)', () => {
   let agent: RelayAgent;
   let redis: Redis;
   beforeAll(async () => {
@@ -316,6 +318,50 @@ describe('a reply logged and published in one step (one Redis server)', () => {
     expect(commands).toContain('lua xadd');
     expect(commands).toContain('lua spublish');
     expect(ids(user.messages())).toEqual([warm.id, id]);
+  });
+
+  it("sends one command for a client message's claim, append and hand-off to the runtime's replica", async () => {
+    const received: string[] = [];
+    agent.onMessage((m) => {
+      received.push(m.text);
+    });
+    const user = await open(B, 'one-step-bot', 'handoff-user');
+    // The first message may load the script (EVALSHA, then EVAL).
+    const warm = (await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'w', text: 'warm-up' })) as SendAck;
+    expect(warm.ok).toBe(true);
+    const marker = `handoff-${Date.now()}`;
+    let ack: SendAck | undefined;
+    const commands = await commandsHolding(marker, async () => {
+      ack = (await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'm', text: marker })) as SendAck;
+    });
+    expect(ack).toMatchObject({ ok: true });
+    expect(commands.filter((c) => !c.startsWith('lua '))).toEqual(['evalsha']);
+    expect(commands).toContain('lua xadd');
+    expect(commands).toContain('lua spublish');
+    expect(received).toEqual(['warm-up', marker]);
+  });
+
+  it("delivers to the next runtime when the handed-off one's replica is gone (its presence not yet expired)", async () => {
+    const received: string[] = [];
+    agent.onMessage((m) => {
+      received.push(m.text);
+    });
+    const store = new RedisStore(redis, { prefix: 'relay:' });
+    const [live] = await store.presence.listRuntimes('one-step-bot');
+    // What a replica killed a moment ago leaves: its runtime in presence, nobody on its channel.
+    const stale = { socketId: 'stale-runtime-socket', replicaId: 'replica-killed' };
+    await store.presence.addRuntime('one-step-bot', stale);
+    try {
+      const sub = Array.from({ length: 100 }, (_, i) => `stale-user-${i}`).find(
+        (candidate) => pickByRendezvous(candidate, [live, stale], (r) => r.socketId) === stale,
+      )!;
+      const user = await open(B, 'one-step-bot', sub);
+      const ack = (await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'g', text: 'to the next one' })) as SendAck;
+      expect(ack).toMatchObject({ ok: true });
+      expect(received).toEqual(['to the next one']);
+    } finally {
+      await store.presence.removeRuntime('one-step-bot', stale);
+    }
   });
 
   it('publishes nothing when the append fails: the bot is told SERVER_UNAVAILABLE, no replica delivers it', async () => {

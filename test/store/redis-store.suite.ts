@@ -73,6 +73,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
             clientId: 'c1',
             message: { id, ts: 't', agentId: 'bot', author: 'user', text: id, clientMessageId: 'm1' },
             subscribersOf: null,
+            handoff: null,
           }),
         ),
       );

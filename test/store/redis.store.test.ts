@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { legacyKeyRenames, migrateLegacyKeys } from '../../src/store/redis/legacy-keys';
 import { RedisStore } from '../../src/store/redis/redis.store';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { RedisConversationLog } from '../../src/store/redis/redis-conversation.log';
 import { describeRedisStore } from './redis-store.suite';
+import { pickByRendezvous, rendezvousSeed } from '../../src/relay/rendezvous';
+import { waitFor } from '../helpers/cluster';
 
 let redis: TestRedis;
 
@@ -73,6 +76,7 @@ describe('RedisMessageIntake on one server', () => {
           clientId: 'c1',
           message: null,
           subscribersOf: 'tabs:room-channel#',
+          handoff: null,
         });
       expect((await admit('m0')).subscribers).toBe(0);
       await subscribers[0].ssubscribe('tabs:room-channel#');
@@ -86,6 +90,73 @@ describe('RedisMessageIntake on one server', () => {
     } finally {
       client.disconnect();
       for (const s of subscribers) s.disconnect();
+    }
+  });
+});
+
+describe('RedisMessageIntake handing a message off to its runtime on another replica', () => {
+  const channel = { before: 'handoff:dispatch#', after: '#' };
+  /** The JSON a replica's dispatcher would publish, the socket id filled in by the script. */
+  const request = { before: '{"t":"req","id":"r1","socketId":', after: '}' };
+  const admit = (store: RedisStore, sub: string, clientMessageId: string, replicaId = 'self') =>
+    store.intake.admit({
+      key: { agentId: 'bot', sub, clientMessageId },
+      record: { id: clientMessageId, ts: 't', delivered: false },
+      ttlS: 60,
+      clientId: sub,
+      message: { id: clientMessageId, ts: 't', agentId: 'bot', author: 'user', text: 'hi', clientMessageId },
+      subscribersOf: null,
+      handoff: { seed: rendezvousSeed(sub), replicaId, channel, request },
+    });
+
+  it("picks the runtime the relay's rendezvous hashing picks, for any sub, and publishes the request to its replica", async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const store = new RedisStore(client, { prefix: 'handoff:' });
+      // Socket.IO ids: 20 characters of base64url.
+      const runtimes = Array.from({ length: 7 }, (_, i) => ({ socketId: randomBytes(15).toString('base64url'), replicaId: `R${i % 3}` }));
+      for (const runtime of runtimes) await store.presence.addRuntime('bot', runtime);
+      const received: { channel: string; request: { socketId: string } }[] = [];
+      listener.on('smessage', (channel: string, raw: string) => received.push({ channel, request: JSON.parse(raw) }));
+      await listener.ssubscribe(...['R0', 'R1', 'R2'].map((r) => `${channel.before}${r}${channel.after}`));
+      const subs = [...Array.from({ length: 300 }, (_, i) => `user-${i}`), 'ünïcödé', '用户', '🙂 emoji', 'a\u0000b', ''];
+      const picked = new Set<string>();
+      for (const [i, sub] of subs.entries()) {
+        const expected = pickByRendezvous(sub, runtimes, (r) => r.socketId)!;
+        picked.add(expected.socketId);
+        const intake = await admit(store, sub, `m${i}`);
+        expect({ sub, handedTo: intake.handedTo }).toEqual({ sub, handedTo: { runtime: expected, receivers: 1 } });
+        expect(intake.logged).toBe(true);
+      }
+      await waitFor(() => received.length === subs.length, 5000, 'every request');
+      subs.forEach((sub, i) => {
+        const expected = pickByRendezvous(sub, runtimes, (r) => r.socketId)!;
+        expect(received[i]).toEqual({
+          channel: `${channel.before}${expected.replicaId}${channel.after}`,
+          request: { t: 'req', id: 'r1', socketId: expected.socketId },
+        });
+      });
+      expect(picked.size).toBe(runtimes.length);
+    } finally {
+      client.disconnect();
+      listener.disconnect();
+    }
+  });
+
+  it("leaves this replica's own runtime, a retry and a bot without runtimes to the caller; 0 receivers for a gone replica", async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const store = new RedisStore(client, { prefix: 'handoff-left:' });
+      expect(await admit(store, 'u1', 'm1')).toMatchObject({ runtimes: [], handedTo: null, logged: false });
+      const runtime = { socketId: 'rt', replicaId: 'elsewhere' };
+      await store.presence.addRuntime('bot', runtime);
+      expect(await admit(store, 'u1', 'm1')).toMatchObject({ existing: { id: 'm1' }, handedTo: null });
+      // Nobody listens on that replica's channel: the caller hears 0 receivers (the replica is gone).
+      expect(await admit(store, 'u1', 'm2')).toMatchObject({ existing: null, logged: true, handedTo: { runtime, receivers: 0 } });
+      expect(await admit(store, 'u1', 'm3', 'elsewhere')).toMatchObject({ existing: null, logged: true, handedTo: null });
+    } finally {
+      client.disconnect();
     }
   });
 });

@@ -224,32 +224,45 @@ export function describeStoreContract(
           clientId: 'c1',
           message: log ? message(id) : null,
           subscribersOf: null,
+          handoff: null,
         });
       const logged = async () => (await store.conversations.readBefore('bot', 'c1', undefined, 10)).messages;
 
       it('claims, returns the live runtimes and logs a new message', async () => {
         await store.presence.addRuntime('bot', runtime);
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true, subscribers: null });
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true, subscribers: null, handedTo: null });
         expect(await logged()).toEqual([message('id-1')]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
 
       it('claims but logs nothing while the bot has no runtime (the caller waits, then appends)', async () => {
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false, subscribers: null });
+        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null });
         expect(await logged()).toEqual([]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
 
       it('logs nothing when no message is given (the log is off)', async () => {
         await store.presence.addRuntime('bot', runtime);
-        expect(await admit('id-1', false)).toEqual({ existing: null, runtimes: [runtime], logged: false, subscribers: null });
+        expect(await admit('id-1', false)).toEqual({
+          existing: null,
+          runtimes: [runtime],
+          logged: false,
+          subscribers: null,
+          handedTo: null,
+        });
         expect(await logged()).toEqual([]);
       });
 
       it('returns an undelivered earlier record with the runtimes and logs nothing under the new id', async () => {
         await store.presence.addRuntime('bot', runtime);
         await admit('id-1');
-        expect(await admit('id-2')).toEqual({ existing: record('id-1'), runtimes: [runtime], logged: false, subscribers: null });
+        expect(await admit('id-2')).toEqual({
+          existing: record('id-1'),
+          runtimes: [runtime],
+          logged: false,
+          subscribers: null,
+          handedTo: null,
+        });
         expect(await logged()).toEqual([message('id-1')]);
       });
 
@@ -262,6 +275,7 @@ export function describeStoreContract(
           runtimes: [],
           logged: false,
           subscribers: null,
+          handedTo: null,
         });
       });
 

@@ -7,7 +7,7 @@ import type { MemoryPresenceStore } from './memory-presence.store';
  * {@link MessageIntake} of the embedded store: the dedupe claim, the runtime lookup and the append
  * run synchronously, one after the other, and the message pays for one promise instead of three.
  * What may change between them on another store (a runtime leaving) the relay handles anyway. It
- * counts no subscribers: this store has no pub/sub.
+ * counts no subscribers and hands nothing off: this store has no pub/sub.
  */
 export class MemoryIntake implements MessageIntake {
   constructor(
@@ -18,10 +18,11 @@ export class MemoryIntake implements MessageIntake {
 
   async admit({ key, record, ttlS, clientId, message }: IntakeRequest): Promise<Intake> {
     const existing = this.dedupe.claimNow(key, record, ttlS);
-    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null };
+    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null, handedTo: null };
     const runtimes = this.presence.runtimesNow(key.agentId);
-    if (existing || runtimes.length === 0 || message === null) return { existing, runtimes, logged: false, subscribers: null };
+    if (existing || runtimes.length === 0 || message === null)
+      return { existing, runtimes, logged: false, subscribers: null, handedTo: null };
     this.log.appendNow(key.agentId, clientId, message);
-    return { existing, runtimes, logged: true, subscribers: null };
+    return { existing, runtimes, logged: true, subscribers: null, handedTo: null };
   }
 }

@@ -5,21 +5,62 @@ import { LUA_APPEND, type RedisConversationLog } from './redis-conversation.log'
 import { dedupeSeconds, type RedisDedupeStore } from './redis-dedupe.store';
 import { parseRuntime, type RedisPresenceStore } from './redis-presence.store';
 
+// Lua: the rendezvous pick of relay/rendezvous.ts over runtime members (JSON [replicaId, socketId]):
+// FNV-1a from the seed over the socket id's bytes (ASCII: its UTF-16 code units), then the murmur3
+// finalizer. Lua numbers are doubles: a 32-bit product is built from 16-bit halves to stay exact.
+const LUA_RENDEZVOUS = `
+local U32 = 4294967296
+local function mul32(a, b)
+  local lo = a % 65536
+  return (lo * b + ((a - lo) / 65536 * b) % 65536 * 65536) % U32
+end
+local function xor32(a, b) return bit.bxor(a, b) % U32 end
+local function score(seed, id)
+  local h = seed
+  for i = 1, #id do h = mul32(xor32(h, string.byte(id, i)), 16777619) end
+  h = xor32(h, math.floor(h / 65536))
+  h = mul32(h, 2246822507)
+  h = xor32(h, math.floor(h / 8192))
+  h = mul32(h, 3266489909)
+  return xor32(h, math.floor(h / 65536))
+end
+local function pick(members, seed)
+  local best, best_score, runtime = 0, -1, nil
+  for i, member in ipairs(members) do
+    local entry = cjson.decode(member)
+    local s = score(seed, entry[2])
+    if s > best_score then best, best_score, runtime = i, s, entry end
+  end
+  return best, runtime
+end`;
+
 // KEYS: the dedupe record, the bot's runtimes, then append's stream, index and clock (all under the
 // bot's hash tag: one slot). ARGV: record json, record ttl seconds, append's arguments with '' for
-// the json when nothing is to be logged, a shard channel or ''. Returns { existing record json or
-// '', runtime members, append's result or -1 when it did not run, the channel's subscribers or -1 }.
-// (The channel is only given where it lives on the same server as the keys: not on a Cluster.)
-const INTAKE = new LuaScript(`${LUA_NOW}${LUA_APPEND}
+// the json when nothing is to be logged, a shard channel or '', then the handoff or '': seed, this
+// replica's id, channel before and after the replica id, request before and after the socket id.
+// Returns { existing record json or '', runtime members, append's result or -1 when it did not run,
+// the channel's subscribers or -1, the handed-off runtime's index (1-based) or 0, its receivers or -1 }.
+// (Channels are only given where they live on the same server as the keys: not on a Cluster. The
+// request is published after the append: an append that fails aborts the script before it.)
+const INTAKE = new LuaScript(`${LUA_NOW}${LUA_APPEND}${LUA_RENDEZVOUS}
 local existing = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX', 'GET')
-if existing and cjson.decode(existing).delivered then return { existing, {}, -1, -1 } end
+if existing and cjson.decode(existing).delivered then return { existing, {}, -1, -1, 0, -1 } end
 local subscribers = -1
 if ARGV[8] ~= '' then subscribers = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[8])[2] end
 local runtimes = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')
-if existing or #runtimes == 0 or ARGV[4] == '' then return { existing or '', runtimes, -1, subscribers } end
-return { '', runtimes, append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]), subscribers }`);
+if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscribers, 0, -1 } end
+local appended = -1
+if ARGV[4] ~= '' then appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]) end
+if ARGV[9] == '' then return { '', runtimes, appended, subscribers, 0, -1 } end
+local handed, runtime = pick(runtimes, tonumber(ARGV[9]))
+if runtime[1] == ARGV[10] then return { '', runtimes, appended, subscribers, 0, -1 } end
+local receivers = redis.call('SPUBLISH', ARGV[11] .. runtime[1] .. ARGV[12], ARGV[13] .. cjson.encode(runtime[2]) .. ARGV[14])
+return { '', runtimes, appended, subscribers, handed, receivers }`);
 
-/** {@link MessageIntake} as one script, so a client message costs one Redis command before delivery. */
+/**
+ * {@link MessageIntake} as one script, so a client message costs one Redis command before delivery,
+ * and before its runtime's replica has it when a {@link Handoff} is given.
+ */
 export class RedisMessageIntake implements MessageIntake {
   constructor(
     private readonly redis: RedisClient,
@@ -28,21 +69,25 @@ export class RedisMessageIntake implements MessageIntake {
     private readonly log: RedisConversationLog,
   ) {}
 
-  async admit({ key, record, ttlS, clientId, message, subscribersOf }: IntakeRequest): Promise<Intake> {
+  async admit({ key, record, ttlS, clientId, message, subscribersOf, handoff }: IntakeRequest): Promise<Intake> {
     const { agentId } = key;
     const keys = [this.dedupe.key(key), this.presence.runtimes(agentId), ...this.log.appendKeys(agentId, clientId)];
     const append = message === null ? ['', '', 0, 0, 0] : this.log.appendArgs(clientId, message.id, JSON.stringify(message));
-    const [found, members, appended, counted] = await INTAKE.run<[string, string[], number, number]>(this.redis, keys, [
-      JSON.stringify(record),
-      dedupeSeconds(ttlS),
-      ...append,
-      subscribersOf ?? '',
-    ]);
+    const handing =
+      handoff === null
+        ? ['']
+        : [handoff.seed, handoff.replicaId, handoff.channel.before, handoff.channel.after, handoff.request.before, handoff.request.after];
+    const [found, members, appended, counted, handed, receivers] = await INTAKE.run<[string, string[], number, number, number, number]>(
+      this.redis,
+      keys,
+      [JSON.stringify(record), dedupeSeconds(ttlS), ...append, subscribersOf ?? '', ...handing],
+    );
     const existing = found === '' ? null : (JSON.parse(found) as DedupeRecord);
     const runtimes = members.map(parseRuntime);
     const subscribers = counted < 0 ? null : counted;
-    if (appended < 0) return { existing, runtimes, logged: false, subscribers };
+    const handedTo = handed > 0 ? { runtime: runtimes[handed - 1], receivers } : null;
+    if (appended < 0) return { existing, runtimes, logged: false, subscribers, handedTo };
     await this.log.appended(agentId, clientId, appended);
-    return { existing, runtimes, logged: true, subscribers };
+    return { existing, runtimes, logged: true, subscribers, handedTo };
   }
 }
