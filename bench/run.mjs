@@ -227,15 +227,21 @@ async function connectLoad(gen, kind, agentsOn, clientsOn, tag) {
   if (c.connected !== LOAD.clients) throw new Error(`${kind}: only ${c.connected} clients connected (${c.firstError})`);
 }
 
-/** Closed-loop throughput and open-loop latency, alternating between the two servers. */
-async function relayMeasurements(gen, serversOf, label, kinds = KINDS) {
+/**
+ * Closed-loop throughput and open-loop latency, alternating between the two servers. `redisPid`,
+ * the redis-server both sides share, has its CPU per round trip counted apart: the slices alternate,
+ * so what it spends in a slice is (but for presence refreshes and canaries) that side's.
+ */
+async function relayMeasurements(gen, serversOf, label, kinds = KINDS, redisPid = null) {
   const cpuOf = (kind) => serversOf(kind).reduce((ms, server) => ms + cpuMs(server.pid), 0);
+  const redisCpu = () => (redisPid === null ? 0 : cpuMs(redisPid));
   const allocatedOf = async (kind) => (await Promise.all(serversOf(kind).map(allocatedBytes))).reduce((sum, n) => sum + n, 0);
   const tp = await alternate(async (kind) => {
-    const [cpu0, bytes0] = [cpuOf(kind), await allocatedOf(kind)];
+    const [cpu0, redis0, bytes0] = [cpuOf(kind), redisCpu(), await allocatedOf(kind)];
     const r = await gen.call('closedLoop', { warmupMs: WARMUP_MS / 2, durationMs: WINDOW_MS / 2, group: kind });
-    const [cpu1, bytes1] = [cpuOf(kind), await allocatedOf(kind)];
-    return { ...r, cpuPerRt: (cpu1 - cpu0) / (r.total || 1), bytesPerRt: (bytes1 - bytes0) / (r.total || 1) };
+    const [cpu1, redis1, bytes1] = [cpuOf(kind), redisCpu(), await allocatedOf(kind)];
+    const per = (delta) => delta / (r.total || 1);
+    return { ...r, cpuPerRt: per(cpu1 - cpu0), redisCpuPerRt: per(redis1 - redis0), bytesPerRt: per(bytes1 - bytes0) };
   }, kinds);
   const lat = await alternate(
     (kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }),
@@ -249,6 +255,7 @@ async function relayMeasurements(gen, serversOf, label, kinds = KINDS) {
       rtSlices: tp[kind].map((r) => Math.round(r.perSecond)),
       rtErrors: tp[kind].reduce((n, r) => n + r.errors, 0),
       cpuPerRt: median(tp[kind].map((r) => r.cpuPerRt)),
+      redisCpuPerRt: median(tp[kind].map((r) => r.redisCpuPerRt)),
       kbPerRt: median(tp[kind].map((r) => r.bytesPerRt)) / 1000,
       // Latency per slice, then the median over slices (like throughput): one slice that shared the
       // machine with a burst of other work moves a pooled p99 by itself. The pooled one is logged.
@@ -262,7 +269,7 @@ async function relayMeasurements(gen, serversOf, label, kinds = KINDS) {
     const o = out[kind];
     log(
       `${kind} ${label}: ${o.rt.toFixed(0)} round trips/s (slices ${o.rtSlices.join(', ')}; ${o.rtErrors} errors), ` +
-        `${o.cpuPerRt.toFixed(3)} ms CPU and ${o.kbPerRt.toFixed(1)} KB allocated each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `${o.cpuPerRt.toFixed(3)} ms CPU${redisPid === null ? '' : ` (and Redis ${o.redisCpuPerRt.toFixed(3)} ms)`} and ${o.kbPerRt.toFixed(1)} KB allocated each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
         `(slices ${o.p99Slices.map((v) => v.toFixed(2)).join(', ')}; pooled ${o.p99Pooled.toFixed(2)}; ` +
         `${o.latSamples} samples, ${o.latErrors} errors/lost)`,
     );
@@ -396,13 +403,14 @@ async function clusterPhase(gen) {
   try {
     for (const kind of KINDS) servers[kind] = [await startServer(kind, redis.url), await startServer(kind, redis.url)];
     for (const kind of KINDS) await connectLoad(gen, kind, servers[kind][0], servers[kind][1], 'cl');
-    const m = await relayMeasurements(gen, (kind) => servers[kind], '2 replicas');
+    const m = await relayMeasurements(gen, (kind) => servers[kind], '2 replicas', KINDS, redis.child.pid);
     for (const kind of KINDS) {
       Object.assign(results[kind], {
         rt2: m[kind].rt,
         rt2Slices: m[kind].rtSlices,
         rtErrors2: m[kind].rtErrors,
         cpuPerRt2: m[kind].cpuPerRt,
+        redisCpuPerRt2: m[kind].redisCpuPerRt,
         kbPerRt2: m[kind].kbPerRt,
         p50c: m[kind].p50,
         p99c: m[kind].p99,
@@ -560,6 +568,7 @@ function table() {
   latencyRows(ratioRow);
   ratioRow('Server CPU per round trip (ms), 1 replica', 'cpuPerRt1', 3, '—');
   ratioRow('Server CPU per round trip (ms), 2 replicas (sum)', 'cpuPerRt2', 3, '—');
+  ratioRow("Redis CPU per round trip (ms), 2 replicas (the redis-server both share, in each side's slices)", 'redisCpuPerRt2', 3, '—');
   ratioRow('Allocated per round trip (KB on the V8 heap, collected included), 1 replica', 'kbPerRt1', 1, '—');
   ratioRow('Allocated per round trip (KB), 2 replicas (sum)', 'kbPerRt2', 1, '—');
   const kib = (v) => (v === undefined ? undefined : v / 1024);
