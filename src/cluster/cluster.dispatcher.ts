@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../store/redis/redis-client';
+import type { RedisDedupeStore } from '../store/redis/redis-dedupe.store';
 import type { Namespace } from 'socket.io';
 import {
   LocalDispatcher,
+  type DeliveryRecord,
   type DeliveryResult,
   type PreparedDelivery,
   type RuntimeDeliveries,
+  type SocketDelivery,
   type RuntimeDispatcher,
 } from '../relay/dispatcher';
 import { Events, type AgentInboundMessage } from '../protocol';
@@ -20,6 +23,8 @@ interface DeliveryRequest {
   socketId: string;
   message: AgentInboundMessage;
   timeoutMs: number;
+  /** The dedupe record to mark delivered with the response, when the requesting replica asks for it. */
+  record?: DeliveryRecord;
 }
 
 interface DeliveryResponse {
@@ -35,8 +40,10 @@ const NETWORK_MARGIN_MS = 1000;
  * Delivers to the replica that holds the chosen runtime (presence names it): locally when that is
  * this replica, else a request on the target replica's own sharded channel, answered on this
  * replica's channel. Two Redis messages per delivery, each received by one replica, whatever the
- * number of replicas. Where `handoffs` is set (one Redis server or Sentinel: the channels live
- * beside the bot's keys), the store's intake script publishes the first request itself.
+ * number of replicas. Where scripts may publish on those channels (one Redis server or Sentinel:
+ * they live beside the bot's keys; `dedupe` is given then), the store's intake script publishes the
+ * first request itself, and the runtime's replica marks the dedupe record delivered in the script
+ * that publishes the ack: a client message then costs two Redis commands on its way, not four.
  */
 export class ClusterDispatcher implements RuntimeDispatcher {
   private readonly local: LocalDispatcher;
@@ -53,17 +60,18 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     /** A replica's channel is `channel.before + replicaId + channel.after`. */
     private readonly channel: Template,
     private readonly report: RedisErrorReporter,
-    private readonly handoffs: boolean,
+    private readonly dedupe: RedisDedupeStore | null,
   ) {
     this.local = new LocalDispatcher(agents, deliveries);
     channels.subscribe(this.channelOf(replicaId), (raw) => this.onMessage(raw));
   }
 
-  async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
+  async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
     const id = randomUUID();
     const settled = this.awaitResponse(id, timeoutMs);
     const request: DeliveryRequest = { t: 'req', id, from: this.replicaId, socketId: target.socketId, message, timeoutMs };
+    if (this.dedupe !== null) request.record = record;
     let receivers: number;
     try {
       receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), JSON.stringify(request)));
@@ -76,12 +84,15 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     return settled;
   }
 
-  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number): PreparedDelivery | null {
-    if (!this.handoffs) return null;
+  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number, record: DeliveryRecord): PreparedDelivery | null {
+    if (this.dedupe === null) return null;
     const id = randomUUID();
     // The response may come before the intake's own reply: await it from the start.
     const settled = this.awaitResponse(id, timeoutMs);
-    const json = JSON.stringify({ t: 'req', id, from: this.replicaId, message, timeoutMs } satisfies Omit<DeliveryRequest, 'socketId'>);
+    const json = JSON.stringify({ t: 'req', id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<
+      DeliveryRequest,
+      'socketId'
+    >);
     return {
       handoff: {
         seed,
@@ -140,16 +151,27 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   private serve(request: DeliveryRequest): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
     const work = (
-      socket?.connected ? this.deliveries.deliver(socket, request.message, request.timeoutMs) : Promise.resolve<DeliveryResult>('gone')
+      socket?.connected ? this.deliveries.deliver(socket, request.message, request.timeoutMs) : Promise.resolve<SocketDelivery>('gone')
     ).then((result) => this.respond(request, result));
     this.serving.add(work);
     void work.finally(() => this.serving.delete(work));
   }
 
-  private async respond(request: DeliveryRequest, result: DeliveryResult): Promise<void> {
-    const response: DeliveryResponse = { t: 'res', id: request.id, result };
+  private async respond(request: DeliveryRequest, result: SocketDelivery): Promise<void> {
+    const channel = this.channelOf(request.from);
+    const response = (outcome: DeliveryResult) => JSON.stringify({ t: 'res', id: request.id, result: outcome } satisfies DeliveryResponse);
     try {
-      await this.pub.spublish(this.channelOf(request.from), JSON.stringify(response));
+      const { record } = request;
+      if (result === 'acked' && record !== undefined && this.dedupe !== null) {
+        await this.dedupe.markDeliveredThenPublish(
+          record.key,
+          record.record,
+          record.ttlS,
+          channel,
+          response('acked-and-marked'),
+          response('acked'),
+        );
+      } else await this.pub.spublish(channel, response(result));
     } catch (err) {
       this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
     }

@@ -138,8 +138,8 @@ export async function createRedisInfrastructure(
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
-      const handoffs = topology.kind !== 'cluster';
-      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, handoffs);
+      const dedupe = topology.kind === 'cluster' ? null : store.dedupe;
+      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, dedupe);
     },
     start() {
       keeper?.start();

@@ -1,21 +1,34 @@
 import type { Namespace, Socket } from 'socket.io';
 import { Events, type AgentInboundMessage } from '../protocol';
-import type { Handoff, RuntimeEntry } from '../store/store';
+import type { DedupeKey, DedupeRecord, Handoff, RuntimeEntry } from '../store/store';
 
-/** How one delivery attempt to a chosen runtime ended. */
-export type DeliveryResult = 'acked' | 'timeout' | 'gone';
+/** How a runtime socket answered a delivery: it acked, did not in time, or left. */
+export type SocketDelivery = 'acked' | 'timeout' | 'gone';
+
+/**
+ * How one delivery attempt to a chosen runtime ended: as {@link SocketDelivery}, `acked` leaving the
+ * caller to mark the dedupe record delivered, or `acked-and-marked` with the record marked already.
+ */
+export type DeliveryResult = SocketDelivery | 'acked-and-marked';
+
+/** A delivery's dedupe record, which a dispatcher may mark delivered along with the ack's way back. */
+export interface DeliveryRecord {
+  key: DedupeKey;
+  record: DedupeRecord;
+  ttlS: number;
+}
 
 /**
  * Hands a client message to one agent runtime and waits for its ack. The cluster implementation
  * forwards to the replica that holds the runtime and gets the ack back point to point.
  */
 export interface RuntimeDispatcher {
-  deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult>;
+  deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult>;
   /**
    * A delivery of `message` (to the runtime of rendezvous seed `seed`) for the store to start with
    * the intake, or null where it cannot: then {@link deliver} as usual.
    */
-  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number): PreparedDelivery | null;
+  prepare(message: AgentInboundMessage, timeoutMs: number, seed: number, record: DeliveryRecord): PreparedDelivery | null;
   close(): Promise<void>;
 }
 
@@ -28,7 +41,7 @@ export interface PreparedDelivery {
   cancel(): void;
 }
 
-type Settle = (result: DeliveryResult) => void;
+type Settle = (result: SocketDelivery) => void;
 
 /**
  * Deliveries to runtime sockets of this replica that await the runtime's ack. One per hub; the
@@ -47,11 +60,11 @@ export class RuntimeDeliveries {
    * which a runtime that never acks never does; with the timeout the library drops the entry when
    * it fires. So what a live runtime holds is bounded by its deliveries of the last timeout period.
    */
-  deliver(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
+  deliver(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<SocketDelivery> {
     if (!socket.connected) return Promise.resolve('gone');
     return new Promise((resolve) => {
       const pending = this.pendingOn(socket);
-      function settle(result: DeliveryResult) {
+      function settle(result: SocketDelivery) {
         if (!pending.delete(settle)) return;
         resolve(result);
       }

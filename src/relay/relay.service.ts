@@ -74,7 +74,11 @@ export class RelayService {
     const seed = rendezvousSeed(sender.sub);
     let message = this.inbound(fresh, agentId, sender.clientId, payload);
     // Where the store can, its intake also hands the message to a runtime on another replica.
-    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed);
+    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, {
+      key,
+      record: fresh,
+      ttlS: config.DEDUPE_WINDOW_S,
+    });
     let intake: Intake;
     try {
       intake = await store.intake.admit({
@@ -113,17 +117,18 @@ export class RelayService {
       const unlogged = await this.record(agentId, sender.clientId, entry);
       if (unlogged) return unlogged;
     }
+    const delivery = { key, record, ttlS: config.DEDUPE_WINDOW_S };
     // The runtime the intake handed the message to goes first; then the usual pick.
     let handed = handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null;
     for (;;) {
       // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
       while (runtimes.length > 0) {
         const target = handed?.target ?? pickByRendezvousSeed(seed, runtimes, runtimeKey)!;
-        const result = await (handed?.result ?? this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS));
+        const result = await (handed?.result ?? this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS, delivery));
         handed = null;
-        if (result === 'acked') {
+        if (result === 'acked' || result === 'acked-and-marked') {
           // Not awaited: the ack does not wait for a write whose failure would not change it.
-          void this.recordDelivered(key, record);
+          if (result === 'acked') void this.recordDelivered(key, record);
           this.toAgent.add();
           // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
           this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);

@@ -288,15 +288,25 @@ describe('a message logged and sent on in one step (one Redis server)', () => {
   });
   afterAll(() => redis.disconnect());
 
-  /** The commands Redis runs while `act` runs whose arguments hold `marker`, as MONITOR prints them. */
+  /**
+   * The commands Redis runs while `act` runs whose arguments hold `marker`, as MONITOR prints them.
+   * Redis ran them before an ECHO sent once `act` is done, so they are all in once MONITOR shows it
+   * (MONITOR's socket may still hold them when `act`'s last answer arrives by another way).
+   */
   async function commandsHolding(marker: string, act: () => Promise<void>): Promise<string[]> {
     const monitor = await redis.monitor();
     const lines: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (args.some((a) => a.includes(marker))) lines.push(`${source.startsWith('lua') ? 'lua ' : ''}${args[0].toLowerCase()}`);
+    const end = `end of ${marker}`;
+    const ended = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        if (args[1] === end) resolve();
+        else if (args.some((a) => a.includes(marker))) lines.push(`${source.startsWith('lua') ? 'lua ' : ''}${args[0].toLowerCase()}`);
+      });
     });
     try {
       await act();
+      await redis.echo(end);
+      await ended;
     } finally {
       monitor.disconnect();
     }
@@ -339,6 +349,28 @@ describe('a message logged and sent on in one step (one Redis server)', () => {
     expect(commands).toContain('lua xadd');
     expect(commands).toContain('lua spublish');
     expect(received).toEqual(['warm-up', marker]);
+  });
+
+  it("marks a handed-off message delivered in the script that publishes the runtime's ack; a retry is not delivered again", async () => {
+    const received: string[] = [];
+    agent.onMessage((m) => {
+      received.push(m.id);
+    });
+    const user = await open(B, 'one-step-bot', 'marked-user');
+    // The first message may load the scripts (EVALSHA, then EVAL).
+    expect(await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'w', text: 'warm-up' })).toMatchObject({ ok: true });
+    const clientMessageId = `marked-${Date.now()}`;
+    let first: SendAck | undefined;
+    const commands = await commandsHolding(clientMessageId, async () => {
+      first = (await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId, text: 'once' })) as SendAck;
+    });
+    expect(first).toMatchObject({ ok: true });
+    // The intake on B, then the delivered mark with the ack's publish on A: no command of its own for the mark.
+    expect(commands.filter((c) => !c.startsWith('lua '))).toEqual(['evalsha', 'evalsha']);
+    expect(commands.filter((c) => c === 'lua set')).toHaveLength(2);
+    const retry = (await user.socket.timeout(10_000).emitWithAck('message', { clientMessageId, text: 'once' })) as SendAck;
+    expect(retry).toEqual(first);
+    expect(received.slice(1)).toEqual([(first as { id: string }).id]);
   });
 
   it("delivers to the next runtime when the handed-off one's replica is gone (its presence not yet expired)", async () => {

@@ -161,6 +161,40 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
   });
 });
 
+describe('RedisDedupeStore.markDeliveredThenPublish', () => {
+  it('writes the delivered record, then publishes; publishes the other payload when Redis refuses the write', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const store = new RedisStore(client, { prefix: 'mark:' });
+      const received: string[] = [];
+      listener.on('smessage', (_channel: string, raw: string) => received.push(raw));
+      await listener.ssubscribe('mark:replica#');
+      const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
+      const record = { id: 'id-1', ts: 't', delivered: false };
+      expect(await store.dedupe.claim(key, record, 60)).toBeNull();
+      await store.dedupe.markDeliveredThenPublish(key, record, 60, 'mark:replica#', 'marked', 'unmarked');
+      expect(await store.dedupe.claim(key, record, 60)).toEqual({ ...record, delivered: true });
+
+      // Out of memory (maxmemory far below use, noeviction): SET fails, the publish still goes out.
+      const other = { ...key, clientMessageId: 'm2' };
+      expect(await store.dedupe.claim(other, record, 60)).toBeNull();
+      await client.config('SET', 'maxmemory', '1');
+      try {
+        await store.dedupe.markDeliveredThenPublish(other, record, 60, 'mark:replica#', 'marked', 'unmarked');
+      } finally {
+        await client.config('SET', 'maxmemory', '0');
+      }
+      expect(await store.dedupe.claim(other, record, 60)).toEqual(record);
+      await waitFor(() => received.length === 2, 5000, 'both publishes');
+      expect(received).toEqual(['marked', 'unmarked']);
+    } finally {
+      client.disconnect();
+      listener.disconnect();
+    }
+  });
+});
+
 describe('RedisConversationLog layout', () => {
   it("keeps every key of a bot in the bot's hash slot and expires them after the last append", async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
