@@ -96,27 +96,35 @@ async function startRedis() {
   return { proc, port, url: `redis://127.0.0.1:${port}` };
 }
 
-/** Redis's CPU seconds and calls per command (INFO cpu and commandstats), to diff over the window. */
+/**
+ * Redis's CPU seconds, and calls and µs spent per command (INFO cpu and commandstats), to diff over
+ * the window. A script's µs include those of the commands it calls.
+ */
 function redisCounters(port) {
   const text = execFileSync('redis-cli', ['-p', String(port), 'INFO', 'everything'], { encoding: 'utf8' });
   const field = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)[1]);
-  const calls = new Map([...text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
-  return { cpuS: field('used_cpu_sys') + field('used_cpu_user'), calls };
+  const stats = new Map(
+    [...text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)].map((m) => [m[1], { calls: Number(m[2]), us: Number(m[3]) }]),
+  );
+  return { cpuS: field('used_cpu_sys') + field('used_cpu_user'), stats };
 }
 
 /** Redis's share of the window: CPU and commands per round trip. */
 function reportRedis(before, after, roundTrips) {
   const cpuUs = ((after.cpuS - before.cpuS) * 1e6) / roundTrips;
-  const rows = [...after.calls]
-    .map(([cmd, n]) => [cmd, (n - (before.calls.get(cmd) ?? 0)) / roundTrips])
+  const rows = [...after.stats]
+    .map(([cmd, { calls, us }]) => {
+      const was = before.stats.get(cmd) ?? { calls: 0, us: 0 };
+      return [cmd, (calls - was.calls) / roundTrips, (us - was.us) / roundTrips];
+    })
     .filter(([, n]) => n >= 0.01)
     .sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
   console.log(`
 Redis: ${cpuUs.toFixed(1)} µs CPU and ${total.toFixed(2)} commands per round trip, calls made by scripts included
 `);
-  console.log('| Redis command | calls per round trip |\n|---|---|');
-  for (const [cmd, n] of rows) console.log(`| ${cmd} | ${n.toFixed(2)} |`);
+  console.log('| Redis command | calls per round trip | µs per round trip (commandstats) |\n|---|---|---|');
+  for (const [cmd, n, us] of rows) console.log(`| ${cmd} | ${n.toFixed(2)} | ${us.toFixed(1)} |`);
 }
 
 async function main() {
