@@ -114,8 +114,9 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
     const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
       const store = new RedisStore(client, { prefix: 'handoff:' });
-      // Socket.IO ids: 20 characters of base64url.
+      // Socket.IO ids: 20 characters of base64url; and one id JSON must escape.
       const runtimes = Array.from({ length: 7 }, (_, i) => ({ socketId: randomBytes(15).toString('base64url'), replicaId: `R${i % 3}` }));
+      runtimes.push({ socketId: 'odd"socket\\id', replicaId: 'R1' });
       for (const runtime of runtimes) await store.presence.addRuntime('bot', runtime);
       const received: { channel: string; request: { socketId: string } }[] = [];
       listener.on('smessage', (channel: string, raw: string) => received.push({ channel, request: JSON.parse(raw) }));
@@ -155,6 +156,11 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
       // Nobody listens on that replica's channel: the caller hears 0 receivers (the replica is gone).
       expect(await admit(store, 'u1', 'm2')).toMatchObject({ existing: null, logged: true, handedTo: { runtime, receivers: 0 } });
       expect(await admit(store, 'u1', 'm3', 'elsewhere')).toMatchObject({ existing: null, logged: true, handedTo: null });
+      // A bot's only runtime is taken without scoring, its member read whatever it holds.
+      await store.presence.removeRuntime('bot', runtime);
+      const odd = { socketId: 'only"one\\', replicaId: 'rep"lica' };
+      await store.presence.addRuntime('bot', odd);
+      expect(await admit(store, 'u1', 'm4')).toMatchObject({ existing: null, handedTo: { runtime: odd, receivers: 0 } });
     } finally {
       client.disconnect();
     }

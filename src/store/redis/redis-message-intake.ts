@@ -8,6 +8,8 @@ import { parseRuntime, type RedisPresenceStore } from './redis-presence.store';
 // Lua: the rendezvous pick of relay/rendezvous.ts over runtime members (JSON [replicaId, socketId]):
 // FNV-1a from the seed over the socket id's bytes (ASCII: its UTF-16 code units), then the murmur3
 // finalizer. Lua numbers are doubles: a 32-bit product is built from 16-bit halves to stay exact.
+// A bot's only runtime is picked without scoring; members are read by pattern where they hold no
+// escapes (JSON.stringify of two plain ids), else decoded.
 const LUA_RENDEZVOUS = `
 local U32 = 4294967296
 local function mul32(a, b)
@@ -24,14 +26,21 @@ local function score(seed, id)
   h = mul32(h, 3266489909)
   return xor32(h, math.floor(h / 65536))
 end
+local function runtime_of(member)
+  local replica, socket = string.match(member, '^%["([^"\\\\]*)","([^"\\\\]*)"%]$')
+  if replica then return replica, socket end
+  local entry = cjson.decode(member)
+  return entry[1], entry[2]
+end
 local function pick(members, seed)
-  local best, best_score, runtime = 0, -1, nil
+  if #members == 1 then return 1, runtime_of(members[1]) end
+  local best, best_score, best_replica, best_socket = 0, -1, nil, nil
   for i, member in ipairs(members) do
-    local entry = cjson.decode(member)
-    local s = score(seed, entry[2])
-    if s > best_score then best, best_score, runtime = i, s, entry end
+    local replica, socket = runtime_of(member)
+    local s = score(seed, socket)
+    if s > best_score then best, best_score, best_replica, best_socket = i, s, replica, socket end
   end
-  return best, runtime
+  return best, best_replica, best_socket
 end`;
 
 // KEYS: the dedupe record, the bot's runtimes, then append's stream, index and clock (all under the
@@ -52,9 +61,9 @@ if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscr
 local appended = -1
 if ARGV[4] ~= '' then appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]) end
 if ARGV[9] == '' then return { '', runtimes, appended, subscribers, 0, -1 } end
-local handed, runtime = pick(runtimes, tonumber(ARGV[9]))
-if runtime[1] == ARGV[10] then return { '', runtimes, appended, subscribers, 0, -1 } end
-local receivers = redis.call('SPUBLISH', ARGV[11] .. runtime[1] .. ARGV[12], ARGV[13] .. cjson.encode(runtime[2]) .. ARGV[14])
+local handed, replica, socket = pick(runtimes, tonumber(ARGV[9]))
+if replica == ARGV[10] then return { '', runtimes, appended, subscribers, 0, -1 } end
+local receivers = redis.call('SPUBLISH', ARGV[11] .. replica .. ARGV[12], ARGV[13] .. cjson.encode(socket) .. ARGV[14])
 return { '', runtimes, appended, subscribers, handed, receivers }`);
 
 /**
