@@ -29,7 +29,10 @@ export function rendezvousSeed(key: string): number {
   return fnvUpdate(FNV_OFFSET, `${key}\u0000`) >>> 0;
 }
 
-/** The score of candidate `id` for the key `seed` came from: 32-bit FNV-1a with a murmur3 finalizer, so similar inputs spread over the whole range. */
+/**
+ * The score of candidate `id` for the key `seed` came from: 32-bit FNV-1a with a murmur3 finalizer,
+ * so similar inputs spread over the whole range.
+ */
 function rendezvousScore(seed: number, id: string): number {
   return mix(fnvUpdate(seed, id));
 }
