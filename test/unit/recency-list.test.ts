@@ -34,6 +34,20 @@ describe('RecencyList', () => {
     expect(dropped).toEqual(['a']);
   });
 
+  it('adds a value under a key a read found empty as the newest, and moves it on touch', () => {
+    const list = new RecencyList<Entry>();
+    list.touch(entry('a', 100));
+    expect(list.get('b', 0)).toBeUndefined();
+    const b = entry('b', 100);
+    list.add(b);
+    list.add(entry('c', 100));
+    expect(keys(list)).toEqual(['a', 'b', 'c']);
+    expect(list.peek('b', 0)).toBe(b);
+    list.touch(b);
+    expect(keys(list)).toEqual(['a', 'c', 'b']);
+    expect(list.size).toBe(3);
+  });
+
   it('hides and drops an expired value on read, telling onDrop', () => {
     const { list, dropped } = dropping();
     list.touch(entry('a', 10));

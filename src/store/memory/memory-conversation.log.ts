@@ -84,10 +84,12 @@ export class MemoryConversationLog implements ConversationLog {
   appendNow(agentId: string, clientId: string | null, message: LoggedMessage): void {
     const now = Date.now();
     const key = logKey(agentId, clientId);
-    const log = this.logs.peek(key, now) ?? newLog(key, agentId, clientId);
+    const found = this.logs.peek(key, now);
+    const log = found ?? newLog(key, agentId, clientId);
     // An append restarts the log's TTL, a repeated one included.
     log.expiresAt = now + this.ttlMs;
-    this.logs.touch(log);
+    if (found) this.logs.touch(log);
+    else this.logs.add(log);
     this.logs.sweep(now);
     const { id } = message;
     if (id > log.topId) log.topId = id;

@@ -29,7 +29,7 @@ export class MemoryDedupeStore implements DedupeStore {
     const name = recordName(key);
     const existing = this.records.get(name, now);
     if (existing) return { id: existing.id, ts: existing.ts, delivered: existing.delivered };
-    this.records.touch(held(name, record, now + ttlS * 1000));
+    this.records.add(held(name, record, now + ttlS * 1000));
     this.records.sweep(now);
     this.records.trim(() => this.records.size > this.maxRecords);
     return null;
@@ -39,10 +39,13 @@ export class MemoryDedupeStore implements DedupeStore {
     const now = Date.now();
     const name = recordName(key);
     const expiresAt = now + ttlS * 1000;
-    const kept = this.records.peek(name, now) ?? held(name, record, expiresAt);
-    kept.delivered = true;
-    kept.expiresAt = expiresAt;
-    this.records.touch(kept);
+    const kept = this.records.peek(name, now);
+    if (kept === undefined) this.records.add(held(name, { ...record, delivered: true }, expiresAt));
+    else {
+      kept.delivered = true;
+      kept.expiresAt = expiresAt;
+      this.records.touch(kept);
+    }
     this.records.trim(() => this.records.size > this.maxRecords);
   }
 }

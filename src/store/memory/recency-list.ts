@@ -61,16 +61,21 @@ export class RecencyList<V extends Listed<V>> {
     if (value.older !== null || this.oldest === value) {
       if (this.newest === value) return;
       this.unlink(value);
+      this.linkNewest(value);
     } else {
       const other = this.byKey.get(value.key);
       if (other !== undefined) this.remove(other);
-      this.byKey.set(value.key, value);
+      this.add(value);
     }
-    value.older = this.newest;
-    value.newer = null;
-    if (this.newest) this.newest.newer = value;
-    else this.oldest = value;
-    this.newest = value;
+  }
+
+  /**
+   * Lists `value` as the newest under a key that holds no value, as {@link peek} or {@link get}
+   * just found: one map write and no lookup, for the owners' paths that add after a miss.
+   */
+  add(value: V): void {
+    this.byKey.set(value.key, value);
+    this.linkNewest(value);
   }
 
   delete(key: string): boolean {
@@ -112,6 +117,14 @@ export class RecencyList<V extends Listed<V>> {
     this.byKey.delete(value.key);
     this.unlink(value);
     this.onDrop(value);
+  }
+
+  private linkNewest(value: V): void {
+    value.older = this.newest;
+    value.newer = null;
+    if (this.newest) this.newest.newer = value;
+    else this.oldest = value;
+    this.newest = value;
   }
 
   private unlink(value: V): void {
