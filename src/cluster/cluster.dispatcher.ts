@@ -12,7 +12,8 @@ import {
   type RuntimeDispatcher,
 } from '../relay/dispatcher';
 import { Events, type AgentInboundMessage } from '../protocol';
-import type { RuntimeEntry, Template } from '../store/store';
+import type { Template } from '../store/conversation-log';
+import type { RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
 

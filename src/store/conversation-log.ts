@@ -23,14 +23,18 @@ export interface ConversationLogLimits {
   ttlS: number;
 }
 
+/** A text with one value to fill in between `before` and `after`. */
+export interface Template {
+  before: string;
+  after: string;
+}
+
 /**
  * A message for other replicas: a sharded pub/sub channel and what to publish on it, the logged
  * message's JSON between `before` and `after` (so the message is serialized once, for both).
  */
-export interface Publication {
+export interface Publication extends Template {
   channel: string;
-  before: string;
-  after: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AgentDepartures } from './agent-departures';
-import type { ConversationLog, LoggedMessage } from './conversation-log';
+import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
 
 /**
  * Shared state behind one interface: in memory for the embedded single replica, Redis when
@@ -102,12 +102,6 @@ export interface Handoff {
   channel: Template;
   /** The request is `request.before + the runtime's socket id as a JSON string + request.after`. */
   request: Template;
-}
-
-/** A text with one value to fill in between `before` and `after`. */
-export interface Template {
-  before: string;
-  after: string;
 }
 
 /** What {@link MessageIntake.admit} found and did. */
