@@ -28,7 +28,7 @@ export class RedisDedupeStore implements DedupeStore {
   }
 
   async markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void> {
-    await this.redis.set(this.key(key), JSON.stringify({ ...record, delivered: true }), 'EX', dedupeSeconds(ttlS));
+    await this.redis.set(this.key(key), deliveredJson(record), 'EX', dedupeSeconds(ttlS));
   }
 
   /**
@@ -44,14 +44,18 @@ export class RedisDedupeStore implements DedupeStore {
     marked: string,
     unmarked: string,
   ): Promise<void> {
-    const delivered = JSON.stringify({ ...record, delivered: true });
-    await MARK_THEN_PUBLISH.run(this.redis, [this.key(key)], [delivered, dedupeSeconds(ttlS), channel, marked, unmarked]);
+    await MARK_THEN_PUBLISH.run(this.redis, [this.key(key)], [deliveredJson(record), dedupeSeconds(ttlS), channel, marked, unmarked]);
   }
 
   /** The sub's length goes first, so no two keys share a name whatever characters sub holds. */
   key({ agentId, sub, clientMessageId }: DedupeKey): string {
     return `${this.prefix}${hashTag(agentId)}:dedupe:${sub.length}:${sub}:${clientMessageId}`;
   }
+}
+
+/** `record` as stored once its message was delivered. */
+function deliveredJson(record: DedupeRecord): string {
+  return JSON.stringify({ ...record, delivered: true });
 }
 
 /** A record's TTL in whole seconds, at least one (EX takes no fractions). */
