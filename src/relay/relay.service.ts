@@ -2,7 +2,7 @@ import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
-import type { RuntimeDispatcher } from './dispatcher';
+import type { DeliveryRecord, RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
 import {
   Authors,
@@ -73,12 +73,9 @@ export class RelayService {
     const room = Rooms.client(agentId, sender.clientId);
     const seed = rendezvousSeed(sender.sub);
     let message = this.inbound(fresh, agentId, sender.clientId, payload);
+    let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
     // Where the store can, its intake also hands the message to a runtime on another replica.
-    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, {
-      key,
-      record: fresh,
-      ttlS: config.DEDUPE_WINDOW_S,
-    });
+    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
     let intake: Intake;
     try {
       intake = await store.intake.admit({
@@ -101,7 +98,10 @@ export class RelayService {
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
-    if (existing) message = this.inbound(existing, agentId, sender.clientId, payload);
+    if (existing) {
+      message = this.inbound(existing, agentId, sender.clientId, payload);
+      delivery = { key, record: existing, ttlS: config.DEDUPE_WINDOW_S };
+    }
     let runtimes = intake.runtimes;
     // No runtime: wait for one only while the bot is in its restart grace.
     let deadline: number | undefined;
@@ -117,7 +117,6 @@ export class RelayService {
       const unlogged = await this.record(agentId, sender.clientId, entry);
       if (unlogged) return unlogged;
     }
-    const delivery = { key, record, ttlS: config.DEDUPE_WINDOW_S };
     // The runtime the intake handed the message to goes first; then the usual pick.
     let handed = handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null;
     for (;;) {
