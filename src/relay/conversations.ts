@@ -32,20 +32,27 @@ export class Conversations {
 
   /**
    * Records `message` in the conversation of `clientId` (or the bot's broadcasts for null) before
-   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been. Given a
-   * `publication`, the log publishes it once the append succeeded, where it can: resolves true
-   * when it did (the caller then delivers to this replica's sockets only), false when the caller
-   * must still send it.
+   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been. `fresh`:
+   * its id was stamped for this record and cannot be logged yet (not a retry). Given a
+   * `publication` for a fresh message, the log publishes it once the append succeeded, where it
+   * can: resolves true when it did (the caller then delivers to this replica's sockets only),
+   * false when the caller must still send it.
    */
-  async record(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication | null = null): Promise<boolean> {
+  async record(
+    agentId: string,
+    clientId: string | null,
+    message: LoggedMessage,
+    fresh: boolean,
+    publication: Publication | null = null,
+  ): Promise<boolean> {
     if (!this.enabled) return false;
     const { log } = this;
     try {
       let published = false;
-      if (publication !== null && log.appendThenPublish) {
+      if (fresh && publication !== null && log.appendThenPublish) {
         await log.appendThenPublish(agentId, clientId, message, publication);
         published = true;
-      } else await log.append(agentId, clientId, message);
+      } else await log.append(agentId, clientId, message, fresh);
       this.counted(message.author);
       return published;
     } catch (err) {

@@ -114,7 +114,7 @@ export class RelayService {
     }
     if (intake.logged) this.conversations.counted(Authors.user);
     else {
-      const unlogged = await this.record(agentId, sender.clientId, entry);
+      const unlogged = await this.record(agentId, sender.clientId, entry, existing === null);
       if (unlogged) return unlogged;
     }
     // The runtime the intake handed the message to goes first; then the usual pick.
@@ -189,16 +189,21 @@ export class RelayService {
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
-    const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, publication);
+    const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
     (published ? this.nsp.client.local : this.nsp.client).to(room).emit(Events.message, message);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
 
-  /** Logs a client message; an error ack when it could not be (then it must not be delivered). */
-  private async record(agentId: string, clientId: string, message: ClientInboundMessage): Promise<(SendAck & { ok: false }) | null> {
+  /** Logs a client message (`fresh`: not a retry); an error ack when it could not be (then it must not be delivered). */
+  private async record(
+    agentId: string,
+    clientId: string,
+    message: ClientInboundMessage,
+    fresh: boolean,
+  ): Promise<(SendAck & { ok: false }) | null> {
     try {
-      await this.conversations.record(agentId, clientId, message);
+      await this.conversations.record(agentId, clientId, message, fresh);
       return null;
     } catch (err) {
       this.ctx.handlerFailures.warn('log-append', err, 'conversation log unavailable; message refused');

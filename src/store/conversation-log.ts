@@ -47,12 +47,15 @@ export interface ConversationLog {
   /**
    * Appends `message` to the conversation of `clientId`, or to the bot's broadcasts when
    * `clientId` is null. Idempotent by `message.id`: a retried delivery does not log twice.
+   * `fresh`: the caller stamped `message.id` for this append, so it cannot be in the log yet and
+   * the log need not look for it.
    */
-  append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void>;
+  append(agentId: string, clientId: string | null, message: LoggedMessage, fresh?: boolean): Promise<void>;
   /**
-   * {@link append}, then publishes `publication` on Redis in the same step, only once the append
-   * succeeded: one round trip where an append and a publish would take two. Only logs on Redis
-   * have it, and only a channel on the log's own server may be given (not on a Redis Cluster).
+   * {@link append} of a fresh message, then publishes `publication` on Redis in the same step, only
+   * once the append succeeded: one round trip where an append and a publish would take two. Only
+   * logs on Redis have it, and only a channel on the log's own server may be given (not on a
+   * Redis Cluster).
    */
   appendThenPublish?(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void>;
   /** Every message after `afterId`, oldest first, all or nothing: at most `max` of them. */

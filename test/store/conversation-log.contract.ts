@@ -51,6 +51,16 @@ export function describeConversationLogContract(name: string, makeLog: (limits: 
       expect(await log.readAfter('bot', 'u1', first.id, 10)).toEqual({ ok: true, messages: [m] });
     });
 
+    it('logs a fresh message (its id stamped for the append) like any other', async () => {
+      const first = msg('first');
+      const fresh = msg('fresh');
+      await log.append('bot', 'u1', first, true);
+      await log.append('bot', 'u1', fresh, true);
+      // A retry of it, not fresh, finds it logged.
+      await log.append('bot', 'u1', fresh);
+      expect(await log.readAfter('bot', 'u1', first.id, 10)).toEqual({ ok: true, messages: [fresh] });
+    });
+
     it('logs a message stamped before the newest one once, in append order', async () => {
       // Stamped first, logged last: its id sorts below every id already in the log.
       const late = msg('late');
@@ -166,6 +176,18 @@ export function describeConversationLogContract(name: string, makeLog: (limits: 
       expect((await log.readBefore('other', 'u1', undefined, 10)).messages).toEqual([]);
       expect(texts((await log.readBefore('bot', 'u2', undefined, 10)).messages)).toEqual(['c']);
       expect(await log.deleteUser('u1')).toBe(0);
+    });
+
+    it('finds a conversation started again after its erasure, so a later erasure takes it too', async () => {
+      await log.append('bot', 'u1', msg('a'));
+      await log.append('other', 'u1', msg('b'));
+      expect(await log.deleteConversation('bot', 'u1')).toBe(true);
+      expect(await log.deleteUser('u1')).toBe(1);
+      await log.append('bot', 'u1', msg('again'));
+      await log.append('other', 'u1', msg('again'));
+      expect(await log.deleteUser('u1')).toBe(2);
+      expect(await log.deleteConversation('bot', 'u1')).toBe(false);
+      expect((await log.readBefore('other', 'u1', undefined, 10)).messages).toEqual([]);
     });
   });
 }

@@ -7,6 +7,8 @@ import { RedisConversationLog } from '../../src/store/redis/redis-conversation.l
 import { describeRedisStore } from './redis-store.suite';
 import { pickByRendezvous, rendezvousSeed } from '../../src/relay/rendezvous';
 import { waitFor } from '../helpers/cluster';
+import { v7 } from 'uuid';
+import type { LoggedMessage } from '../../src/store/conversation-log';
 
 let redis: TestRedis;
 
@@ -201,6 +203,44 @@ describe('RedisDedupeStore.markDeliveredThenPublish', () => {
   });
 });
 
+describe('RedisConversationLog lookups by id', () => {
+  // The log keeps no index by message id: reads search from the newest entries in growing chunks.
+  it('finds ids deep in a conversation and in the broadcasts, across search chunks', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const log = new RedisConversationLog(client, 'deep:', { maxMessages: 400, ttlS: 120 });
+      const all: LoggedMessage[] = [];
+      for (let i = 0; i < 300; i++) {
+        const broadcast = i % 3 === 2;
+        const message: LoggedMessage = {
+          id: v7(),
+          ts: new Date().toISOString(),
+          agentId: 'bot',
+          author: 'agent',
+          text: `${broadcast ? 'all' : 'm'}${i}`,
+        };
+        await log.append('bot', broadcast ? null : 'u1', message, true);
+        all.push(message);
+      }
+      const texts = (messages: LoggedMessage[]) => messages.map((m) => m.text);
+      // 16 + 64 entries per stream are searched before the third chunk: these are in it, or beyond.
+      for (const at of [0, 4, 5, 150, 298]) {
+        expect(await log.readAfter('bot', 'u1', all[at].id, 400)).toEqual({ ok: true, messages: all.slice(at + 1) });
+        const page = await log.readBefore('bot', 'u1', all[at].id, 5);
+        expect([texts(page.messages), page.hasMore]).toEqual([texts(all.slice(Math.max(0, at - 5), at)), at > 5]);
+      }
+      expect(await log.readAfter('bot', 'u1', all[0].id, 298)).toEqual({ ok: false, reason: 'too-many' });
+      expect(await log.readAfter('bot', 'u1', v7(), 400)).toEqual({ ok: false, reason: 'unknown' });
+      // A retried append of the oldest message, not fresh, finds it and logs nothing.
+      await log.append('bot', 'u1', all[0]);
+      await log.append('bot', null, all[2]);
+      expect(await log.readAfter('bot', 'u1', all[0].id, 400)).toEqual({ ok: true, messages: all.slice(1) });
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe('RedisConversationLog layout', () => {
   it("keeps every key of a bot in the bot's hash slot and expires them after the last append", async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -219,19 +259,24 @@ describe('RedisConversationLog layout', () => {
       const keys = (await client.keys(`${prefix}*`)).sort();
       expect(keys).toEqual(
         [
-          `${prefix}{bot-a}:broadcastidx`,
           `${prefix}{bot-a}:broadcasts`,
           `${prefix}{bot-a}:clock`,
           `${prefix}{bot-a}:log:u{1}`,
-          `${prefix}{bot-a}:logidx:u{1}`,
+          `${prefix}{bot-a}:logindexed:u{1}`,
           `${prefix}{user:u%7B1%7D}:conversations`,
         ].sort(),
       );
+      // The user's index outlives the conversation; its marker says when it is next refreshed.
+      const lifetime = (key: string) => (key.endsWith(':conversations') ? 240 : key.includes(':logindexed:') ? 60 : 120);
       for (const key of keys) {
         const ttl = await client.ttl(key);
-        expect(ttl).toBeGreaterThan(100);
-        expect(ttl).toBeLessThanOrEqual(key.endsWith(':conversations') ? 240 : 120);
+        expect(ttl).toBeGreaterThan(lifetime(key) - 20);
+        expect(ttl).toBeLessThanOrEqual(lifetime(key));
       }
+      // Erasure takes the message-id index that replicas before this layout kept beside the stream too.
+      await client.hset(`${prefix}{bot-a}:logidx:u{1}`, message.id, '1-0');
+      expect(await log.deleteConversation('bot-a', 'u{1}')).toBe(true);
+      expect((await client.keys(`${prefix}*`)).sort()).toEqual([`${prefix}{bot-a}:broadcasts`, `${prefix}{bot-a}:clock`]);
     } finally {
       client.disconnect();
     }

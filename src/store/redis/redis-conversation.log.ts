@@ -11,30 +11,56 @@ import {
 import { LUA_NOW, LuaScript } from './lua-script';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
-// `id <uuid> m <wire json>`, and a hash `…:logidx:<clientId>` from message id to stream id; per bot the
-// same pair for broadcasts (`…:broadcasts`, `…:broadcastidx`). The `{<agentId>}` hash tag puts every
-// key of a bot in one slot, so each script below touches one slot (Redis Cluster).
+// `id <uuid> m <wire json>`; per bot one stream for broadcasts (`…:broadcasts`). The `{<agentId>}` hash
+// tag puts every key of a bot in one slot, so each script below touches one slot (Redis Cluster).
 //
 // Stream ids are not derived from the UUIDv7: replicas' clocks differ, and XADD refuses an id at or
 // below a stream's last one, so a reply from a replica whose clock is a few ms behind would fail to
 // log. Nor are they `*`: each stream numbers its own entries within a millisecond, so a conversation
 // and the broadcasts could not be merged in order. Instead one clock per bot (`…:clock`, the last id
-// given out) hands out `<Redis ms>-<n>` ids that grow across all the bot's streams; the hash finds an
-// entry by message id in O(1). Trimming is exact so the hash drops exactly the trimmed ids.
+// given out) hands out `<Redis ms>-<n>` ids that grow across all the bot's streams.
+//
+// An append is the hot path (every message, twice per round trip), so it keeps no index by message
+// id: XADD trims the stream to HISTORY_MAX_MESSAGES itself, and nothing else is written per entry.
+// The reads that look an id up (recovery, history pages, a retried append) search the streams from
+// the newest entry, where the id they are given usually is, in chunks that grow fourfold.
 //
 // Per user a set `<prefix>{user:<clientId>}:conversations` of agentIds lets deleteUser find every
 // conversation; it lives in another slot, so it is written and read by separate commands. It is
-// refreshed (SADD, EXPIRE 2 × ttl) when a conversation starts and then at most every ttl / 2, noted
-// as `~indexed` in the conversation's index, so it outlives the conversation without costing a
-// command on every append.
+// refreshed (SADD, EXPIRE 2 × ttl) when a conversation starts and then at most every ttl / 2: a
+// marker `…:logindexed:<clientId>` that expires after ttl / 2 says the refresh is not due yet, so it
+// outlives the conversation without costing a command on every append.
 
-// Lua: appends a message to a stream (needs LUA_NOW's `now`). Arguments: stream, index, the bot's
-// clock, message id, wire json, max entries, ttl seconds, how often (ms) the user index needs
-// refreshing or -1 (broadcasts). Returns 0 for an id already logged, 2 when the caller must refresh
-// the user's index of conversations, else 1.
+// Lua: the stream id of message `id` in any of `streams`, or false. Searches from the newest entries
+// of all of them, in chunks of 16, 64, 256 … entries.
+const LUA_FIND = `
+local function find(id, streams)
+  local tops, count = {}, 16
+  for i = 1, #streams do tops[i] = '+' end
+  local searching = true
+  while searching do
+    searching = false
+    for i, stream in ipairs(streams) do
+      if tops[i] then
+        local entries = redis.call('XREVRANGE', stream, tops[i], '-', 'COUNT', count)
+        for _, e in ipairs(entries) do
+          if e[2][2] == id then return e[1] end
+        end
+        tops[i] = #entries == count and '(' .. entries[#entries][1]
+        searching = searching or tops[i] ~= false
+      end
+    end
+    count = count * 4
+  end
+  return false
+end`;
+
+// Lua: appends a message to a stream (needs LUA_NOW's `now`), trimmed to `max` entries. Arguments:
+// stream, the bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max
+// entries, ttl seconds. Returns 2 when the caller must refresh the user's index of conversations,
+// else 1.
 export const LUA_APPEND = `
-local function append(stream, index, clock, id, json, max, ttl, every)
-  if redis.call('HEXISTS', index, id) == 1 then return 0 end
+local function append(stream, clock, marker, id, json, max, ttl)
   local ms, n = now, 0
   local last = redis.call('GET', clock)
   if last then
@@ -44,71 +70,65 @@ local function append(stream, index, clock, id, json, max, ttl, every)
   end
   local sid = string.format('%d-%d', ms, n)
   redis.call('SET', clock, sid, 'EX', ttl)
-  redis.call('XADD', stream, sid, 'id', id, 'm', json)
-  redis.call('HSET', index, id, sid)
-  max = tonumber(max)
-  local over = redis.call('XLEN', stream) - max
-  if over > 0 then
-    local gone = redis.call('XRANGE', stream, '-', '+', 'COUNT', over)
-    for _, e in ipairs(gone) do redis.call('HDEL', index, e[2][2]) end
-    redis.call('HSET', index, '~trimmed', gone[#gone][1])
-    redis.call('XTRIM', stream, 'MAXLEN', max)
-  end
+  redis.call('XADD', stream, 'MAXLEN', max, sid, 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
-  redis.call('EXPIRE', index, ttl)
-  every = tonumber(every)
-  if every >= 0 and now - tonumber(redis.call('HGET', index, '~indexed') or '0') > every then return 2 end
+  if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
 end`;
 
-// KEYS: stream, index, the bot's clock. ARGV: as append's after the keys.
-const APPEND = new LuaScript(`${LUA_NOW}${LUA_APPEND}
-return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])`);
+// KEYS: stream, the bot's clock, the user-index marker (none for broadcasts). ARGV: as append's after
+// the keys, then '1' to first look for the id (a message logged before is not logged again), or ''.
+// Returns 0 when the id was found, else as append.
+const APPEND = new LuaScript(`${LUA_NOW}${LUA_FIND}${LUA_APPEND}
+if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }) then return 0 end
+return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`);
 
-// KEYS: as APPEND's. ARGV: as APPEND's, then a shard channel and a payload, published only once the
-// append succeeded (an error in append aborts the script before the publish).
+// KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
+// only once the append succeeded (an error in append aborts the script before the publish).
 const APPEND_THEN_PUBLISH = new LuaScript(`${LUA_NOW}${LUA_APPEND}
-local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
-redis.call('SPUBLISH', ARGV[6], ARGV[7])
+local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return appended`);
 
-// Lua prologue: the stream id of a message id in the conversation or the broadcasts, and whether a
-// stream lost (trimmed) an entry newer than a stream id. XTRIM does not move a stream's
-// max-deleted-entry-id, so APPEND keeps the newest trimmed id in the index under `~trimmed`.
-const LOOKUP = `
-local function find(id)
-  if string.sub(id, 1, 1) == '~' then return false end
-  return redis.call('HGET', KEYS[2], id) or redis.call('HGET', KEYS[4], id)
-end
+// Lua prologue of the reads: whether a stream lost (trimmed) an entry newer than stream id `sid`.
+// Nothing is recorded per trimmed entry, so this is told from the stream itself: it lost entries
+// (entries-added above its length; nothing is ever deleted but by trimming) and its oldest kept
+// entry is newer than `sid`. The second holds when every kept entry came after `sid` and says
+// nothing of the trimmed ones, which may all have been older: the answer errs to "lost", a
+// recovery that could have been whole then reports unknown rather than replaying around a gap.
+const LUA_TRIMMED_AFTER = `
 local function newer(a, b)
   local am, as = string.match(a, '(%d+)-(%d+)'); local bm, bs = string.match(b, '(%d+)-(%d+)')
   am = tonumber(am); bm = tonumber(bm)
   return am > bm or (am == bm and tonumber(as) > tonumber(bs))
 end
-local function trimmedAfter(index, sid)
-  local trimmed = redis.call('HGET', index, '~trimmed')
-  return trimmed and newer(trimmed, sid)
+local function trimmed_after(stream, sid)
+  if redis.call('EXISTS', stream) == 0 then return false end
+  local info = redis.call('XINFO', 'STREAM', stream)
+  local field = {}
+  for i = 1, #info, 2 do field[info[i]] = info[i + 1] end
+  return field['entries-added'] > field['length'] and newer(field['recorded-first-entry-id'], sid)
 end`;
 
-// KEYS: stream, index, broadcasts, broadcast index. ARGV: after id, max.
+// KEYS: stream, broadcasts. ARGV: after id, max.
 // Returns -1 (unknown id, or a trimmed gap after it), else { conversation entries, broadcast entries }.
-const READ_AFTER = new LuaScript(`${LOOKUP}
-local sid = find(ARGV[1])
+const READ_AFTER = new LuaScript(`${LUA_FIND}${LUA_TRIMMED_AFTER}
+local sid = find(ARGV[1], KEYS)
 if not sid then return -1 end
-if trimmedAfter(KEYS[2], sid) or trimmedAfter(KEYS[4], sid) then return -1 end
+if trimmed_after(KEYS[1], sid) or trimmed_after(KEYS[2], sid) then return -1 end
 local n = tonumber(ARGV[2]) + 1
-return { redis.call('XRANGE', KEYS[1], '(' .. sid, '+', 'COUNT', n), redis.call('XRANGE', KEYS[3], '(' .. sid, '+', 'COUNT', n) }`);
+return { redis.call('XRANGE', KEYS[1], '(' .. sid, '+', 'COUNT', n), redis.call('XRANGE', KEYS[2], '(' .. sid, '+', 'COUNT', n) }`);
 
 // KEYS: as READ_AFTER. ARGV: before id or '', limit. Returns both streams' entries newest first.
-const READ_BEFORE = new LuaScript(`${LOOKUP}
+const READ_BEFORE = new LuaScript(`${LUA_FIND}
 local top = '+'
 if ARGV[1] ~= '' then
-  local sid = find(ARGV[1])
+  local sid = find(ARGV[1], KEYS)
   if not sid then return { {}, {} } end
   top = '(' .. sid
 end
 local n = tonumber(ARGV[2]) + 1
-return { redis.call('XREVRANGE', KEYS[1], top, '-', 'COUNT', n), redis.call('XREVRANGE', KEYS[3], top, '-', 'COUNT', n) }`);
+return { redis.call('XREVRANGE', KEYS[1], top, '-', 'COUNT', n), redis.call('XREVRANGE', KEYS[2], top, '-', 'COUNT', n) }`);
 
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
@@ -121,12 +141,9 @@ export class RedisConversationLog implements ConversationLog {
     private readonly limits: ConversationLogLimits,
   ) {}
 
-  async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
-    const appended = await APPEND.run<number>(
-      this.redis,
-      this.appendKeys(agentId, clientId),
-      this.appendArgs(clientId, message.id, JSON.stringify(message)),
-    );
+  async append(agentId: string, clientId: string | null, message: LoggedMessage, fresh = false): Promise<void> {
+    const args = [...this.appendArgs(message.id, JSON.stringify(message)), fresh ? '' : '1'];
+    const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
 
@@ -136,21 +153,21 @@ export class RedisConversationLog implements ConversationLog {
    */
   async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
     const json = JSON.stringify(message);
-    const args = [...this.appendArgs(clientId, message.id, json), publication.channel, publication.before + json + publication.after];
+    const args = [...this.appendArgs(message.id, json), publication.channel, publication.before + json + publication.after];
     const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
 
-  /** The keys of {@link LUA_APPEND}'s `append` for a message to `clientId` (null: a broadcast). */
-  appendKeys(agentId: string, clientId: string | null): [stream: string, index: string, clock: string] {
-    const [stream, index] = clientId === null ? this.broadcastKeys(agentId) : this.conversationKeys(agentId, clientId);
-    return [stream, index, this.clockKey(agentId)];
+  /** The keys of {@link LUA_APPEND}'s `append` for a message to `clientId` (null: a broadcast, with no marker). */
+  appendKeys(agentId: string, clientId: string | null): string[] {
+    if (clientId === null) return [this.broadcastKey(agentId), this.clockKey(agentId)];
+    const [stream, marker] = this.conversationKeys(agentId, clientId);
+    return [stream, this.clockKey(agentId), marker];
   }
 
   /** The other arguments of {@link LUA_APPEND}'s `append`. */
-  appendArgs(clientId: string | null, id: string, json: string): (string | number)[] {
-    const ttl = this.limits.ttlS;
-    return [id, json, this.limits.maxMessages, ttl, clientId === null ? -1 : (ttl * 1000) / 2];
+  appendArgs(id: string, json: string): (string | number)[] {
+    return [id, json, this.limits.maxMessages, this.limits.ttlS];
   }
 
   /** Finishes an append whose script returned `result`: refreshes the user's index of conversations when asked to. */
@@ -163,8 +180,8 @@ export class RedisConversationLog implements ConversationLog {
       .sadd(user, agentId)
       .expire(user, 2 * ttl)
       .exec();
-    // Noted only once the index holds the conversation: after a failure above, the next append retries.
-    await this.redis.hset(this.conversationKeys(agentId, clientId)[1], '~indexed', Date.now());
+    // Set only once the index holds the conversation: after a failure above, the next append retries.
+    await this.redis.set(this.conversationKeys(agentId, clientId)[1], '1', 'EX', Math.max(1, Math.floor(ttl / 2)));
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
@@ -185,40 +202,59 @@ export class RedisConversationLog implements ConversationLog {
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
-    const [deleted] = await Promise.all([
-      this.redis.del(...this.conversationKeys(agentId, clientId)),
-      this.redis.srem(this.userKey(clientId), agentId),
-    ]);
-    return deleted > 0;
+    const [erased] = await Promise.all([this.erase(agentId, clientId), this.redis.srem(this.userKey(clientId), agentId)]);
+    return erased;
   }
 
   async deleteUser(clientId: string): Promise<number> {
     const user = this.userKey(clientId);
     const agentIds = await this.redis.smembers(user);
-    // One DEL per bot: each bot's keys are in their own slot.
-    const deleted = await Promise.all(agentIds.map((agentId) => this.redis.del(...this.conversationKeys(agentId, clientId))));
+    // One call per bot: each bot's keys are in their own slot.
+    const erased = await Promise.all(agentIds.map((agentId) => this.erase(agentId, clientId)));
     await this.redis.del(user);
-    return deleted.filter((n) => n > 0).length;
+    return erased.filter(Boolean).length;
   }
 
   async close(): Promise<void> {}
 
-  private conversationKeys(agentId: string, clientId: string): [string, string] {
-    const bot = `${this.prefix}${hashTag(agentId)}`;
-    return [`${bot}:log:${clientId}`, `${bot}:logidx:${clientId}`];
+  /**
+   * Deletes a conversation's keys, and the message-id index that replicas before this layout kept
+   * beside the stream (during a rolling upgrade; it expires by itself otherwise). True when the
+   * stream existed.
+   */
+  private async erase(agentId: string, clientId: string): Promise<boolean> {
+    const [stream, marker] = this.conversationKeys(agentId, clientId);
+    const replies = await this.redis
+      .multi()
+      .del(stream)
+      .del(marker, `${this.botKey(agentId)}:logidx:${clientId}`)
+      .exec();
+    const [err, deleted] = replies![0];
+    if (err) throw err;
+    return (deleted as number) > 0;
   }
 
-  private broadcastKeys(agentId: string): [string, string] {
-    const bot = `${this.prefix}${hashTag(agentId)}`;
-    return [`${bot}:broadcasts`, `${bot}:broadcastidx`];
+  /** A conversation's stream and its user-index marker. */
+  private conversationKeys(agentId: string, clientId: string): [stream: string, marker: string] {
+    const bot = this.botKey(agentId);
+    return [`${bot}:log:${clientId}`, `${bot}:logindexed:${clientId}`];
   }
 
-  private readKeys(agentId: string, clientId: string): string[] {
-    return [...this.conversationKeys(agentId, clientId), ...this.broadcastKeys(agentId)];
+  private broadcastKey(agentId: string): string {
+    return `${this.botKey(agentId)}:broadcasts`;
+  }
+
+  private readKeys(agentId: string, clientId: string): [stream: string, broadcasts: string] {
+    return [this.conversationKeys(agentId, clientId)[0], this.broadcastKey(agentId)];
   }
 
   private clockKey(agentId: string): string {
-    return `${this.prefix}${hashTag(agentId)}:clock`;
+    return `${this.botKey(agentId)}:clock`;
+  }
+
+  /** The prefix of every key of a bot: its hash tag puts them in one slot. */
+  private botKey(agentId: string): string {
+    return `${this.prefix}${hashTag(agentId)}`;
   }
 
   private userKey(clientId: string): string {

@@ -43,27 +43,28 @@ local function pick(members, seed)
   return best, best_replica, best_socket
 end`;
 
-// KEYS: the dedupe record, the bot's runtimes, then append's stream, index and clock (all under the
+// KEYS: the dedupe record, the bot's runtimes, then append's stream, clock and marker (all under the
 // bot's hash tag: one slot). ARGV: record json, record ttl seconds, append's arguments with '' for
 // the json when nothing is to be logged, a shard channel or '', then the handoff or '': seed, this
 // replica's id, channel before and after the replica id, request before and after the socket id.
 // Returns { existing record json or '', runtime members, append's result or -1 when it did not run,
 // the channel's subscribers or -1, the handed-off runtime's index (1-based) or 0, its receivers or -1 }.
 // (Channels are only given where they live on the same server as the keys: not on a Cluster. The
-// request is published after the append: an append that fails aborts the script before it.)
+// request is published after the append: an append that fails aborts the script before it. A
+// message is appended only with a fresh claim, so its id, stamped for it, is not in the log yet.)
 const INTAKE = new LuaScript(`${LUA_NOW}${LUA_APPEND}${LUA_RENDEZVOUS}
 local existing = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX', 'GET')
 if existing and cjson.decode(existing).delivered then return { existing, {}, -1, -1, 0, -1 } end
 local subscribers = -1
-if ARGV[8] ~= '' then subscribers = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[8])[2] end
+if ARGV[7] ~= '' then subscribers = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[7])[2] end
 local runtimes = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')
 if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscribers, 0, -1 } end
 local appended = -1
-if ARGV[4] ~= '' then appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]) end
-if ARGV[9] == '' then return { '', runtimes, appended, subscribers, 0, -1 } end
-local handed, replica, socket = pick(runtimes, tonumber(ARGV[9]))
-if replica == ARGV[10] then return { '', runtimes, appended, subscribers, 0, -1 } end
-local receivers = redis.call('SPUBLISH', ARGV[11] .. replica .. ARGV[12], ARGV[13] .. cjson.encode(socket) .. ARGV[14])
+if ARGV[4] ~= '' then appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6]) end
+if ARGV[8] == '' then return { '', runtimes, appended, subscribers, 0, -1 } end
+local handed, replica, socket = pick(runtimes, tonumber(ARGV[8]))
+if replica == ARGV[9] then return { '', runtimes, appended, subscribers, 0, -1 } end
+local receivers = redis.call('SPUBLISH', ARGV[10] .. replica .. ARGV[11], ARGV[12] .. cjson.encode(socket) .. ARGV[13])
 return { '', runtimes, appended, subscribers, handed, receivers }`);
 
 /**
@@ -81,7 +82,7 @@ export class RedisMessageIntake implements MessageIntake {
   async admit({ key, record, ttlS, clientId, message, subscribersOf, handoff }: IntakeRequest): Promise<Intake> {
     const { agentId } = key;
     const keys = [this.dedupe.key(key), this.presence.runtimes(agentId), ...this.log.appendKeys(agentId, clientId)];
-    const append = message === null ? ['', '', 0, 0, 0] : this.log.appendArgs(clientId, message.id, JSON.stringify(message));
+    const append = message === null ? ['', '', 0, 0] : this.log.appendArgs(message.id, JSON.stringify(message));
     const handing =
       handoff === null
         ? ['']
