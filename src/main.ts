@@ -1,6 +1,6 @@
 import { durationSeconds } from './auth/duration';
 import { ConfigError, loadConfig } from './config/config';
-import { createHub } from './hub/hub';
+import { quietLibraryDebug } from './logging/library-debug';
 import { createLogger } from './logging/logger';
 
 /** Exit code when PORT is taken, apart from 1 (bad configuration, crash) so supervisors can tell. */
@@ -19,6 +19,9 @@ async function main(): Promise<void> {
   }
   const { config, generated } = loaded;
   const logger = createLogger(config.LOG_LEVEL);
+  // Before the hub loads Socket.IO, Engine.IO and ioredis, which take their `debug` module then.
+  quietLibraryDebug();
+  const { createHub } = await import('./hub/hub');
   const hub = await createHub(config, { logger });
 
   if (generated.JWT_SECRET || generated.AGENT_API_KEYS || generated.ADMIN_JWT_SECRET) {
