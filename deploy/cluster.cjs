@@ -133,11 +133,7 @@ async function startCluster(options = {}) {
   process.on('exit', exitHandler);
 
   try {
-    const port = options.port || (await freePort(host));
     const redisPort = await freePort('127.0.0.1');
-    const hubPorts = [];
-    for (let i = 0; i < replicaCount; i++) hubPorts.push(await freePort('127.0.0.1'));
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     // --- redis ---------------------------------------------------------------------------------
     const redisDir = path.join(dir, 'redis');
@@ -161,6 +157,12 @@ async function startCluster(options = {}) {
         ? { REDIS_URL: redisUrl }
         : (await startRedisTopology(topology, { redisBin, dir, freePort, onLog, readyTimeoutMs, started })).env;
     if (topology === 'single') await startRedis();
+    // Picked once Redis listens: a Redis Cluster node also listens on its port + 10000 (the cluster
+    // bus), which a port picked before it started could be.
+    const port = options.port || (await freePort(host));
+    const hubPorts = [];
+    for (let i = 0; i < replicaCount; i++) hubPorts.push(await freePort('127.0.0.1'));
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
     // --- hubs ----------------------------------------------------------------------------------
     const secrets = {
