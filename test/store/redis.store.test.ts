@@ -241,6 +241,31 @@ describe('RedisConversationLog lookups by id', () => {
   });
 });
 
+describe('RedisConversationLog lookups in a long stream', () => {
+  it('searches on in chunks of 1,024 past the first few', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const log = new RedisConversationLog(client, 'long:', { maxMessages: 5000, ttlS: 120 });
+      const all = Array.from({ length: 2500 }, (_, i): LoggedMessage => ({
+        id: v7(),
+        ts: new Date().toISOString(),
+        agentId: 'bot',
+        author: 'agent',
+        text: `m${i}`,
+      }));
+      // Issued together, they reach Redis in this order over the one connection.
+      await Promise.all(all.map((message) => log.append('bot', 'u1', message, true)));
+      // 16 + 64 + 256 + 1,024 entries from the newest come before the oldest ones' chunk.
+      const after = await log.readAfter('bot', 'u1', all[10].id, 5000);
+      expect(after.ok && after.messages.map((m) => m.text)).toEqual(all.slice(11).map((m) => m.text));
+      expect(await log.readBefore('bot', 'u1', all[2].id, 5)).toEqual({ messages: all.slice(0, 2), hasMore: false });
+      expect(await log.readAfter('bot', 'u1', v7(), 5000)).toEqual({ ok: false, reason: 'unknown' });
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe('RedisConversationLog layout', () => {
   it("keeps every key of a bot in the bot's hash slot and expires them after the last append", async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });

@@ -23,7 +23,7 @@ import { LUA_NOW, LuaScript } from './lua-script';
 // An append is the hot path (every message, twice per round trip), so it keeps no index by message
 // id: XADD trims the stream to HISTORY_MAX_MESSAGES itself, and nothing else is written per entry.
 // The reads that look an id up (recovery, history pages, a retried append) search the streams from
-// the newest entry, where the id they are given usually is, in chunks that grow fourfold.
+// the newest entry, where the id they are given usually is, in chunks that grow fourfold up to 1,024.
 //
 // Per user a set `<prefix>{user:<clientId>}:conversations` of agentIds lets deleteUser find every
 // conversation; it lives in another slot, so it is written and read by separate commands. It is
@@ -32,7 +32,8 @@ import { LUA_NOW, LuaScript } from './lua-script';
 // outlives the conversation without costing a command on every append.
 
 // Lua: the stream id of message `id` in any of `streams`, or false. Searches from the newest entries
-// of all of them, in chunks of 16, 64, 256 … entries.
+// of all of them, in chunks of 16, 64, 256 and then 1,024 entries (a bound on what one call holds in
+// the script's memory, whatever HISTORY_MAX_MESSAGES is).
 const LUA_FIND = `
 local function find(id, streams)
   local tops, count = {}, 16
@@ -50,7 +51,7 @@ local function find(id, streams)
         searching = searching or tops[i] ~= false
       end
     end
-    count = count * 4
+    count = math.min(count * 4, 1024)
   end
   return false
 end`;
