@@ -205,64 +205,48 @@ describe('RedisDedupeStore.markDeliveredThenPublish', () => {
 
 describe('RedisConversationLog lookups by id', () => {
   // The log keeps no index by message id: reads search from the newest entries in growing chunks.
-  it('finds ids deep in a conversation and in the broadcasts, across search chunks', async () => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    try {
-      const log = new RedisConversationLog(client, 'deep:', { maxMessages: 400, ttlS: 120 });
-      const all: LoggedMessage[] = [];
-      for (let i = 0; i < 300; i++) {
-        const broadcast = i % 3 === 2;
-        const message: LoggedMessage = {
-          id: v7(),
-          ts: new Date().toISOString(),
-          agentId: 'bot',
-          author: 'agent',
-          text: `${broadcast ? 'all' : 'm'}${i}`,
-        };
-        await log.append('bot', broadcast ? null : 'u1', message, true);
-        all.push(message);
-      }
-      const texts = (messages: LoggedMessage[]) => messages.map((m) => m.text);
-      // 16 + 64 entries per stream are searched before the third chunk: these are in it, or beyond.
-      for (const at of [0, 4, 5, 150, 298]) {
-        expect(await log.readAfter('bot', 'u1', all[at].id, 400)).toEqual({ ok: true, messages: all.slice(at + 1) });
-        const page = await log.readBefore('bot', 'u1', all[at].id, 5);
-        expect([texts(page.messages), page.hasMore]).toEqual([texts(all.slice(Math.max(0, at - 5), at)), at > 5]);
-      }
-      expect(await log.readAfter('bot', 'u1', all[0].id, 298)).toEqual({ ok: false, reason: 'too-many' });
-      expect(await log.readAfter('bot', 'u1', v7(), 400)).toEqual({ ok: false, reason: 'unknown' });
-      // A retried append of the oldest message, not fresh, finds it and logs nothing.
-      await log.append('bot', 'u1', all[0]);
-      await log.append('bot', null, all[2]);
-      expect(await log.readAfter('bot', 'u1', all[0].id, 400)).toEqual({ ok: true, messages: all.slice(1) });
-    } finally {
-      client.disconnect();
-    }
+  let client: Redis;
+  beforeEach(() => {
+    client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   });
-});
+  afterEach(() => client.disconnect());
 
-describe('RedisConversationLog lookups in a long stream', () => {
-  it('searches on in chunks of 1,024 past the first few', async () => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    try {
-      const log = new RedisConversationLog(client, 'long:', { maxMessages: 5000, ttlS: 120 });
-      const all = Array.from({ length: 2500 }, (_, i): LoggedMessage => ({
-        id: v7(),
-        ts: new Date().toISOString(),
-        agentId: 'bot',
-        author: 'agent',
-        text: `m${i}`,
-      }));
-      // Issued together, they reach Redis in this order over the one connection.
-      await Promise.all(all.map((message) => log.append('bot', 'u1', message, true)));
-      // 16 + 64 + 256 + 1,024 entries from the newest come before the oldest ones' chunk.
-      const after = await log.readAfter('bot', 'u1', all[10].id, 5000);
-      expect(after.ok && after.messages.map((m) => m.text)).toEqual(all.slice(11).map((m) => m.text));
-      expect(await log.readBefore('bot', 'u1', all[2].id, 5)).toEqual({ messages: all.slice(0, 2), hasMore: false });
-      expect(await log.readAfter('bot', 'u1', v7(), 5000)).toEqual({ ok: false, reason: 'unknown' });
-    } finally {
-      client.disconnect();
+  const agentMessage = (text: string): LoggedMessage => ({ id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent', text });
+  const texts = (messages: LoggedMessage[]) => messages.map((m) => m.text);
+
+  it('finds ids deep in a conversation and in the broadcasts, across search chunks', async () => {
+    const log = new RedisConversationLog(client, 'deep:', { maxMessages: 400, ttlS: 120 });
+    const all: LoggedMessage[] = [];
+    for (let i = 0; i < 300; i++) {
+      const broadcast = i % 3 === 2;
+      const message = agentMessage(`${broadcast ? 'all' : 'm'}${i}`);
+      await log.append('bot', broadcast ? null : 'u1', message, true);
+      all.push(message);
     }
+    // 16 + 64 entries per stream are searched before the third chunk: these are in it, or beyond.
+    for (const at of [0, 4, 5, 150, 298]) {
+      expect(await log.readAfter('bot', 'u1', all[at].id, 400)).toEqual({ ok: true, messages: all.slice(at + 1) });
+      const page = await log.readBefore('bot', 'u1', all[at].id, 5);
+      expect([texts(page.messages), page.hasMore]).toEqual([texts(all.slice(Math.max(0, at - 5), at)), at > 5]);
+    }
+    expect(await log.readAfter('bot', 'u1', all[0].id, 298)).toEqual({ ok: false, reason: 'too-many' });
+    expect(await log.readAfter('bot', 'u1', v7(), 400)).toEqual({ ok: false, reason: 'unknown' });
+    // A retried append of the oldest message, not fresh, finds it and logs nothing.
+    await log.append('bot', 'u1', all[0]);
+    await log.append('bot', null, all[2]);
+    expect(await log.readAfter('bot', 'u1', all[0].id, 400)).toEqual({ ok: true, messages: all.slice(1) });
+  });
+
+  it('searches on in chunks of 1,024 past the first few', async () => {
+    const log = new RedisConversationLog(client, 'long:', { maxMessages: 5000, ttlS: 120 });
+    const all = Array.from({ length: 2500 }, (_, i) => agentMessage(`m${i}`));
+    // Issued together, they reach Redis in this order over the one connection.
+    await Promise.all(all.map((message) => log.append('bot', 'u1', message, true)));
+    // 16 + 64 + 256 + 1,024 entries from the newest come before the oldest ones' chunk.
+    const after = await log.readAfter('bot', 'u1', all[10].id, 5000);
+    expect(after.ok && texts(after.messages)).toEqual(texts(all.slice(11)));
+    expect(await log.readBefore('bot', 'u1', all[2].id, 5)).toEqual({ messages: all.slice(0, 2), hasMore: false });
+    expect(await log.readAfter('bot', 'u1', v7(), 5000)).toEqual({ ok: false, reason: 'unknown' });
   });
 });
 
