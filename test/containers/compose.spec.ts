@@ -268,10 +268,13 @@ describe('docker compose up (docker-compose.yml)', () => {
     await chat.waitFor((m) => m.text === 'echo:after the restart');
 
     // What was written before the restart is still there (read through any replica).
-    const readUser = await fetch(`${url}/users/${userId}`, { headers });
-    expect(readUser.status).toBe(200);
-    const readKey = await fetch(`${url}/api-keys/${keyId}`, { headers });
-    expect(readKey.status).toBe(200);
+    // With the body beside the status, so a failure shows the problem the hub answered.
+    const read = async (path: string) => {
+      const response = await fetch(`${url}${path}`, { headers });
+      return { status: response.status, body: await response.text() };
+    };
+    expect(await read(`/users/${userId}`)).toMatchObject({ status: 200 });
+    expect(await read(`/api-keys/${keyId}`)).toMatchObject({ status: 200 });
     const minted = await fetch(`${url}/auth/embed/token`, {
       method: 'POST',
       headers: { 'api-key': secret, 'content-type': 'application/json' },
