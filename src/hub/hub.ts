@@ -19,6 +19,7 @@ import { HubMetrics } from '../metrics/metrics';
 import { clientIpResolver } from '../net/client-ip';
 import { ConnectionInfoRegistry } from '../net/connection-info';
 import { installEngineGate } from '../net/engine-gate';
+import { BatchingWebSocketServer } from '../net/websocket-engine';
 import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
@@ -95,6 +96,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const httpServer = createServer(app);
   const io = new Server(httpServer, {
     transports: ['websocket', 'polling'],
+    wsEngine: BatchingWebSocketServer,
     maxHttpBufferSize: 2 * config.MAX_MESSAGE_BYTES,
     connectTimeout: config.CONNECT_TIMEOUT_MS,
     cors: { origin: corsOrigin(config.CORS_ORIGINS), credentials: false },

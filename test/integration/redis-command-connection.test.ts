@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import Redis, { type Cluster } from 'ioredis';
 import { createRedisConnections, quitConnection, whenReady, type RedisConnections } from '../../src/cluster/redis-connections';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { countWrites } from '../helpers/socket-writes';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
 
 // The command connection of a replica (redis-connections.ts), on one server and on each node of a
@@ -28,19 +29,6 @@ function timed(run: () => Promise<unknown>): Promise<{ outcome: string; ms: numb
 /** Sends `run` after `ms` (to stagger commands in time; nothing waits on this as a signal). */
 function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
   return new Promise((resolve) => setTimeout(resolve, ms)).then(run);
-}
-
-/** Counts the socket's writes to the kernel (one `_write` or `_writev` call each). */
-function countWrites(socket: Socket): { readonly count: number } {
-  const counter = { count: 0 };
-  for (const method of ['_write', '_writev'] as const) {
-    const original = socket[method] as (...args: unknown[]) => void;
-    socket[method] = function (this: Socket, ...args: unknown[]) {
-      counter.count++;
-      return original.apply(this, args);
-    } as never;
-  }
-  return counter;
 }
 
 function streamOf(redis: Redis): Socket {

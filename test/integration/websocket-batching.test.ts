@@ -1,0 +1,183 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket as NetSocket } from 'node:net';
+import { Server, type Socket as ServerSocket } from 'socket.io';
+import { io as connect, type Socket } from 'socket.io-client';
+import WebSocket from 'ws';
+import { BatchingWebSocketServer } from '../../src/net/websocket-engine';
+import type { ClientInboundMessage, SessionInfo } from '../../src/protocol';
+import { clientSocket, connected, startHub } from '../helpers/hub';
+import { countWrites } from '../helpers/socket-writes';
+import { mintToken } from '../helpers/tokens';
+
+// The hub's WebSocket engine (net/websocket-engine.ts) writes what a connection sends within one
+// turn of the event loop in one system call, in order; a connection that closes or vanishes with
+// frames queued costs nothing else. Counted at the server's socket, under a real Socket.IO server
+// and in the hub (a recovery replay).
+
+interface Served {
+  io: Server;
+  url: string;
+  /** The server's side of the next websocket upgrade, its writes counted from the upgrade on. */
+  nextUpgrade(): Promise<{ socket: NetSocket; writes: { readonly count: number } }>;
+  close(): Promise<void>;
+}
+
+/** A Socket.IO server on port 0 whose sockets answer `burst` with n `item` events, then the ack. */
+async function serve(wsEngine?: typeof BatchingWebSocketServer): Promise<Served> {
+  const httpServer = createServer();
+  const io = new Server(httpServer, { transports: ['websocket'], ...(wsEngine ? { wsEngine } : {}) });
+  io.on('connection', (socket: ServerSocket) => {
+    socket.on('burst', (n: number, ack: (reply: string) => void) => {
+      for (let i = 0; i < n; i++) socket.emit('item', i);
+      ack('done');
+    });
+  });
+  await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  return {
+    io,
+    url,
+    nextUpgrade: () =>
+      new Promise((resolve) =>
+        httpServer.prependOnceListener('upgrade', (_req, socket: NetSocket) => resolve({ socket, writes: countWrites(socket) })),
+      ),
+    close: () => new Promise((resolve) => io.close(() => resolve())),
+  };
+}
+
+function client(url: string): Socket {
+  return connect(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+}
+
+/** Sends `burst` and resolves with the items received and the ack, in arrival order. */
+async function burst(socket: Socket, n: number): Promise<unknown[]> {
+  const arrived: unknown[] = [];
+  const onItem = (i: number) => arrived.push(i);
+  socket.on('item', onItem);
+  arrived.push(await socket.timeout(5000).emitWithAck('burst', n));
+  socket.off('item', onItem);
+  return arrived;
+}
+
+const inOrder = (n: number) => [...Array.from({ length: n }, (_, i) => i), 'done'];
+
+describe('under a Socket.IO server', () => {
+  let batching: Served;
+  let plain: Served;
+  const sockets: Socket[] = [];
+
+  beforeAll(async () => {
+    batching = await serve(BatchingWebSocketServer);
+    plain = await serve();
+  });
+
+  afterEach(() => {
+    for (const s of sockets.splice(0)) s.disconnect();
+  });
+
+  afterAll(async () => {
+    await batching.close();
+    await plain.close();
+  });
+
+  async function open(served: Served) {
+    const upgrade = served.nextUpgrade();
+    const joined = new Promise<ServerSocket>((resolve) => served.io.once('connection', resolve));
+    const socket = client(served.url);
+    sockets.push(socket);
+    await connected(socket);
+    const { socket: raw, writes } = await upgrade;
+    return { socket, raw, writes, serverSide: await joined };
+  }
+
+  it('sends the 51 frames a handler emits in one turn in one write, in order', async () => {
+    const { socket, writes } = await open(batching);
+    const before = writes.count;
+    expect(await burst(socket, 50)).toEqual(inOrder(50));
+    expect(writes.count - before).toBe(1);
+  });
+
+  it('(the stock engine writes each frame on its own)', async () => {
+    const { socket, writes } = await open(plain);
+    const before = writes.count;
+    expect(await burst(socket, 50)).toEqual(inOrder(50));
+    expect(writes.count - before).toBeGreaterThan(25);
+  });
+
+  it('keeps a long run of turns in order, one write per turn', async () => {
+    const { socket, writes } = await open(batching);
+    const before = writes.count;
+    for (let round = 0; round < 20; round++) expect(await burst(socket, 10)).toEqual(inOrder(10));
+    expect(writes.count - before).toBe(20);
+  });
+
+  it('delivers the frames queued before a disconnect in the same turn, then the disconnect', async () => {
+    const { socket, serverSide } = await open(batching);
+    const arrived: number[] = [];
+    socket.on('item', (i: number) => arrived.push(i));
+    const reason = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    for (let i = 0; i < 30; i++) serverSide.emit('item', i);
+    serverSide.disconnect(true);
+    expect(await reason).toBe('io server disconnect');
+    expect(arrived).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  it('drops what was queued for a socket destroyed in the same turn, and serves the next client', async () => {
+    const { raw, serverSide } = await open(batching);
+    const gone = new Promise<string>((resolve) => serverSide.once('disconnect', resolve));
+    for (let i = 0; i < 30; i++) serverSide.emit('item', i);
+    raw.destroy();
+    expect(await gone).toMatch(/^transport (close|error)$/);
+
+    const { socket } = await open(batching);
+    expect(await burst(socket, 5)).toEqual(inOrder(5));
+  });
+
+  it('survives a peer that vanished before the frames sent to it', async () => {
+    const upgrade = batching.nextUpgrade();
+    const bare = new WebSocket(`${batching.url.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`);
+    bare.on('error', () => {});
+    bare.once('message', () => bare.send('40'));
+    const joined = new Promise<ServerSocket>((resolve) => batching.io.once('connection', resolve));
+    await upgrade;
+    const serverSide = await joined;
+    const gone = new Promise<string>((resolve) => serverSide.once('disconnect', resolve));
+    bare.terminate();
+    for (let i = 0; i < 1000; i++) serverSide.emit('item', 'x'.repeat(1000));
+    expect(await gone).toMatch(/^transport (close|error)$/);
+
+    const { socket } = await open(batching);
+    expect(await burst(socket, 5)).toEqual(inOrder(5));
+  });
+});
+
+describe('in the hub', () => {
+  it('replays what a reconnecting client missed, and its session, in a few writes', async () => {
+    const t = await startHub({ RECOVERY_MAX_MESSAGES: '20' });
+    try {
+      const agent = await t.agent('wb-a');
+      const first = await t.client('wb-a', { sub: 'wb-u' });
+      const seen = await agent.reply('wb-u', 'seen');
+      first.disconnect();
+      const missed = [];
+      for (let i = 0; i < 20; i++) missed.push((await agent.reply('wb-u', `m${i}`)).id);
+
+      const upgrade = new Promise<{ readonly count: number }>((resolve) =>
+        t.hub.httpServer.prependOnceListener('upgrade', (_req, socket: NetSocket) => resolve(countWrites(socket))),
+      );
+      const back = clientSocket(t.url, { token: mintToken({ sub: 'wb-u' }), agentId: 'wb-a', lastMessageId: seen.id });
+      const replayed: string[] = [];
+      back.on('message', (m: ClientInboundMessage) => replayed.push(m.id));
+      const session = new Promise<SessionInfo>((resolve) => back.once('session', resolve));
+      await connected(back);
+      expect(await session).toMatchObject({ recovered: true });
+      expect(replayed).toEqual(missed);
+      // The upgrade's response with the engine's open packet, the namespace's connect, then the
+      // 20 messages and `session` of one turn: 22 writes or more when each frame has its own.
+      expect((await upgrade).count).toBeLessThanOrEqual(4);
+      back.disconnect();
+    } finally {
+      await t.close();
+    }
+  });
+});
