@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 
 /**
  * Gathers what is written to `socket` within one turn of the event loop into one write to the
@@ -6,9 +6,10 @@ import type { Socket } from 'node:net';
  * phase (`setImmediate`), after the poll phase has run every callback that was ready: the writes
  * go out together, in order, microseconds later. A write syscall costs more than building what it
  * carries, above all on virtual machines, and the writes a relayed message causes on one connection
- * (a replica's to Redis) come from separate I/O callbacks, which nothing else batches.
+ * (a replica's to Redis, a websocket: see websocket-engine.ts) come from separate I/O callbacks,
+ * which nothing else batches.
  */
-export function corkPerTurn(socket: Socket): void {
+export function corkPerTurn(socket: Writable): void {
   let corked = false;
   const uncork = () => {
     corked = false;

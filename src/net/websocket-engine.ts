@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type ServerOptions } from 'ws';
 import { corkPerTurn } from './cork-per-turn';
@@ -30,7 +29,7 @@ export class BatchingWebSocketServer extends WebSocketServer {
     head: Buffer,
     callback: (client: WebSocket, request: IncomingMessage) => void,
   ): void {
-    corkPerTurn(socket as Socket);
+    corkPerTurn(socket);
     super.handleUpgrade(request, socket, head, callback);
   }
 }
