@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket as NetSocket } from 'node:net';
+import { connect as tcpConnect, type AddressInfo, type Socket as NetSocket } from 'node:net';
 import { Server, type Socket as ServerSocket } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
@@ -148,6 +148,20 @@ describe('under a Socket.IO server', () => {
 
     const { socket } = await open(batching);
     expect(await burst(socket, 5)).toEqual(inOrder(5));
+  });
+  it('answers an upgrade that ws refuses, corked as it is, with its HTTP error', async () => {
+    const { port } = new URL(batching.url);
+    const tcp = tcpConnect(Number(port), '127.0.0.1');
+    let response = '';
+    tcp.on('data', (chunk: Buffer) => (response += chunk.toString()));
+    const ended = new Promise<void>((resolve) => tcp.on('close', () => resolve()));
+    tcp.write(
+      'GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: not-a-key\r\n\r\n',
+    );
+    await ended;
+    expect(response).toMatch(/^HTTP\/1\.1 400 /);
+    expect(response).toContain('Sec-WebSocket-Key');
   });
 });
 
