@@ -2,8 +2,8 @@ import type { Socket } from 'node:net';
 import Redis, { type Cluster } from 'ioredis';
 import { createRedisConnections, quitConnection, whenReady, type RedisConnections } from '../../src/cluster/redis-connections';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
-import { countWrites } from '../helpers/socket-writes';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
+import { countWrites } from '../helpers/socket-writes';
 
 // The command connection of a replica (redis-connections.ts), on one server and on each node of a
 // Cluster:
