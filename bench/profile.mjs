@@ -12,8 +12,8 @@
 //
 // Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
 // --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
-// tables then sum both hubs, each hub's profiles in its own folder, and add Redis: its CPU and the
-// commands it ran per round trip, from INFO), --hub=<script> (default dist/main.js: another build),
+// tables then sum both hubs, each hub's profiles in its own folder, and add each hub's CPU and
+// system calls and Redis's CPU, system calls and commands per round trip, from /proc and INFO), --hub=<script> (default dist/main.js: another build),
 // --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -100,13 +100,13 @@ async function startRedis() {
  * Redis's CPU seconds, and calls and µs spent per command (INFO cpu and commandstats), to diff over
  * the window. A script's µs include those of the commands it calls.
  */
-function redisCounters(port) {
+function redisCounters(port, pid) {
   const text = execFileSync('redis-cli', ['-p', String(port), 'INFO', 'everything'], { encoding: 'utf8' });
   const field = (name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)[1]);
   const stats = new Map(
     [...text.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)].map((m) => [m[1], { calls: Number(m[2]), us: Number(m[3]) }]),
   );
-  return { cpuS: field('used_cpu_sys') + field('used_cpu_user'), stats };
+  return { cpuS: field('used_cpu_sys') + field('used_cpu_user'), ...readSyscalls(pid), stats };
 }
 
 /** Redis's share of the window: CPU and commands per round trip. */
@@ -120,8 +120,10 @@ function reportRedis(before, after, roundTrips) {
     .filter(([, n]) => n >= 0.01)
     .sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
+  const per = (was, is) => ((is - was) / roundTrips).toFixed(2);
   console.log(`
-Redis: ${cpuUs.toFixed(1)} µs CPU and ${total.toFixed(2)} commands per round trip, calls made by scripts included
+Redis: ${cpuUs.toFixed(1)} µs CPU, ${total.toFixed(2)} commands (calls made by scripts included), ${per(before.reads, after.reads)} read and \
+${per(before.writes, after.writes)} write system calls per round trip
 `);
   console.log('| Redis command | calls per round trip | µs per round trip (commandstats) |\n|---|---|---|');
   for (const [cmd, n, us] of rows) console.log(`| ${cmd} | ${n.toFixed(2)} | ${us.toFixed(1)} |`);
@@ -141,11 +143,11 @@ async function main() {
     await call('agents', { url: hubs[0].url, agentIds: AGENT_IDS, apiKey: API_KEY });
     await call('clients', { url: hubs[hubs.length - 1].url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
 
-    const cpuOf = () => hubs.reduce((ms, hub) => ms + readCpuMs(hub.proc.pid), 0);
+    const countersOf = () => hubs.map((hub) => ({ cpuMs: readCpuMs(hub.proc.pid), ...readSyscalls(hub.proc.pid) }));
     const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS });
     await sleep(2000);
-    const cpu0 = cpuOf();
-    const redis0 = redis && redisCounters(redis.port);
+    const hubs0 = countersOf();
+    const redis0 = redis && redisCounters(redis.port, redis.proc.pid);
     await Promise.all(
       hubs.map((hub) => {
         const started = lineOn(hub.proc.stdout, 'profiling');
@@ -161,19 +163,40 @@ async function main() {
         return written;
       }),
     );
-    const cpuMs = cpuOf() - cpu0;
-    const redis1 = redis && redisCounters(redis.port);
+    const hubs1 = countersOf();
+    const cpuMs = hubs1.reduce((sum, hub, i) => sum + hub.cpuMs - hubs0[i].cpuMs, 0);
+    const redis1 = redis && redisCounters(redis.port, redis.proc.pid);
     const roundTrips = report(
       result,
       cpuMs,
       hubs.map((hub) => hub.dir),
     );
+    if (replicas > 1) reportHubs(hubs0, hubs1, roundTrips);
     if (redis) reportRedis(redis0, redis1, roundTrips);
   } finally {
     gen.kill('SIGKILL');
     for (const hub of hubs) hub.proc.kill('SIGKILL');
     redis?.proc.kill('SIGKILL');
   }
+}
+
+/** Read and write system calls so far (/proc/<pid>/io). */
+function readSyscalls(pid) {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const count = (name) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)[1]);
+  return { reads: count('syscr'), writes: count('syscw') };
+}
+
+/** Each hub's CPU and system calls per round trip: the runtimes' replica first, then the clients'. */
+function reportHubs(before, after, roundTrips) {
+  console.log('\n| hub | CPU µs per round trip | reads per round trip | writes per round trip |\n|---|---|---|---|');
+  after.forEach((is, i) => {
+    const per = (field) => (is[field] - before[i][field]) / roundTrips;
+    const role = i === 0 ? 'runtimes' : i === after.length - 1 ? 'clients' : '';
+    console.log(
+      `| ${i + 1}${role ? ` (${role})` : ''} | ${(per('cpuMs') * 1000).toFixed(1)} | ${per('reads').toFixed(2)} | ${per('writes').toFixed(2)} |`,
+    );
+  });
 }
 
 function readCpuMs(pid) {

@@ -184,6 +184,12 @@ function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
+/** Milliseconds the machine's CPUs spent idle (all of them summed), from /proc/stat. */
+function idleMs() {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  return ((Number(fields[4]) + Number(fields[5])) * 1000) / 100; // idle, iowait
+}
+
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -233,15 +239,24 @@ async function connectLoad(gen, kind, agentsOn, clientsOn, tag) {
  * so what it spends in a slice is (but for presence refreshes and canaries) that side's.
  */
 async function relayMeasurements(gen, serversOf, label, kinds = KINDS, redisPid = null) {
-  const cpuOf = (kind) => serversOf(kind).reduce((ms, server) => ms + cpuMs(server.pid), 0);
+  const cpusOf = (kind) => serversOf(kind).map((server) => cpuMs(server.pid));
   const redisCpu = () => (redisPid === null ? 0 : cpuMs(redisPid));
   const allocatedOf = async (kind) => (await Promise.all(serversOf(kind).map(allocatedBytes))).reduce((sum, n) => sum + n, 0);
   const tp = await alternate(async (kind) => {
-    const [cpu0, redis0, bytes0] = [cpuOf(kind), redisCpu(), await allocatedOf(kind)];
+    const [cpus0, redis0, gen0, idle0, bytes0] = [cpusOf(kind), redisCpu(), cpuMs(gen.child.pid), idleMs(), await allocatedOf(kind)];
     const r = await gen.call('closedLoop', { warmupMs: WARMUP_MS / 2, durationMs: WINDOW_MS / 2, group: kind });
-    const [cpu1, redis1, bytes1] = [cpuOf(kind), redisCpu(), await allocatedOf(kind)];
+    const [cpus1, redis1, gen1, idle1, bytes1] = [cpusOf(kind), redisCpu(), cpuMs(gen.child.pid), idleMs(), await allocatedOf(kind)];
     const per = (delta) => delta / (r.total || 1);
-    return { ...r, cpuPerRt: per(cpu1 - cpu0), redisCpuPerRt: per(redis1 - redis0), bytesPerRt: per(bytes1 - bytes0) };
+    const serverCpuPerRt = cpus1.map((ms, i) => per(ms - cpus0[i]));
+    return {
+      ...r,
+      cpuPerRt: serverCpuPerRt.reduce((sum, ms) => sum + ms, 0),
+      serverCpuPerRt,
+      redisCpuPerRt: per(redis1 - redis0),
+      genCpuPerRt: per(gen1 - gen0),
+      idlePerRt: per(idle1 - idle0),
+      bytesPerRt: per(bytes1 - bytes0),
+    };
   }, kinds);
   const lat = await alternate(
     (kind) => gen.call('openLoop', { ratePerS: LOAD.offeredPerS, warmupMs: 1000, durationMs: WINDOW_MS / 2, group: kind }),
@@ -256,6 +271,9 @@ async function relayMeasurements(gen, serversOf, label, kinds = KINDS, redisPid 
       rtErrors: tp[kind].reduce((n, r) => n + r.errors, 0),
       cpuPerRt: median(tp[kind].map((r) => r.cpuPerRt)),
       redisCpuPerRt: median(tp[kind].map((r) => r.redisCpuPerRt)),
+      genCpuPerRt: median(tp[kind].map((r) => r.genCpuPerRt)),
+      serverCpuPerRt: tp[kind][0].serverCpuPerRt.map((_, i) => median(tp[kind].map((r) => r.serverCpuPerRt[i]))),
+      idlePerRt: median(tp[kind].map((r) => r.idlePerRt)),
       kbPerRt: median(tp[kind].map((r) => r.bytesPerRt)) / 1000,
       // Latency per slice, then the median over slices (like throughput): one slice that shared the
       // machine with a burst of other work moves a pooled p99 by itself. The pooled one is logged.
@@ -269,7 +287,9 @@ async function relayMeasurements(gen, serversOf, label, kinds = KINDS, redisPid 
     const o = out[kind];
     log(
       `${kind} ${label}: ${o.rt.toFixed(0)} round trips/s (slices ${o.rtSlices.join(', ')}; ${o.rtErrors} errors), ` +
-        `${o.cpuPerRt.toFixed(3)} ms CPU${redisPid === null ? '' : ` (and Redis ${o.redisCpuPerRt.toFixed(3)} ms)`} and ${o.kbPerRt.toFixed(1)} KB allocated each; at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `${o.cpuPerRt.toFixed(3)} ms CPU${o.serverCpuPerRt.length > 1 ? ` (${o.serverCpuPerRt.map((ms) => ms.toFixed(3)).join(' + ')})` : ''}${redisPid === null ? '' : ` (and Redis ${o.redisCpuPerRt.toFixed(3)} ms)`} and ${o.kbPerRt.toFixed(1)} KB allocated each ` +
+        `(the load generator ${o.genCpuPerRt.toFixed(3)} ms CPU, the machine idle ${o.idlePerRt.toFixed(3)} ms); ` +
+        `at ${LOAD.offeredPerS}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
         `(slices ${o.p99Slices.map((v) => v.toFixed(2)).join(', ')}; pooled ${o.p99Pooled.toFixed(2)}; ` +
         `${o.latSamples} samples, ${o.latErrors} errors/lost)`,
     );
