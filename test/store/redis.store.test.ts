@@ -237,6 +237,47 @@ describe('RedisConversationLog lookups by id', () => {
     expect(await log.readAfter('bot', 'u1', all[0].id, 400)).toEqual({ ok: true, messages: all.slice(1) });
   });
 
+  it('keeps exactly the newest maxMessages while Redis drops whole stream nodes beneath them', async () => {
+    const log = new RedisConversationLog(client, 'nodes:', { maxMessages: 30, ttlS: 120 });
+    // Entries of about 200 bytes fill a 4 KB node (stream-node-max-bytes) every ~20: hundreds of
+    // appends make Redis drop many old nodes, and the oldest node left holds entries past the 30.
+    const all = Array.from({ length: 500 }, (_, i) => agentMessage(`m${i} ${'x'.repeat(120)}`));
+    const shared = Array.from({ length: 50 }, (_, i) => agentMessage(`all ${i}`));
+    const appended: LoggedMessage[] = [];
+    for (let i = 0; i < all.length; i++) {
+      await log.append('bot', 'u1', all[i], true);
+      appended.push(all[i]);
+      if (i % 10 === 9) {
+        await log.append('bot', null, shared[(i - 9) / 10], true);
+        appended.push(shared[(i - 9) / 10]);
+      }
+    }
+    const stream = 'nodes:{bot}:log:u1';
+    const length = await client.xlen(stream);
+    expect(length).toBeGreaterThan(30);
+    expect(length).toBeLessThan(130);
+    // History: the newest 30 of each stream, merged; nothing older, however deep the pages go.
+    const kept = [...all.slice(-30), ...shared.slice(-30)].map((m) => m.id);
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await log.readBefore('bot', 'u1', before, 7);
+      seen.unshift(...page.messages.map((m) => m.id));
+      if (!page.hasMore) break;
+      before = page.messages[0].id;
+    }
+    expect(seen.sort()).toEqual([...kept].sort());
+    // Recovery: from the oldest kept entry, everything after it; from the one before, unknown
+    // (still in Redis's node, no longer in the log).
+    const oldest = all[all.length - 30];
+    expect(await log.readAfter('bot', 'u1', oldest.id, 100)).toEqual({ ok: true, messages: appended.slice(appended.indexOf(oldest) + 1) });
+    expect(await log.readAfter('bot', 'u1', all[all.length - 31].id, 100)).toEqual({ ok: false, reason: 'unknown' });
+    expect(await log.readBefore('bot', 'u1', all[all.length - 31].id, 5)).toEqual({ messages: [], hasMore: false });
+    // A retried append of an entry past the 30 logs it again, as it would after an exact trim.
+    await log.append('bot', 'u1', all[all.length - 31]);
+    expect((await log.readBefore('bot', 'u1', undefined, 1)).messages).toEqual([all[all.length - 31]]);
+  });
+
   it('searches on in chunks of 1,024 past the first few', async () => {
     const log = new RedisConversationLog(client, 'long:', { maxMessages: 5000, ttlS: 120 });
     const all = Array.from({ length: 2500 }, (_, i) => agentMessage(`m${i}`));

@@ -21,9 +21,14 @@ import { LUA_NOW, LuaScript } from './lua-script';
 // given out) hands out `<Redis ms>-<n>` ids that grow across all the bot's streams.
 //
 // An append is the hot path (every message, twice per round trip), so it keeps no index by message
-// id: XADD trims the stream to HISTORY_MAX_MESSAGES itself, and nothing else is written per entry.
-// The reads that look an id up (recovery, history pages, a retried append) search the streams from
-// the newest entry, where the id they are given usually is, in chunks that grow fourfold up to 1,024.
+// id, and its XADD trims approximately (`MAXLEN ~`): Redis then drops whole nodes of the stream
+// (stream-node-max-entries / -bytes, a few to a hundred entries) once they fall past the limit,
+// where an exact trim rewrites the oldest node on every append once the stream is full (measured:
+// 7 % of Redis's instructions per relayed round trip). The log is the newest HISTORY_MAX_MESSAGES
+// entries of a stream all the same: every read looks at those only, never at the few older ones a
+// node still holds. The reads that look an id up (recovery, history pages, a retried append) search
+// them from the newest entry, where the id they are given usually is, in chunks that grow fourfold up
+// to 1,024.
 //
 // Per user a set `<prefix>{user:<clientId>}:conversations` of agentIds lets deleteUser find every
 // conversation; it lives in another slot, so it is written and read by separate commands. It is
@@ -31,29 +36,37 @@ import { LUA_NOW, LuaScript } from './lua-script';
 // marker `…:logindexed:<clientId>` that expires after ttl / 2 says the refresh is not due yet, so it
 // outlives the conversation without costing a command on every append.
 
-// Lua: the stream id of message `id` in any of `streams`, or false. Searches from the newest entries
-// of all of them, in chunks of 16, 64, 256 and then 1,024 entries (a bound on what one call holds in
-// the script's memory, whatever HISTORY_MAX_MESSAGES is).
+// Lua: the stream id of message `id` among the newest `max` entries of any of `streams`, or false.
+// Searches from the newest entries of all of them, in chunks of 16, 64, 256 and then 1,024 entries
+// (a bound on what one call holds in the script's memory, whatever HISTORY_MAX_MESSAGES is).
 const LUA_FIND = `
-local function find(id, streams)
-  local tops, count = {}, 16
-  for i = 1, #streams do tops[i] = '+' end
+local function find(id, streams, max)
+  local tops, seen, count = {}, {}, 16
+  for i = 1, #streams do tops[i] = '+'; seen[i] = 0 end
   local searching = true
   while searching do
     searching = false
     for i, stream in ipairs(streams) do
       if tops[i] then
-        local entries = redis.call('XREVRANGE', stream, tops[i], '-', 'COUNT', count)
+        local want = math.min(count, max - seen[i])
+        local entries = redis.call('XREVRANGE', stream, tops[i], '-', 'COUNT', want)
         for _, e in ipairs(entries) do
           if e[2][2] == id then return e[1] end
         end
-        tops[i] = #entries == count and '(' .. entries[#entries][1]
+        seen[i] = seen[i] + #entries
+        tops[i] = #entries == want and seen[i] < max and '(' .. entries[#entries][1]
         searching = searching or tops[i] ~= false
       end
     end
     count = math.min(count * 4, 1024)
   end
   return false
+end
+
+-- The oldest entry of the newest max of a stream of length entries (at least one).
+local function oldest_kept(stream, length, max)
+  local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', math.max(1, length - max + 1))
+  return oldest[#oldest][1]
 end`;
 
 // Lua: appends a message to a stream (needs LUA_NOW's `now`), trimmed to `max` entries. Arguments:
@@ -71,7 +84,7 @@ local function append(stream, clock, marker, id, json, max, ttl)
   end
   local sid = string.format('%d-%d', ms, n)
   redis.call('SET', clock, sid, 'EX', ttl)
-  redis.call('XADD', stream, 'MAXLEN', max, sid, 'id', id, 'm', json)
+  redis.call('XADD', stream, 'MAXLEN', '~', max, sid, 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
   if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
@@ -81,7 +94,7 @@ end`;
 // the keys, then '1' to first look for the id (a message logged before is not logged again), or ''.
 // Returns 0 when the id was found, else as append.
 const APPEND = new LuaScript(`${LUA_NOW}${LUA_FIND}${LUA_APPEND}
-if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }) then return 0 end
+if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return 0 end
 return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
@@ -91,45 +104,55 @@ local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], AR
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return appended`);
 
-// Lua prologue of the reads: whether a stream lost (trimmed) an entry newer than stream id `sid`.
-// Nothing is recorded per trimmed entry, so this is told from the stream itself: it lost entries
-// (entries-added above its length; nothing is ever deleted but by trimming) and its oldest kept
-// entry is newer than `sid`. The second holds when every kept entry came after `sid` and says
-// nothing of the trimmed ones, which may all have been older: the answer errs to "lost", a
-// recovery that could have been whole then reports unknown rather than replaying around a gap.
+// Lua prologue of the reads (after LUA_FIND): whether a stream lost (trimmed) an entry newer than
+// stream id `sid`, the log keeping its newest `max`. Nothing is recorded per trimmed entry, so this
+// is told from the stream itself: more than `max` entries were ever added to it (nothing is deleted
+// but by trimming) and its oldest kept entry is newer than `sid`. The second holds when every kept
+// entry came after `sid` and says nothing of the trimmed ones, which may all have been older: the
+// answer errs to "lost", a recovery that could have been whole then reports unknown rather than
+// replaying around a gap.
 const LUA_TRIMMED_AFTER = `
 local function newer(a, b)
   local am, as = string.match(a, '(%d+)-(%d+)'); local bm, bs = string.match(b, '(%d+)-(%d+)')
   am = tonumber(am); bm = tonumber(bm)
   return am > bm or (am == bm and tonumber(as) > tonumber(bs))
 end
-local function trimmed_after(stream, sid)
+local function trimmed_after(stream, sid, max)
   if redis.call('EXISTS', stream) == 0 then return false end
   local info = redis.call('XINFO', 'STREAM', stream)
   local field = {}
   for i = 1, #info, 2 do field[info[i]] = info[i + 1] end
-  return field['entries-added'] > field['length'] and newer(field['recorded-first-entry-id'], sid)
+  if field['entries-added'] <= max then return false end
+  return field['length'] == 0 or newer(oldest_kept(stream, field['length'], max), sid)
 end`;
 
-// KEYS: stream, broadcasts. ARGV: after id, max.
+// KEYS: stream, broadcasts. ARGV: after id, max returned, the log's max entries.
 // Returns -1 (unknown id, or a trimmed gap after it), else { conversation entries, broadcast entries }.
 const READ_AFTER = new LuaScript(`${LUA_FIND}${LUA_TRIMMED_AFTER}
-local sid = find(ARGV[1], KEYS)
+local kept = tonumber(ARGV[3])
+local sid = find(ARGV[1], KEYS, kept)
 if not sid then return -1 end
-if trimmed_after(KEYS[1], sid) or trimmed_after(KEYS[2], sid) then return -1 end
+if trimmed_after(KEYS[1], sid, kept) or trimmed_after(KEYS[2], sid, kept) then return -1 end
 local n = tonumber(ARGV[2]) + 1
 return { redis.call('XRANGE', KEYS[1], '(' .. sid, '+', 'COUNT', n), redis.call('XRANGE', KEYS[2], '(' .. sid, '+', 'COUNT', n) }`);
 
-// KEYS: as READ_AFTER. ARGV: before id or '', limit. Returns both streams' entries newest first.
+// KEYS: as READ_AFTER. ARGV: before id or '', limit, the log's max entries. Returns both streams'
+// entries newest first.
 const READ_BEFORE = new LuaScript(`${LUA_FIND}
+local kept = tonumber(ARGV[3])
 local top = '+'
 if ARGV[1] ~= '' then
-  local sid = find(ARGV[1], KEYS)
+  local sid = find(ARGV[1], KEYS, kept)
   if not sid then return { {}, {} } end
   top = '(' .. sid
 end
 local n = tonumber(ARGV[2]) + 1
-return { redis.call('XREVRANGE', KEYS[1], top, '-', 'COUNT', n), redis.call('XREVRANGE', KEYS[2], top, '-', 'COUNT', n) }`);
+local function page(stream)
+  local length = redis.call('XLEN', stream)
+  if length == 0 then return {} end
+  return redis.call('XREVRANGE', stream, top, oldest_kept(stream, length, kept), 'COUNT', n)
+end
+return { page(KEYS[1]), page(KEYS[2]) }`);
 
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
@@ -186,7 +209,11 @@ export class RedisConversationLog implements ConversationLog {
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
-    const found = await READ_AFTER.run<-1 | [StreamEntry[], StreamEntry[]]>(this.redis, this.readKeys(agentId, clientId), [afterId, max]);
+    const found = await READ_AFTER.run<-1 | [StreamEntry[], StreamEntry[]]>(this.redis, this.readKeys(agentId, clientId), [
+      afterId,
+      max,
+      this.limits.maxMessages,
+    ]);
     if (found === -1) return { ok: false, reason: 'unknown' };
     const after = mergeSorted(found[0], found[1], compareEntries);
     if (after.length > max) return { ok: false, reason: 'too-many' };
@@ -197,6 +224,7 @@ export class RedisConversationLog implements ConversationLog {
     const [own, shared] = await READ_BEFORE.run<[StreamEntry[], StreamEntry[]]>(this.redis, this.readKeys(agentId, clientId), [
       before ?? '',
       limit,
+      this.limits.maxMessages,
     ]);
     const newestFirst = mergeSorted(own, shared, (x, y) => compareEntries(y, x));
     return { messages: newestFirst.slice(0, limit).reverse().map(parseEntry), hasMore: newestFirst.length > limit };
