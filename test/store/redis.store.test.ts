@@ -278,6 +278,19 @@ describe('RedisConversationLog lookups by id', () => {
     expect((await log.readBefore('bot', 'u1', undefined, 1)).messages).toEqual([all[all.length - 31]]);
   });
 
+  it("numbers entries after the bot's clock when it is ahead of Redis's time (a failover to a server whose clock is behind)", async () => {
+    const log = new RedisConversationLog(client, 'ahead:', { maxMessages: 10, ttlS: 120 });
+    const ahead = Date.now() + 3_600_000;
+    await client.set('ahead:{bot}:clock', `${ahead}-5`);
+    const [m1, all, m2] = [agentMessage('m1'), agentMessage('all'), agentMessage('m2')];
+    await log.append('bot', 'u1', m1, true);
+    await log.append('bot', null, all, true);
+    await log.append('bot', 'u1', m2, true);
+    expect((await client.xrange('ahead:{bot}:log:u1', '-', '+')).map(([sid]) => sid)).toEqual([`${ahead}-6`, `${ahead}-8`]);
+    expect(await client.get('ahead:{bot}:clock')).toBe(`${ahead}-8`);
+    expect(texts((await log.readBefore('bot', 'u1', undefined, 10)).messages)).toEqual(['m1', 'all', 'm2']);
+  });
+
   it('searches on in chunks of 1,024 past the first few', async () => {
     const log = new RedisConversationLog(client, 'long:', { maxMessages: 5000, ttlS: 120 });
     const all = Array.from({ length: 2500 }, (_, i) => agentMessage(`m${i}`));
