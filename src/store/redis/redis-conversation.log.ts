@@ -69,10 +69,10 @@ local function oldest_kept(stream, length, max)
   return oldest[#oldest][1]
 end`;
 
-// Lua: appends a message to a stream (needs LUA_NOW's `now`), trimmed to `max` entries. Arguments:
-// stream, the bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max
-// entries, ttl seconds. Returns 2 when the caller must refresh the user's index of conversations,
-// else 1.
+// Lua: appends a message to a stream (needs LUA_NOW's `now`), trimmed to about `max` entries (whole
+// nodes; the reads keep to the newest `max`). Arguments: stream, the bot's clock, the user-index
+// marker (nil for broadcasts), message id, wire json, max entries, ttl seconds. Returns 2 when the
+// caller must refresh the user's index of conversations, else 1.
 export const LUA_APPEND = `
 local function append(stream, clock, marker, id, json, max, ttl)
   local ms, n = now, 0
