@@ -63,9 +63,10 @@ local function find(id, streams, max)
   return false
 end
 
--- The oldest entry of the newest max of a stream of length entries (at least one).
+-- The oldest entry of the newest max of a stream of length entries, or nil when it holds no more.
 local function oldest_kept(stream, length, max)
-  local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', math.max(1, length - max + 1))
+  if length <= max then return nil end
+  local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', length - max + 1)
   return oldest[#oldest][1]
 end`;
 
@@ -123,7 +124,7 @@ local function trimmed_after(stream, sid, max)
   local field = {}
   for i = 1, #info, 2 do field[info[i]] = info[i + 1] end
   if field['entries-added'] <= max then return false end
-  return field['length'] == 0 or newer(oldest_kept(stream, field['length'], max), sid)
+  return newer(oldest_kept(stream, field['length'], max) or field['recorded-first-entry-id'], sid)
 end`;
 
 // KEYS: stream, broadcasts. ARGV: after id, max returned, the log's max entries.
@@ -148,9 +149,8 @@ if ARGV[1] ~= '' then
 end
 local n = tonumber(ARGV[2]) + 1
 local function page(stream)
-  local length = redis.call('XLEN', stream)
-  if length == 0 then return {} end
-  return redis.call('XREVRANGE', stream, top, oldest_kept(stream, length, kept), 'COUNT', n)
+  local bottom = oldest_kept(stream, redis.call('XLEN', stream), kept) or '-'
+  return redis.call('XREVRANGE', stream, top, bottom, 'COUNT', n)
 end
 return { page(KEYS[1]), page(KEYS[2]) }`);
 
