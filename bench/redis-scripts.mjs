@@ -135,14 +135,7 @@ try {
       const record = { id: id(), ts, delivered: false };
       const key = { agentId: AGENT, sub: conversation(i), clientMessageId: `cm-${seq}` };
       const response = (result) => JSON.stringify({ t: 'res', id: record.id, result });
-      return store.dedupe.markDeliveredThenPublish(
-        key,
-        record,
-        600,
-        replicaChannel('replica-a'),
-        response('acked-and-marked'),
-        response('acked'),
-      );
+      return store.dedupe.markDeliveredThenPublish(key, record, 600, replicaChannel('replica-a'), response('acked-and-marked'));
     },
     'reply (append, publish)': (i) => {
       const message = agentMessage();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../store/redis/redis-client';
-import type { RedisDedupeStore } from '../store/redis/redis-dedupe.store';
+import { DeliveryMarkError, type RedisDedupeStore } from '../store/redis/redis-dedupe.store';
 import type { Namespace } from 'socket.io';
 import {
   LocalDispatcher,
@@ -43,8 +43,9 @@ const NETWORK_MARGIN_MS = 1000;
  * replica's channel. Two Redis messages per delivery, each received by one replica, whatever the
  * number of replicas. Where scripts may publish on those channels (one Redis server or Sentinel:
  * they live beside the bot's keys; `dedupe` is given then), the store's intake script publishes the
- * first request itself, and the runtime's replica marks the dedupe record delivered in the script
- * that publishes the ack: a client message then costs two Redis commands on its way, not four.
+ * first request itself, and the runtime's replica sends the dedupe record's delivered mark just
+ * ahead of the ack, in the same write: the requesting replica, once it has the ack, neither waits
+ * for nor sends a write of its own.
  */
 export class ClusterDispatcher implements RuntimeDispatcher {
   private readonly local: LocalDispatcher;
@@ -160,21 +161,16 @@ export class ClusterDispatcher implements RuntimeDispatcher {
 
   private async respond(request: DeliveryRequest, result: SocketDelivery): Promise<void> {
     const channel = this.channelOf(request.from);
-    const response = (outcome: DeliveryResult) => JSON.stringify({ t: 'res', id: request.id, result: outcome } satisfies DeliveryResponse);
+    const { record } = request;
+    const dedupe = result === 'acked' && record !== undefined ? this.dedupe : null;
+    const response = JSON.stringify({ t: 'res', id: request.id, result: dedupe ? 'acked-and-marked' : result } satisfies DeliveryResponse);
     try {
-      const { record } = request;
-      if (result === 'acked' && record !== undefined && this.dedupe !== null) {
-        await this.dedupe.markDeliveredThenPublish(
-          record.key,
-          record.record,
-          record.ttlS,
-          channel,
-          response('acked-and-marked'),
-          response('acked'),
-        );
-      } else await this.pub.spublish(channel, response(result));
+      if (dedupe && record) await dedupe.markDeliveredThenPublish(record.key, record.record, record.ttlS, channel, response);
+      else await this.pub.spublish(channel, response);
     } catch (err) {
-      this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
+      if (err instanceof DeliveryMarkError) {
+        this.report('dedupe', err.cause, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
+      } else this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
     }
   }
 }

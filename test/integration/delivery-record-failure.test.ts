@@ -65,6 +65,60 @@ describe('a delivery whose record cannot be written', () => {
   });
 });
 
+describe('a delivery across replicas whose record cannot be written', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+  let runtimes: TestHub;
+  let clients: TestHub;
+  let runtime: Socket;
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    runtimes = await startHub({ REDIS_URL: redis.url });
+    clients = await startHub({ REDIS_URL: redis.url });
+    runtime = connect(`${runtimes.url}${Namespaces.agent}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { apiKey: TEST_AGENT_KEY, agentId: 'bot' },
+    });
+    await connected(runtime);
+  });
+  afterAll(async () => {
+    runtime?.disconnect();
+    await admin?.config('SET', 'maxmemory', '0');
+    admin?.disconnect();
+    await clients?.close();
+    await runtimes?.close();
+    await redis?.close();
+  });
+
+  it("is acked ok; the runtime's replica, which marks deliveries, counts the failure; a retry keeps the same id", async () => {
+    const received: string[] = [];
+    // Redis refuses writes (out of memory, noeviction) once the runtime has the second message: the
+    // delivered mark that goes ahead of the ack fails, the ack's publish does not. (The first makes
+    // the conversation, so the second's intake writes nothing after the hand-off.)
+    runtime.on('message', (message: { id: string }, ack: (r: { ok: boolean }) => void) => {
+      received.push(message.id);
+      if (received.length === 2) void admin.config('SET', 'maxmemory', '1').then(() => ack({ ok: true }));
+      else ack({ ok: true });
+    });
+    const client = await clients.client('bot', { sub: 'ann' });
+    expect(await client.timeout(10_000).emitWithAck('message', { clientMessageId: 'c0', text: 'hi' })).toMatchObject({ ok: true });
+    const errorsBefore = await dedupeErrors(runtimes);
+    const payload = { clientMessageId: 'c1', text: 'hello' };
+    const ack = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
+    expect(ack).toEqual({ ok: true, id: received[1], ts: expect.any(String) });
+    await waitFor(async () => (await dedupeErrors(runtimes)) === errorsBefore + 1, 10_000, 'the failed mark counted');
+
+    // Not marked: a retry is delivered again, with the same id (the agent SDK drops it).
+    await admin.config('SET', 'maxmemory', '0');
+    const retry = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
+    expect(retry).toEqual(ack);
+    expect(received.slice(1)).toEqual([ack.ok && ack.id, ack.ok && ack.id]);
+  });
+});
+
 async function dedupeErrors(t: TestHub): Promise<number> {
   return (await t.hub.metrics.redisErrors.get()).values.find((v) => v.labels.component === 'dedupe')?.value ?? 0;
 }
