@@ -190,7 +190,10 @@ export class RelayService {
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
-    (published ? this.nsp.client.local : this.nsp.client).to(room).emit(Events.message, message);
+    // Published with the append: only this replica's sockets are left, and an emit encodes the
+    // packet even for a room with none here (the usual case on a runtimes' replica).
+    if (!published) this.nsp.client.to(room).emit(Events.message, message);
+    else if (this.nsp.client.adapter.rooms.has(room)) this.nsp.client.local.to(room).emit(Events.message, message);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
