@@ -8,7 +8,7 @@ import {
   type Publication,
   type Recovery,
 } from '../conversation-log';
-import { LUA_NOW, LuaScript } from './lua-script';
+import { LuaScript } from './lua-script';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
 // `id <uuid> m <wire json>`; per bot one stream for broadcasts (`…:broadcasts`). The `{<agentId>}` hash
@@ -70,10 +70,13 @@ local function oldest_kept(stream, length, max)
   return oldest[#oldest][1]
 end`;
 
-// Lua: appends a message to a stream (needs LUA_NOW's `now`), trimmed to about `max` entries (whole
-// nodes; the reads keep to the newest `max`). Arguments: stream, the bot's clock, the user-index
-// marker (nil for broadcasts), message id, wire json, max entries, ttl seconds. Returns 2 when the
-// caller must refresh the user's index of conversations, else 1.
+// Lua: appends a message to a stream, trimmed to about `max` entries (whole nodes; the reads keep to
+// the newest `max`). Needs `now`, ms: Redis's clock in the intake, which reads it for presence
+// anyway; the hub's clock in the appends below, which would otherwise spend a tenth of their
+// instructions on TIME. Either is fine: the bot's clock orders the entries whatever a replica's
+// clock says, and stream ids are only ever compared, never read as times. Arguments: stream, the
+// bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max entries, ttl
+// seconds. Returns 2 when the caller must refresh the user's index of conversations, else 1.
 export const LUA_APPEND = `
 local function append(stream, clock, marker, id, json, max, ttl)
   local ms, n = now, 0
@@ -92,15 +95,16 @@ local function append(stream, clock, marker, id, json, max, ttl)
 end`;
 
 // KEYS: stream, the bot's clock, the user-index marker (none for broadcasts). ARGV: as append's after
-// the keys, then '1' to first look for the id (a message logged before is not logged again), or ''.
-// Returns 0 when the id was found, else as append.
-const APPEND = new LuaScript(`${LUA_NOW}${LUA_FIND}${LUA_APPEND}
+// the keys, then '1' to first look for the id (a message logged before is not logged again) or '',
+// then the hub's clock (ms). Returns 0 when the id was found, else as append.
+const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_FIND}${LUA_APPEND}
 if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return 0 end
 return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
-// only once the append succeeded (an error in append aborts the script before the publish).
-const APPEND_THEN_PUBLISH = new LuaScript(`${LUA_NOW}${LUA_APPEND}
+// only once the append succeeded (an error in append aborts the script before the publish), then the
+// hub's clock (ms).
+const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_APPEND}
 local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return appended`);
@@ -166,7 +170,7 @@ export class RedisConversationLog implements ConversationLog {
   ) {}
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage, fresh = false): Promise<void> {
-    const args = [...this.appendArgs(message.id, JSON.stringify(message)), fresh ? '' : '1'];
+    const args = [...this.appendArgs(message.id, JSON.stringify(message)), fresh ? '' : '1', Date.now()];
     const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
@@ -177,7 +181,7 @@ export class RedisConversationLog implements ConversationLog {
    */
   async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
     const json = JSON.stringify(message);
-    const args = [...this.appendArgs(message.id, json), publication.channel, publication.before + json + publication.after];
+    const args = [...this.appendArgs(message.id, json), publication.channel, publication.before + json + publication.after, Date.now()];
     const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }
