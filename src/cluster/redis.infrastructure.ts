@@ -88,6 +88,12 @@ export async function createRedisInfrastructure(
     prefix,
     presenceTtlS: config.PRESENCE_TTL_S,
     history: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+    onIndexFailure: (err) =>
+      report(
+        'conversation-index',
+        err,
+        "could not add a conversation to its user's index (retried at its next message; deleteUser misses it until then)",
+      ),
   });
   const channels = new ShardedChannels(sub);
   let io: Server | undefined;

@@ -167,6 +167,8 @@ export class RedisConversationLog implements ConversationLog {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly limits: ConversationLogLimits,
+    /** Told when a conversation could not be added to its user's index (see {@link appended}). */
+    private readonly indexFailed: (err: unknown) => void = () => {},
   ) {}
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage, fresh = false): Promise<void> {
@@ -198,18 +200,29 @@ export class RedisConversationLog implements ConversationLog {
     return [id, json, this.limits.maxMessages, this.limits.ttlS];
   }
 
-  /** Finishes an append whose script returned `result`: refreshes the user's index of conversations when asked to. */
+  /**
+   * Finishes an append whose script returned `result`: adds the conversation to its user's index
+   * when asked to. The message is logged by then, and maybe handed on or published: a failure here
+   * must not fail the append (the sender would send again what arrived), so it goes to
+   * `indexFailed` instead. The marker is set only once the index holds the conversation, so the
+   * conversation's next append tries again.
+   */
   async appended(agentId: string, clientId: string | null, result: number): Promise<void> {
     if (result !== 2 || clientId === null) return;
     const user = this.userKey(clientId);
     const ttl = this.limits.ttlS;
-    await this.redis
-      .multi()
-      .sadd(user, agentId)
-      .expire(user, 2 * ttl)
-      .exec();
-    // Set only once the index holds the conversation: after a failure above, the next append retries.
-    await this.redis.set(this.conversationKeys(agentId, clientId)[1], '1', 'EX', Math.max(1, Math.floor(ttl / 2)));
+    try {
+      const replies = await this.redis
+        .multi()
+        .sadd(user, agentId)
+        .expire(user, 2 * ttl)
+        .exec();
+      const failed = replies?.find(([err]) => err !== null)?.[0];
+      if (failed) throw failed;
+      await this.redis.set(this.conversationKeys(agentId, clientId)[1], '1', 'EX', Math.max(1, Math.floor(ttl / 2)));
+    } catch (err) {
+      this.indexFailed(err);
+    }
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {

@@ -18,6 +18,11 @@ export interface RedisStoreOptions {
   presenceTtlS?: number;
   /** Conversation log trim and TTL (HISTORY_MAX_MESSAGES, HISTORY_TTL_S). */
   history?: ConversationLogLimits;
+  /**
+   * Told of a conversation the log could not add to its user's index (deleteUser reads it): the
+   * append itself succeeded, and the conversation's next append tries again. Ignored when not given.
+   */
+  onIndexFailure?: (err: unknown) => void;
 }
 
 /**
@@ -45,7 +50,12 @@ export class RedisStore implements Store {
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
     this.limiters = new RedisLimiterFactory(redis, prefix);
     this.departures = new RedisAgentDepartures(redis, prefix);
-    this.conversations = new RedisConversationLog(redis, prefix, options.history ?? { maxMessages: 200, ttlS: 604800 });
+    this.conversations = new RedisConversationLog(
+      redis,
+      prefix,
+      options.history ?? { maxMessages: 200, ttlS: 604800 },
+      options.onIndexFailure,
+    );
     this.intake = new RedisMessageIntake(redis, this.dedupe, this.presence, this.conversations);
   }
 
