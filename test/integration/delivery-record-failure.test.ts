@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
-import { io as connect, type Socket } from 'socket.io-client';
-import { Namespaces, type SendAck } from '../../src/protocol';
+import type { Socket } from 'socket.io-client';
+import type { SendAck } from '../../src/protocol';
 import { waitFor } from '../helpers/cluster';
-import { connected, startHub, type TestHub } from '../helpers/hub';
+import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 
@@ -14,30 +14,31 @@ import { TEST_AGENT_KEY } from '../helpers/tokens';
 describe('a delivery whose record cannot be written', () => {
   let redis: TestRedis;
   let admin: Redis;
-  let t: TestHub;
+  /** The replica that holds the runtime, and another that holds only clients. */
+  let runtimes: TestHub;
+  let clients: TestHub;
   let runtime: Socket;
   beforeAll(async () => {
     redis = await startRedis();
     admin = new Redis(redis.url);
-    t = await startHub({ REDIS_URL: redis.url });
-    runtime = connect(`${t.url}${Namespaces.agent}`, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      auth: { apiKey: TEST_AGENT_KEY, agentId: 'bot' },
-    });
+    runtimes = await startHub({ REDIS_URL: redis.url });
+    clients = await startHub({ REDIS_URL: redis.url });
+    runtime = agentSocket(runtimes.url, { apiKey: TEST_AGENT_KEY, agentId: 'bot' });
     await connected(runtime);
   });
   afterAll(async () => {
     runtime?.disconnect();
     await admin?.call('CLIENT', 'UNPAUSE');
+    await admin?.config('SET', 'maxmemory', '0');
     admin?.disconnect();
-    await t?.close();
+    await clients?.close();
+    await runtimes?.close();
     await redis?.close();
   });
 
-  it('is acked ok to the client, logged and counted; a retry keeps the same id', async () => {
+  it("with the runtime on the client's replica: acked ok, the failure counted; a retry keeps the same id", async () => {
     const received: string[] = [];
+    runtime.removeAllListeners('message');
     // The runtime has the message; only then is Redis held for writes, past the hub's command
     // timeout (2 s), so the markDelivered that follows the ack fails.
     runtime.on('message', (message: { id: string }, ack: (r: { ok: boolean }) => void) => {
@@ -48,13 +49,13 @@ describe('a delivery whose record cannot be written', () => {
         ack({ ok: true });
       }
     });
-    const errorsBefore = await dedupeErrors(t);
-    const client = await t.client('bot', { sub: 'ann' });
+    const errorsBefore = await dedupeErrors(runtimes);
+    const client = await runtimes.client('bot', { sub: 'ann' });
     const payload = { clientMessageId: 'c1', text: 'hello' };
     const ack = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
     expect(ack).toEqual({ ok: true, id: received[0], ts: expect.any(String) });
     // The ack does not wait for the record; its failure is counted when the write times out.
-    await waitFor(async () => (await dedupeErrors(t)) === errorsBefore + 1, 10_000, 'the failed record counted');
+    await waitFor(async () => (await dedupeErrors(runtimes)) === errorsBefore + 1, 10_000, 'the failed record counted');
 
     await admin.call('CLIENT', 'UNPAUSE');
     const retry = (await client.timeout(10_000).emitWithAck('message', payload)) as SendAck;
@@ -63,38 +64,10 @@ describe('a delivery whose record cannot be written', () => {
     expect(retry).toEqual(ack);
     expect(new Set(received)).toEqual(new Set([received[0]]));
   });
-});
 
-describe('a delivery across replicas whose record cannot be written', () => {
-  let redis: TestRedis;
-  let admin: Redis;
-  let runtimes: TestHub;
-  let clients: TestHub;
-  let runtime: Socket;
-  beforeAll(async () => {
-    redis = await startRedis();
-    admin = new Redis(redis.url);
-    runtimes = await startHub({ REDIS_URL: redis.url });
-    clients = await startHub({ REDIS_URL: redis.url });
-    runtime = connect(`${runtimes.url}${Namespaces.agent}`, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-      auth: { apiKey: TEST_AGENT_KEY, agentId: 'bot' },
-    });
-    await connected(runtime);
-  });
-  afterAll(async () => {
-    runtime?.disconnect();
-    await admin?.config('SET', 'maxmemory', '0');
-    admin?.disconnect();
-    await clients?.close();
-    await runtimes?.close();
-    await redis?.close();
-  });
-
-  it("is acked ok; the runtime's replica, which marks deliveries, counts the failure; a retry keeps the same id", async () => {
+  it('with the runtime on another replica: acked ok, the failure counted where the mark is sent; a retry keeps the same id', async () => {
     const received: string[] = [];
+    runtime.removeAllListeners('message');
     // Redis refuses writes (out of memory, noeviction) once the runtime has the second message: the
     // delivered mark that goes ahead of the ack fails, the ack's publish does not. (The first makes
     // the conversation, so the second's intake writes nothing after the hand-off.)
@@ -103,7 +76,7 @@ describe('a delivery across replicas whose record cannot be written', () => {
       if (received.length === 2) void admin.config('SET', 'maxmemory', '1').then(() => ack({ ok: true }));
       else ack({ ok: true });
     });
-    const client = await clients.client('bot', { sub: 'ann' });
+    const client = await clients.client('bot', { sub: 'bea' });
     expect(await client.timeout(10_000).emitWithAck('message', { clientMessageId: 'c0', text: 'hi' })).toMatchObject({ ok: true });
     const errorsBefore = await dedupeErrors(runtimes);
     const payload = { clientMessageId: 'c1', text: 'hello' };
