@@ -7,7 +7,8 @@ export type SocketDelivery = 'acked' | 'timeout' | 'gone';
 
 /**
  * How one delivery attempt to a chosen runtime ended: as {@link SocketDelivery}, `acked` leaving the
- * caller to mark the dedupe record delivered, or `acked-and-marked` with the record marked already.
+ * caller to mark the dedupe record delivered, or `acked-and-marked` when the dispatcher saw to the
+ * mark (it reached Redis ahead of the ack; a refused mark is reported where it was sent).
  */
 export type DeliveryResult = SocketDelivery | 'acked-and-marked';
 

@@ -27,9 +27,8 @@ export class RedisDedupeStore implements DedupeStore {
    * connection, sent together and run in that order, so whoever receives `payload` finds the record
    * marked. The publish goes out even when Redis refuses the write (out of memory, a replica after a
    * failover): the runtime has the message whatever the record says. Rejects with the publish's
-   * error, else with a {@link DeliveryMarkError} when only the write failed. (One script did both,
-   * publishing another payload when the write failed: it cost Redis three times the instructions of
-   * the two commands, measured with `npm run bench:redis-scripts`.)
+   * error, else with a {@link DeliveryMarkError} when only the write failed. Not a script: one that
+   * does both costs Redis about three times the instructions (`npm run bench:redis-scripts`).
    */
   async markDeliveredThenPublish(key: DedupeKey, record: DedupeRecord, ttlS: number, channel: string, payload: string): Promise<void> {
     const [marked, published] = await Promise.allSettled([this.markDelivered(key, record, ttlS), this.redis.spublish(channel, payload)]);
