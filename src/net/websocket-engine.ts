@@ -15,7 +15,10 @@ import { corkPerTurn } from './cork-per-turn';
  * socket does at the end of the turn, so every packet after the first waited for the next turn
  * and left in a write of its own again. {@link QueuedSendWebSocket} reports a frame sent once it
  * is queued on the open socket; the socket's errors still close the connection, which Engine.IO
- * hears as the transport's close.
+ * hears as the transport's close. A broadcast's frame, encoded once for the whole room, Engine.IO
+ * hands to `ws`'s frame sender directly (`_sender.sendFrame`), not to `send`: those are reported
+ * the same way ({@link reportFramesQueued}), or a client's ack written after a reply to its room in
+ * the same turn would wait for the next one.
  */
 export class BatchingWebSocketServer extends WebSocketServer {
   constructor(options: ServerOptions) {
@@ -30,7 +33,10 @@ export class BatchingWebSocketServer extends WebSocketServer {
     callback: (client: WebSocket, request: IncomingMessage) => void,
   ): void {
     corkPerTurn(socket);
-    super.handleUpgrade(request, socket, head, callback);
+    super.handleUpgrade(request, socket, head, (client, upgraded) => {
+      reportFramesQueued(client);
+      callback(client, upgraded);
+    });
   }
 }
 
@@ -49,4 +55,24 @@ class QueuedSendWebSocket extends WebSocket {
     // After the microtasks of this run: a reply emitted in one of them joins the batch.
     process.nextTick(callback);
   }
+}
+
+/** The part of `ws`'s frame sender (8.x, `WebSocket#_sender`) that Engine.IO writes broadcasts with. */
+interface FrameSender {
+  sendFrame(list: unknown[], cb?: SendCallback): void;
+}
+
+/**
+ * Makes the frames Engine.IO writes through `ws`'s sender report success once queued on the open
+ * socket, as {@link QueuedSendWebSocket} does for `send`. test/integration/websocket-batching.test.ts
+ * fails if `ws` stops keeping its sender there.
+ */
+function reportFramesQueued(client: WebSocket): void {
+  const sender = (client as unknown as { _sender: FrameSender })._sender;
+  const sendFrame = sender.sendFrame.bind(sender);
+  sender.sendFrame = (list, cb) => {
+    if (cb === undefined || client.readyState !== WebSocket.OPEN) return sendFrame(list, cb);
+    sendFrame(list);
+    process.nextTick(cb);
+  };
 }

@@ -22,13 +22,22 @@ interface Served {
   close(): Promise<void>;
 }
 
-/** A Socket.IO server on port 0 whose sockets answer `burst` with n `item` events, then the ack. */
+/**
+ * A Socket.IO server on port 0 whose sockets answer `burst` with n `item` events, then the ack;
+ * `broadcast` the same, with the items sent to a room the socket is in (Socket.IO writes a
+ * broadcast's frame, encoded once for the room, by another path than a socket's own emits).
+ */
 async function serve(wsEngine?: typeof BatchingWebSocketServer): Promise<Served> {
   const httpServer = createServer();
   const io = new Server(httpServer, { transports: ['websocket'], ...(wsEngine ? { wsEngine } : {}) });
   io.on('connection', (socket: ServerSocket) => {
+    void socket.join('room');
     socket.on('burst', (n: number, ack: (reply: string) => void) => {
       for (let i = 0; i < n; i++) socket.emit('item', i);
+      ack('done');
+    });
+    socket.on('broadcast', (n: number, ack: (reply: string) => void) => {
+      for (let i = 0; i < n; i++) io.to('room').emit('item', i);
       ack('done');
     });
   });
@@ -49,12 +58,12 @@ function client(url: string): Socket {
   return connect(url, { transports: ['websocket'], forceNew: true, reconnection: false });
 }
 
-/** Sends `burst` and resolves with the items received and the ack, in arrival order. */
-async function burst(socket: Socket, n: number): Promise<unknown[]> {
+/** Sends `burst` (or `broadcast`) and resolves with the items received and the ack, in arrival order. */
+async function burst(socket: Socket, n: number, event = 'burst'): Promise<unknown[]> {
   const arrived: unknown[] = [];
   const onItem = (i: number) => arrived.push(i);
   socket.on('item', onItem);
-  arrived.push(await socket.timeout(5000).emitWithAck('burst', n));
+  arrived.push(await socket.timeout(5000).emitWithAck(event, n));
   socket.off('item', onItem);
   return arrived;
 }
@@ -94,6 +103,13 @@ describe('under a Socket.IO server', () => {
     const { socket, writes } = await open(batching);
     const before = writes.count;
     expect(await burst(socket, 50)).toEqual(inOrder(50));
+    expect(writes.count - before).toBe(1);
+  });
+
+  it("sends a turn's broadcasts to the socket's room and its ack in one write, in order", async () => {
+    const { socket, writes } = await open(batching);
+    const before = writes.count;
+    expect(await burst(socket, 20, 'broadcast')).toEqual(inOrder(20));
     expect(writes.count - before).toBe(1);
   });
 
