@@ -7,13 +7,15 @@
 // - CPU per round trip, and self time grouped by where the code lives (relay-hub's own layers,
 //   socket.io / engine.io / ws, ioredis, pino, prom-client, TypeBox, Node internals, GC);
 // - the top functions by self time;
-// - bytes allocated per round trip, and the top allocating functions.
+// - bytes allocated per round trip, and the top allocating functions;
+// - the hub's CPU and its read and write system calls per round trip (/proc).
 // Profiles are kept in bench/results/profile/ for DevTools (Performance / Memory tabs).
 //
 // Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
 // --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
-// tables then sum both hubs, each hub's profiles in its own folder, and add each hub's CPU and
-// system calls and Redis's CPU, system calls and commands per round trip, from /proc and INFO), --hub=<script> (default dist/main.js: another build),
+// tables then sum both hubs, each hub's profiles in its own folder, the last table has a row per
+// hub, and Redis's CPU, system calls and commands per round trip follow, from /proc and INFO),
+// --hub=<script> (default dist/main.js: another build),
 // --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -171,7 +173,7 @@ async function main() {
       cpuMs,
       hubs.map((hub) => hub.dir),
     );
-    if (replicas > 1) reportHubs(hubs0, hubs1, roundTrips);
+    reportHubs(hubs0, hubs1, roundTrips);
     if (redis) reportRedis(redis0, redis1, roundTrips);
   } finally {
     gen.kill('SIGKILL');
@@ -187,12 +189,12 @@ function readSyscalls(pid) {
   return { reads: count('syscr'), writes: count('syscw') };
 }
 
-/** Each hub's CPU and system calls per round trip: the runtimes' replica first, then the clients'. */
+/** Each hub's CPU and system calls per round trip: on two replicas the runtimes' one first, then the clients'. */
 function reportHubs(before, after, roundTrips) {
   console.log('\n| hub | CPU µs per round trip | reads per round trip | writes per round trip |\n|---|---|---|---|');
   after.forEach((is, i) => {
     const per = (field) => (is[field] - before[i][field]) / roundTrips;
-    const role = i === 0 ? 'runtimes' : i === after.length - 1 ? 'clients' : '';
+    const role = after.length === 1 ? '' : i === 0 ? 'runtimes' : i === after.length - 1 ? 'clients' : '';
     console.log(
       `| ${i + 1}${role ? ` (${role})` : ''} | ${(per('cpuMs') * 1000).toFixed(1)} | ${per('reads').toFixed(2)} | ${per('writes').toFixed(2)} |`,
     );
