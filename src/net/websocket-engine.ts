@@ -68,7 +68,9 @@ interface FrameSender {
  * fails if `ws` stops keeping its sender there.
  */
 function reportFramesQueued(client: WebSocket): void {
-  const sender = (client as unknown as { _sender: FrameSender })._sender;
+  const sender = (client as unknown as { _sender?: Partial<FrameSender> })._sender;
+  // Without it broadcasts are written as before, one turn later: slower, never wrong.
+  if (typeof sender?.sendFrame !== 'function') return;
   const sendFrame = sender.sendFrame.bind(sender);
   sender.sendFrame = (list, cb) => {
     if (cb === undefined || client.readyState !== WebSocket.OPEN) return sendFrame(list, cb);
