@@ -13,9 +13,10 @@ import {
 } from '../relay/dispatcher';
 import { Events, type AgentInboundMessage } from '../protocol';
 import type { Template } from '../store/conversation-log';
-import type { RuntimeEntry } from '../store/store';
+import type { Handoff, RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
+import { DeadlineQueue, type Deadline } from '../relay/deadline-queue';
 
 interface DeliveryRequest {
   t: 'req';
@@ -38,6 +39,51 @@ interface DeliveryResponse {
 const NETWORK_MARGIN_MS = 1000;
 
 /**
+ * A request awaiting its response: settled by the response, by the replica finding it undeliverable,
+ * or at its deadline. One object per message, with no timer or closures of its own: every pending
+ * request shares the dispatcher's deadline queue.
+ */
+class PendingResponse implements Deadline {
+  dueMs = 0;
+  slot = -1;
+  readonly result: Promise<DeliveryResult>;
+  private resolve!: (result: DeliveryResult) => void;
+
+  constructor(
+    readonly id: string,
+    private readonly owner: ClusterDispatcher,
+  ) {
+    this.result = new Promise<DeliveryResult>((resolve) => (this.resolve = resolve));
+  }
+
+  settle(result: DeliveryResult): void {
+    this.owner.forget(this);
+    this.resolve(result);
+  }
+
+  fire(): void {
+    this.settle('timeout');
+  }
+}
+
+/** A request the store's intake may publish ({@link PreparedDelivery}). */
+class PreparedRequest implements PreparedDelivery {
+  constructor(
+    readonly handoff: Handoff,
+    private readonly pending: PendingResponse,
+  ) {}
+
+  handedOff(receivers: number): Promise<DeliveryResult> {
+    if (receivers === 0) this.pending.settle('gone');
+    return this.pending.result;
+  }
+
+  cancel(): void {
+    this.pending.settle('gone');
+  }
+}
+
+/**
  * Delivers to the replica that holds the chosen runtime (presence names it): locally when that is
  * this replica, else a request on the target replica's own sharded channel, answered on this
  * replica's channel. Two Redis messages per delivery, each received by one replica, whatever the
@@ -49,7 +95,8 @@ const NETWORK_MARGIN_MS = 1000;
  */
 export class ClusterDispatcher implements RuntimeDispatcher {
   private readonly local: LocalDispatcher;
-  private readonly pending = new Map<string, (result: DeliveryResult) => void>();
+  private readonly pending = new Map<string, PendingResponse>();
+  private readonly deadlines = new DeadlineQueue();
   private readonly serving = new Set<Promise<unknown>>();
   private closing = false;
 
@@ -70,62 +117,47 @@ export class ClusterDispatcher implements RuntimeDispatcher {
 
   async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
-    const id = randomUUID();
-    const settled = this.awaitResponse(id, timeoutMs);
-    const request: DeliveryRequest = { t: 'req', id, from: this.replicaId, socketId: target.socketId, message, timeoutMs };
+    const pending = this.awaitResponse(timeoutMs);
+    const request: DeliveryRequest = { t: 'req', id: pending.id, from: this.replicaId, socketId: target.socketId, message, timeoutMs };
     if (this.dedupe !== null) request.record = record;
     let receivers: number;
     try {
       receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), JSON.stringify(request)));
     } catch (err) {
-      this.pending.get(id)?.('timeout');
+      pending.settle('timeout');
       this.report('dispatcher', err, 'could not forward a message to another replica');
       throw err;
     }
-    this.sent(id, receivers);
-    return settled;
+    // No subscriber got it: that replica is gone (its presence entries have not expired yet).
+    if (receivers === 0) pending.settle('gone');
+    return pending.result;
   }
 
   prepare(message: AgentInboundMessage, timeoutMs: number, seed: number, record: DeliveryRecord): PreparedDelivery | null {
     if (this.dedupe === null) return null;
-    const id = randomUUID();
     // The response may come before the intake's own reply: await it from the start.
-    const settled = this.awaitResponse(id, timeoutMs);
-    const json = JSON.stringify({ t: 'req', id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<
+    const pending = this.awaitResponse(timeoutMs);
+    const json = JSON.stringify({ t: 'req', id: pending.id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<
       DeliveryRequest,
       'socketId'
     >);
-    return {
-      handoff: {
-        seed,
-        replicaId: this.replicaId,
-        channel: this.channel,
-        request: { before: `${json.slice(0, -1)},"socketId":`, after: '}' },
-      },
-      handedOff: (receivers) => {
-        this.sent(id, receivers);
-        return settled;
-      },
-      cancel: () => this.pending.get(id)?.('gone'),
-    };
+    const request = { before: `${json.slice(0, -1)},"socketId":`, after: '}' };
+    return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 
-  /** Settles with the response to request `id`, or 'timeout' after the runtime's timeout and the two hops. */
-  private awaitResponse(id: string, timeoutMs: number): Promise<DeliveryResult> {
-    return new Promise<DeliveryResult>((resolve) => {
-      const timer = setTimeout(() => settle('timeout'), timeoutMs + NETWORK_MARGIN_MS);
-      const settle = (result: DeliveryResult) => {
-        clearTimeout(timer);
-        this.pending.delete(id);
-        resolve(result);
-      };
-      this.pending.set(id, settle);
-    });
+  /** A request awaiting its response, or 'timeout' after the runtime's timeout and the two hops. */
+  private awaitResponse(timeoutMs: number): PendingResponse {
+    const pending = new PendingResponse(randomUUID(), this);
+    this.pending.set(pending.id, pending);
+    this.deadlines.add(pending, Date.now() + timeoutMs + NETWORK_MARGIN_MS);
+    return pending;
   }
 
-  /** No subscriber got request `id`: that replica is gone (its presence entries have not expired yet). */
-  private sent(id: string, receivers: number): void {
-    if (receivers === 0) this.pending.get(id)?.('gone');
+  /** Called by a request as it settles. */
+  forget(pending: PendingResponse): void {
+    // A request settles once: a late response (after its deadline) finds nothing here.
+    if (this.pending.get(pending.id) === pending) this.pending.delete(pending.id);
+    this.deadlines.remove(pending);
   }
 
   private channelOf(replicaId: string): string {
@@ -136,7 +168,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.allSettled([...this.serving]);
-    for (const settle of this.pending.values()) settle('timeout');
+    for (const pending of [...this.pending.values()]) pending.settle('timeout');
   }
 
   private onMessage(raw: Buffer): void {
@@ -146,7 +178,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     } catch {
       return;
     }
-    if (parsed.t === 'res') this.pending.get(parsed.id)?.(parsed.result);
+    if (parsed.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
     else if (parsed.t === 'req') this.serve(parsed);
   }
 

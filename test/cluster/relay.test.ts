@@ -161,3 +161,27 @@ describe('several runtimes of one bot', () => {
     }
   });
 });
+
+describe('a replica that stops answering', () => {
+  it("fails the sender's message with TIMEOUT once the ack timeout and the hops have passed, and delivers again once it answers", async () => {
+    const frozen = cluster.handle.replicas[0];
+    const agent = await cluster.agent(frozen.url, 'frozen-bot');
+    const received: string[] = [];
+    agent.onMessage((m) => void received.push(m.text));
+    const user = await cluster.socket(B, 'frozen-bot', { sub: 'frozen-user' });
+    frozen.kill('SIGSTOP');
+    try {
+      // Its subscription still takes the request: only the requesting replica's deadline can end the wait.
+      const started = Date.now();
+      const ack = (await send(user, 'f1', 'into the void')) as { ok: boolean; error?: { code: string } };
+      expect(ack).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3000); // AGENT_ACK_TIMEOUT_MS of the cluster tests
+    } finally {
+      frozen.kill('SIGCONT');
+    }
+    // Its late answer to that request finds nothing waiting; new messages go through.
+    let n = 0;
+    await waitFor(async () => ((await send(user, `f${++n + 1}`, 'back')) as { ok: boolean }).ok, 15_000, 'a delivery after SIGCONT');
+    expect(received).toContain('back');
+  }, 30_000);
+});
