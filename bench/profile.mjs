@@ -8,7 +8,9 @@
 //   socket.io / engine.io / ws, ioredis, pino, prom-client, TypeBox, Node internals, GC);
 // - the top functions by self time;
 // - bytes allocated per round trip, and the top allocating functions;
-// - the hub's CPU and its read and write system calls per round trip (/proc).
+// - the hub's CPU and its read and write system calls per round trip (/proc);
+// - per hub, the bytes its scavenges promoted to the old generation per round trip (what only a
+//   mark-compact frees again), and the scavenges and mark-compacts that ran, with their pauses.
 // Profiles are kept in bench/results/profile/ for DevTools (Performance / Memory tabs).
 //
 // Options: --seconds=N (window, default 8), --history=false (HISTORY_ENABLED), --top=N (rows, 15),
@@ -174,6 +176,10 @@ async function main() {
       hubs.map((hub) => hub.dir),
     );
     reportHubs(hubs0, hubs1, roundTrips);
+    reportGc(
+      hubs.map((hub) => hub.dir),
+      roundTrips,
+    );
     if (redis) reportRedis(redis0, redis1, roundTrips);
   } finally {
     gen.kill('SIGKILL');
@@ -197,6 +203,33 @@ function reportHubs(before, after, roundTrips) {
     const role = after.length === 1 ? '' : i === 0 ? 'runtimes' : i === after.length - 1 ? 'clients' : '';
     console.log(
       `| ${i + 1}${role ? ` (${role})` : ''} | ${(per('cpuMs') * 1000).toFixed(1)} | ${per('reads').toFixed(2)} | ${per('writes').toFixed(2)} |`,
+    );
+  });
+}
+
+/**
+ * Each hub's collections over the window (bench/profiler.cjs's gc.json): what scavenges promoted
+ * to the old generation per round trip (the old generation's growth across them: objects that
+ * outlived two scavenges, which only a mark-compact frees), and how many scavenges and
+ * mark-compacts ran, with their pauses.
+ */
+function reportGc(dirs, roundTrips) {
+  const oldSpaces = new Set(['old_space', 'large_object_space', 'code_space', 'trusted_space', 'trusted_large_object_space']);
+  const oldBytes = (side) => side.heapSpaceStatistics.reduce((sum, s) => sum + (oldSpaces.has(s.spaceName) ? s.spaceUsedSize : 0), 0);
+  console.log(
+    '\n| hub | promoted by scavenges, bytes per round trip | scavenges (pause ms, median / max) | mark-compacts (pause ms, sum) |\n|---|---|---|---|',
+  );
+  dirs.forEach((dir, i) => {
+    const { statistics } = JSON.parse(readFileSync(join(dir, 'gc.json'), 'utf8'));
+    const scavenges = statistics.filter((gc) => gc.gcType === 'Scavenge');
+    const majors = statistics.filter((gc) => gc.gcType === 'MarkSweepCompact');
+    const promoted = scavenges.reduce((sum, gc) => sum + Math.max(0, oldBytes(gc.afterGC) - oldBytes(gc.beforeGC)), 0);
+    const pauses = scavenges.map((gc) => gc.cost / 1000).sort((a, b) => a - b);
+    const median = pauses.length === 0 ? 0 : pauses[Math.floor(pauses.length / 2)];
+    const majorMs = majors.reduce((sum, gc) => sum + gc.cost / 1000, 0);
+    const role = dirs.length === 1 ? '' : i === 0 ? ' (runtimes)' : i === dirs.length - 1 ? ' (clients)' : '';
+    console.log(
+      `| ${i + 1}${role} | ${(promoted / roundTrips).toFixed(0)} | ${scavenges.length} (${median.toFixed(2)} / ${(pauses.at(-1) ?? 0).toFixed(2)}) | ${majors.length} (${majorMs.toFixed(1)}) |`,
     );
   });
 }
