@@ -40,8 +40,8 @@ const NETWORK_MARGIN_MS = 1000;
 
 /**
  * A request awaiting its response: settled by the response, by the replica finding it undeliverable,
- * or at its deadline. One object per message, with no timer or closures of its own: every pending
- * request shares the dispatcher's deadline queue.
+ * or at its deadline. It has no timer of its own: every pending request shares the dispatcher's
+ * deadline queue. Settling again does nothing.
  */
 class PendingResponse implements Deadline {
   dueMs = 0;
@@ -153,10 +153,9 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     return pending;
   }
 
-  /** Called by a request as it settles. */
+  /** Called by a request as it settles: a response that comes later (after its deadline) finds nothing. */
   forget(pending: PendingResponse): void {
-    // A request settles once: a late response (after its deadline) finds nothing here.
-    if (this.pending.get(pending.id) === pending) this.pending.delete(pending.id);
+    this.pending.delete(pending.id);
     this.deadlines.remove(pending);
   }
 
