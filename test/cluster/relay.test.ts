@@ -165,11 +165,12 @@ describe('several runtimes of one bot', () => {
 describe('a replica that stops answering', () => {
   it("fails the sender's message with TIMEOUT once the ack timeout and the hops have passed, and delivers again once it answers", async () => {
     const frozen = cluster.handle.replicas[0];
+    const pid = frozen.pid!;
     const agent = await cluster.agent(frozen.url, 'frozen-bot');
     const received: string[] = [];
     agent.onMessage((m) => void received.push(m.text));
     const user = await cluster.socket(B, 'frozen-bot', { sub: 'frozen-user' });
-    frozen.kill('SIGSTOP');
+    process.kill(pid, 'SIGSTOP');
     try {
       // Its subscription still takes the request: only the requesting replica's deadline can end the wait.
       const started = Date.now();
@@ -177,7 +178,7 @@ describe('a replica that stops answering', () => {
       expect(ack).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
       expect(Date.now() - started).toBeGreaterThanOrEqual(3000); // AGENT_ACK_TIMEOUT_MS of the cluster tests
     } finally {
-      frozen.kill('SIGCONT');
+      process.kill(pid, 'SIGCONT');
     }
     // Its late answer to that request finds nothing waiting; new messages go through.
     let n = 0;
