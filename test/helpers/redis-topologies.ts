@@ -60,11 +60,12 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-function spawnRedis(args: string[], port: number): RedisProcess {
+function spawnRedis(args: string[], port: number): RedisProcess & { pid: number | undefined } {
   const child: ChildProcess = spawn('redis-server', args, { stdio: 'ignore' });
   child.on('error', () => {});
   return {
     port,
+    pid: child.pid,
     alive: () => child.exitCode === null && child.signalCode === null,
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -75,8 +76,47 @@ function spawnRedis(args: string[], port: number): RedisProcess {
   };
 }
 
+/**
+ * A redis-server (or Sentinel) on a port `pick` finds free, once it answers there itself (its
+ * `process_id`: whatever else holds the port may answer too). Between the check and the server's
+ * bind another process of the suite may take the port, and the server then exits: it is started
+ * again on another port.
+ */
+export async function startListening(
+  pick: () => Promise<number>,
+  argsFor: (port: number) => string[],
+  what: string,
+  /** Gets the server once it is up, for whoever stops what was started. */
+  started: RedisProcess[] = [],
+): Promise<RedisProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await pick();
+    const server = spawnRedis(argsFor(port), port);
+    const up = await until(
+      async () =>
+        !server.alive() ? false : (await command<string>(port, 'INFO', 'server')).includes(`process_id:${server.pid}\r`) || undefined,
+      10_000,
+      `${what} on ${port}`,
+    );
+    if (up) {
+      started.push(server);
+      return server;
+    }
+    if (attempt === 5) throw new Error(`${what} exited at start five times (ports taken?)`);
+  }
+}
+
 async function command<T>(port: number, ...args: (string | number)[]): Promise<T> {
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    // Whatever answers on a port that is not (yet) ours may never reply.
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -99,17 +139,39 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
 // No 5 s wait before a replica's first sync: a replica that never synced may not be promoted.
 const BASE = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--repl-diskless-sync-delay', '0'];
 
-export async function startRedisSentinel(name = 'relaymaster'): Promise<TestSentinel> {
-  const dir = mkdtempSync(join(tmpdir(), 'relay-sentinel-'));
-  const masterPort = await freePort();
-  const replicaPort = await freePort();
-  const servers = [
-    spawnRedis([...BASE, '--port', String(masterPort), '--dir', dir, '--dbfilename', 'm.rdb'], masterPort),
-    spawnRedis(
-      [...BASE, '--port', String(replicaPort), '--dir', dir, '--dbfilename', 'r.rdb', '--replicaof', '127.0.0.1', String(masterPort)],
-      replicaPort,
-    ),
-  ];
+/** Runs `build` in a fresh directory; if it fails, stops the servers it started and removes the directory. */
+async function cleanedUpOnFailure<T>(prefix: string, build: (dir: string, started: RedisProcess[]) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const started: RedisProcess[] = [];
+  try {
+    return await build(dir, started);
+  } catch (err) {
+    for (const p of started) await p.kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export function startRedisSentinel(name = 'relaymaster'): Promise<TestSentinel> {
+  return cleanedUpOnFailure('relay-sentinel-', (dir, started) => sentinelIn(dir, started, name));
+}
+
+async function sentinelIn(dir: string, started: RedisProcess[], name: string): Promise<TestSentinel> {
+  const master = await startListening(
+    freePort,
+    (port) => [...BASE, '--port', String(port), '--dir', dir, '--dbfilename', 'm.rdb'],
+    'master',
+    started,
+  );
+  const masterPort = master.port;
+  const replica = await startListening(
+    freePort,
+    (port) => [...BASE, '--port', String(port), '--dir', dir, '--dbfilename', 'r.rdb', '--replicaof', '127.0.0.1', String(masterPort)],
+    'replica',
+    started,
+  );
+  const replicaPort = replica.port;
+  const servers = [master, replica];
   await until(
     async () => ((await command<string>(replicaPort, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined),
     10_000,
@@ -117,34 +179,40 @@ export async function startRedisSentinel(name = 'relaymaster'): Promise<TestSent
   );
   const sentinels: RedisProcess[] = [];
   for (let i = 0; i < 3; i++) {
-    const port = await freePort();
     const file = join(dir, `sentinel-${i}.conf`);
-    writeFileSync(
-      file,
-      [
-        `port ${port}`,
-        'bind 127.0.0.1',
-        `dir ${dir}`,
-        `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
-        `sentinel down-after-milliseconds ${name} 1000`,
-        `sentinel failover-timeout ${name} 3000`,
-        `sentinel parallel-syncs ${name} 1`,
-        '',
-      ].join('\n'),
-    );
-    sentinels.push(spawnRedis([file, '--sentinel'], port));
+    const config = (port: number) => {
+      writeFileSync(
+        file,
+        [
+          `port ${port}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${masterPort} 2`,
+          `sentinel down-after-milliseconds ${name} 1000`,
+          `sentinel failover-timeout ${name} 3000`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
+      return [file, '--sentinel'];
+    };
+    sentinels.push(await startListening(freePort, config, `sentinel ${i}`, started));
   }
   // Every Sentinel knows the master and has discovered the replica and the other Sentinels.
   for (const s of sentinels) {
+    let seen = 'no answer';
     await until(
       async () => {
         const info = await command<string[]>(s.port, 'SENTINEL', 'MASTER', name);
         const field = (k: string) => info[info.indexOf(k) + 1];
+        seen = `${field('num-slaves')} replicas, ${field('num-other-sentinels')} other sentinels, alive ${s.alive()}`;
         return Number(field('num-slaves')) >= 1 && Number(field('num-other-sentinels')) >= 2 ? true : undefined;
       },
       15_000,
       `sentinel ${s.port} ready`,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${seen})`);
+    });
   }
   return {
     name,
@@ -163,37 +231,33 @@ export async function startRedisSentinel(name = 'relaymaster'): Promise<TestSent
   };
 }
 
-export async function startRedisCluster(masters = 3): Promise<TestRedisCluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'relay-cluster-'));
+export function startRedisCluster(masters = 3): Promise<TestRedisCluster> {
+  return cleanedUpOnFailure('relay-cluster-', (dir, started) => clusterIn(dir, started, masters));
+}
+
+async function clusterIn(dir: string, started: RedisProcess[], masters: number): Promise<TestRedisCluster> {
   const nodes: RedisProcess[] = [];
   for (let i = 0; i < masters * 2; i++) {
-    const port = await freeClusterPort();
-    nodes.push(
-      spawnRedis(
-        [
-          ...BASE,
-          '--port',
-          String(port),
-          '--dir',
-          dir,
-          '--dbfilename',
-          `${port}.rdb`,
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          `nodes-${port}.conf`,
-          '--cluster-node-timeout',
-          '1000',
-          // A master without its replica still serves its own slots.
-          '--cluster-require-full-coverage',
-          'no',
-        ],
-        port,
-      ),
-    );
+    const args = (port: number) => [
+      ...BASE,
+      '--port',
+      String(port),
+      '--dir',
+      dir,
+      '--dbfilename',
+      `${port}.rdb`,
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      `nodes-${port}.conf`,
+      '--cluster-node-timeout',
+      '1000',
+      // A master without its replica still serves its own slots.
+      '--cluster-require-full-coverage',
+      'no',
+    ];
+    nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
   }
-  for (const n of nodes)
-    await until(async () => ((await command<string>(n.port, 'PING')) === 'PONG' ? true : undefined), 10_000, `node ${n.port}`);
   await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
 
   const masterOf = async (slot: number) => {
