@@ -18,3 +18,19 @@ export function benchHubEnv(overrides = {}) {
     ...overrides,
   };
 }
+
+/**
+ * Refuses to measure under another Node major than the hub is built for (package.json engines):
+ * `node bench/….mjs` outside npm runs the system Node, and every server the bench starts inherits
+ * it. BENCH_ANY_NODE=1 measures another Node on purpose.
+ */
+export function requireHubNode() {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major === 24 || process.env.BENCH_ANY_NODE === '1') return;
+  process.stderr.write(
+    `bench: this is Node ${process.version}, but the hub runs on Node 24 (package.json engines). Run it ` +
+      'through npm (`npm run bench`, `npm run bench:profile`), which puts node_modules/.bin/node first on PATH, ' +
+      'or set BENCH_ANY_NODE=1 to measure another Node on purpose.\n',
+  );
+  process.exit(1);
+}

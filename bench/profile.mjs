@@ -26,7 +26,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv, HUB_NODE_FLAGS } from './hub-env.mjs';
+import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
@@ -134,6 +134,7 @@ ${per(before.writes, after.writes)} write system calls per round trip
 }
 
 async function main() {
+  requireHubNode();
   mkdirSync(OUT, { recursive: true });
   const replicas = Number(args.replicas ?? 1);
   const redis = replicas > 1 ? await startRedis() : undefined;

@@ -6,7 +6,7 @@
 // round trips per second. Needs `npm run build`, redis-server, redis-cli and nginx.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { benchHubEnv } from './hub-env.mjs';
+import { benchHubEnv, requireHubNode } from './hub-env.mjs';
 
 const require = createRequire(import.meta.url);
 const { startCluster } = require('../deploy/cluster.cjs');
@@ -132,6 +132,7 @@ async function measure(topology) {
   }
 }
 
+requireHubNode();
 const rows = [];
 for (const topology of ['single', 'cluster']) {
   log(`measuring ${topology}…`);

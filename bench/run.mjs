@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv, HUB_NODE_FLAGS } from './hub-env.mjs';
+import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -624,6 +624,7 @@ function table() {
 }
 
 async function main() {
+  requireHubNode();
   const started = new Date();
   const gen = startGenerator();
   const gen2 = startGenerator();
