@@ -196,14 +196,19 @@ function readSyscalls(pid) {
   return { reads: count('syscr'), writes: count('syscw') };
 }
 
+/** A hub's row label: its number, and on two replicas its role (the runtimes' hub starts first). */
+function hubLabel(i, hubs) {
+  const role = hubs === 1 ? '' : i === 0 ? ' (runtimes)' : i === hubs - 1 ? ' (clients)' : '';
+  return `${i + 1}${role}`;
+}
+
 /** Each hub's CPU and system calls per round trip: on two replicas the runtimes' one first, then the clients'. */
 function reportHubs(before, after, roundTrips) {
   console.log('\n| hub | CPU µs per round trip | reads per round trip | writes per round trip |\n|---|---|---|---|');
   after.forEach((is, i) => {
     const per = (field) => (is[field] - before[i][field]) / roundTrips;
-    const role = after.length === 1 ? '' : i === 0 ? 'runtimes' : i === after.length - 1 ? 'clients' : '';
     console.log(
-      `| ${i + 1}${role ? ` (${role})` : ''} | ${(per('cpuMs') * 1000).toFixed(1)} | ${per('reads').toFixed(2)} | ${per('writes').toFixed(2)} |`,
+      `| ${hubLabel(i, after.length)} | ${(per('cpuMs') * 1000).toFixed(1)} | ${per('reads').toFixed(2)} | ${per('writes').toFixed(2)} |`,
     );
   });
 }
@@ -228,9 +233,8 @@ function reportGc(dirs, roundTrips) {
     const pauses = scavenges.map((gc) => gc.cost / 1000).sort((a, b) => a - b);
     const median = pauses.length === 0 ? 0 : pauses[Math.floor(pauses.length / 2)];
     const majorMs = majors.reduce((sum, gc) => sum + gc.cost / 1000, 0);
-    const role = dirs.length === 1 ? '' : i === 0 ? ' (runtimes)' : i === dirs.length - 1 ? ' (clients)' : '';
     console.log(
-      `| ${i + 1}${role} | ${(promoted / roundTrips).toFixed(0)} | ${scavenges.length} (${median.toFixed(2)} / ${(pauses.at(-1) ?? 0).toFixed(2)}) | ${majors.length} (${majorMs.toFixed(1)}) |`,
+      `| ${hubLabel(i, dirs.length)} | ${(promoted / roundTrips).toFixed(0)} | ${scavenges.length} (${median.toFixed(2)} / ${(pauses.at(-1) ?? 0).toFixed(2)}) | ${majors.length} (${majorMs.toFixed(1)}) |`,
     );
   });
 }
