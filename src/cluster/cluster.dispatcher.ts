@@ -49,15 +49,22 @@ class PendingResponse implements Deadline {
   readonly result: Promise<DeliveryResult>;
   private resolve!: (result: DeliveryResult) => void;
 
+  /** Registers itself in `pending` (by id) and `deadlines`, due in `waitMs`; leaves both as it settles. */
   constructor(
     readonly id: string,
-    private readonly owner: ClusterDispatcher,
+    private readonly pending: Map<string, PendingResponse>,
+    private readonly deadlines: DeadlineQueue,
+    waitMs: number,
   ) {
     this.result = new Promise<DeliveryResult>((resolve) => (this.resolve = resolve));
+    pending.set(id, this);
+    deadlines.add(this, Date.now() + waitMs);
   }
 
+  /** A response that comes later (after the deadline) finds nothing waiting. */
   settle(result: DeliveryResult): void {
-    this.owner.forget(this);
+    this.pending.delete(this.id);
+    this.deadlines.remove(this);
     this.resolve(result);
   }
 
@@ -147,16 +154,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
 
   /** A request awaiting its response, or 'timeout' after the runtime's timeout and the two hops. */
   private awaitResponse(timeoutMs: number): PendingResponse {
-    const pending = new PendingResponse(randomUUID(), this);
-    this.pending.set(pending.id, pending);
-    this.deadlines.add(pending, Date.now() + timeoutMs + NETWORK_MARGIN_MS);
-    return pending;
-  }
-
-  /** Called by a request as it settles: a response that comes later (after its deadline) finds nothing. */
-  forget(pending: PendingResponse): void {
-    this.pending.delete(pending.id);
-    this.deadlines.remove(pending);
+    return new PendingResponse(randomUUID(), this.pending, this.deadlines, timeoutMs + NETWORK_MARGIN_MS);
   }
 
   private channelOf(replicaId: string): string {
