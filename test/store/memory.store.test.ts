@@ -15,7 +15,7 @@ describe('MemoryDedupeStore', () => {
     for (const id of ['a', 'b', 'c']) expect(await dedupe.claim(key(id), record(id), 600)).toBeNull();
     expect(await dedupe.claim(key('a'), record('other'), 600)).toEqual(record('a')); // a is now the most recent
     expect(await dedupe.claim(key('d'), record('d'), 600)).toBeNull(); // evicts b
-    expect(dedupe.records.size).toBe(3);
+    expect(dedupe.size).toBe(3);
     expect(await dedupe.claim(key('b'), record('b2'), 600)).toBeNull();
     expect(await dedupe.claim(key('a'), record('x'), 600)).toEqual(record('a'));
   });
@@ -26,12 +26,42 @@ describe('MemoryDedupeStore', () => {
     const record = { id: 'id-1', ts: '2025-01-01T00:00:00.000Z', delivered: false };
     expect(await dedupe.claim(key, record, 1)).toBeNull();
     await dedupe.markDelivered(key, record, 60);
-    expect(dedupe.records.size).toBe(1);
+    expect(dedupe.size).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await dedupe.claim(key, { ...record, id: 'id-2' }, 60)).toEqual({ ...record, delivered: true });
     const lost = { ...key, clientMessageId: 'c2' };
     await dedupe.markDelivered(lost, { ...record, id: 'id-3' }, 60);
     expect(await dedupe.claim(lost, { ...record, id: 'id-4' }, 60)).toEqual({ ...record, id: 'id-3', delivered: true });
+  });
+
+  describe('on a clock of its own', () => {
+    const t0 = Date.parse('2026-01-01T00:00:00.000Z');
+    const record = (id: string) => ({ id, ts: '2026-01-01T00:00:00.000Z', delivered: false });
+    const key = (clientMessageId: string) => ({ agentId: 'bot', sub: 'u1', clientMessageId });
+    beforeEach(() => jest.useFakeTimers({ now: t0 }));
+    afterEach(() => jest.useRealTimers());
+
+    it('sweeps expired records from the oldest end when a new one is stored, freeing their slots', async () => {
+      const dedupe = new MemoryDedupeStore(3);
+      expect(await dedupe.claim(key('a'), record('a'), 1)).toBeNull();
+      expect(await dedupe.claim(key('b'), record('b'), 1)).toBeNull();
+      jest.setSystemTime(t0 + 1500);
+      expect(await dedupe.claim(key('c'), record('c'), 60)).toBeNull();
+      expect(dedupe.size).toBe(1);
+      expect(await dedupe.claim(key('a'), record('a2'), 60)).toBeNull();
+      expect(await dedupe.claim(key('c'), record('other'), 60)).toEqual(record('c'));
+    });
+
+    it('forgets everything on clear and fills again', async () => {
+      const dedupe = new MemoryDedupeStore(2);
+      await dedupe.claim(key('a'), record('a'), 60);
+      await dedupe.markDelivered(key('b'), record('b'), 60);
+      dedupe.clear();
+      expect(dedupe.size).toBe(0);
+      expect(await dedupe.claim(key('b'), record('b2'), 60)).toBeNull();
+      expect(await dedupe.claim(key('a'), record('a2'), 60)).toBeNull();
+      expect(await dedupe.claim(key('b'), record('other'), 60)).toEqual(record('b2'));
+    });
   });
 });
 

@@ -32,7 +32,7 @@ export class MemoryStore implements Store {
   }
 
   async close(): Promise<void> {
-    this.dedupe.records.clear();
+    this.dedupe.clear();
     this.departures.marks.clear();
     await this.conversations.close();
   }
