@@ -42,15 +42,13 @@ export interface PreparedDelivery {
   cancel(): void;
 }
 
-type Settle = (result: SocketDelivery) => void;
-
 /**
  * Deliveries to runtime sockets of this replica that await the runtime's ack. One per hub; the
  * local and the cluster dispatcher share it.
  */
 export class RuntimeDeliveries {
-  /** Settle functions of the deliveries awaiting each runtime's ack. */
-  private readonly inFlight = new WeakMap<Socket, Set<Settle>>();
+  /** The deliveries awaiting each runtime's ack. */
+  private readonly inFlight = new WeakMap<Socket, PendingAcks>();
 
   /**
    * Emits with an ack and settles on the ack, the timeout, or the socket leaving (so a runtime that
@@ -64,13 +62,8 @@ export class RuntimeDeliveries {
   deliver(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<SocketDelivery> {
     if (!socket.connected) return Promise.resolve('gone');
     return new Promise((resolve) => {
-      const pending = this.pendingOn(socket);
-      function settle(result: SocketDelivery) {
-        if (!pending.delete(settle)) return;
-        resolve(result);
-      }
-      pending.add(settle);
-      socket.timeout(timeoutMs).emit(Events.message, message, (err: Error | null) => settle(err ? 'timeout' : 'acked'));
+      const pending = new PendingAck(this.pendingOn(socket), resolve);
+      socket.timeout(timeoutMs).emit(Events.message, message, (err: Error | null) => pending.settle(err ? 'timeout' : 'acked'));
     });
   }
 
@@ -79,17 +72,61 @@ export class RuntimeDeliveries {
    * per delivery would pile up on a busy runtime (Node's max-listeners warning at 11 in flight, and
    * an O(n) removal per ack).
    */
-  private pendingOn(socket: Socket): Set<Settle> {
+  private pendingOn(socket: Socket): PendingAcks {
     let pending = this.inFlight.get(socket);
     if (!pending) {
-      const created = new Set<Settle>();
-      socket.once('disconnect', () => {
-        for (const settle of [...created]) settle('gone');
-      });
+      const created = new PendingAcks();
+      socket.once('disconnect', () => created.settleAll('gone'));
       this.inFlight.set(socket, created);
       pending = created;
     }
     return pending;
+  }
+}
+
+/**
+ * The deliveries pending on one runtime socket, oldest first, as a list through the deliveries
+ * themselves. Not a Set: with the usual one or two in flight, the delete that empties a Set makes
+ * V8 shrink it into a newly allocated table, one per message, which the young generation then
+ * carries (about 120 bytes per round trip were promoted that way before a mark-compact freed them).
+ */
+class PendingAcks {
+  oldest: PendingAck | null = null;
+  newest: PendingAck | null = null;
+
+  /** Settles every pending delivery with `result`, oldest first. */
+  settleAll(result: SocketDelivery): void {
+    while (this.oldest !== null) this.oldest.settle(result);
+  }
+}
+
+/** A delivery awaiting its runtime's ack, listed on its socket's {@link PendingAcks} until it settles. */
+class PendingAck {
+  private older: PendingAck | null;
+  private newer: PendingAck | null = null;
+  private listed = true;
+
+  constructor(
+    private readonly list: PendingAcks,
+    private readonly resolve: (result: SocketDelivery) => void,
+  ) {
+    this.older = list.newest;
+    if (list.newest !== null) list.newest.newer = this;
+    else list.oldest = this;
+    list.newest = this;
+  }
+
+  /** Ends the delivery with `result` the first time; the ack, timeout or disconnect that comes later finds it settled. */
+  settle(result: SocketDelivery): void {
+    if (!this.listed) return;
+    this.listed = false;
+    const { list, older, newer } = this;
+    if (older !== null) older.newer = newer;
+    else list.oldest = newer;
+    if (newer !== null) newer.older = older;
+    else list.newest = older;
+    this.older = this.newer = null;
+    this.resolve(result);
   }
 }
 
