@@ -1,8 +1,10 @@
 // The hub's settings in every bench: production mode, quiet logs, and the per-address and
 // per-socket limits out of the way, since all load comes from one machine (often one address).
 
-/** What deploy/Dockerfile and `npm start` run the hub with. */
-export const HUB_NODE_FLAGS = '--max-semi-space-size=16';
+import { createRequire } from 'node:module';
+
+/** What deploy/Dockerfile and `npm start` run the hub with (deploy/cluster.cjs keeps the list). */
+export const HUB_NODE_FLAGS = createRequire(import.meta.url)('../deploy/cluster.cjs').HUB_NODE_FLAGS.join(' ');
 
 /** Environment for a hub under bench load; `overrides` (secrets, ports, files) win. */
 export function benchHubEnv(overrides = {}) {

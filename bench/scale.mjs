@@ -6,7 +6,7 @@
 // (default 20: RSS is read this long after the connect burst, without any forced GC, as a
 // container limit sees it), --relay-seconds=<n> (default 10), --kinds=baseline,hub,
 // --hub-node-flags="…" (node flags for the hub process only; default those of deploy/Dockerfile,
-// `--max-semi-space-size=16`; the baseline runs with Node's defaults).
+// `--max-semi-space-size=16 --no-allocation-site-pretenuring`; the baseline runs with Node's defaults).
 //
 // Loopback only. One source address has ~28,000 ephemeral ports (32768–60999), so clients are
 // spread round robin over 127.0.0.2 … (one address per 10,000 clients; a different set for each

@@ -15,6 +15,11 @@ const { ManagedProcess, waitUntil, waitForLine, httpOk } = require('./managed-pr
 const { startRedisTopology, TOPOLOGIES } = require('./redis-topology.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
+/**
+ * The node flags the hub runs with: deploy/Dockerfile's CMD and `npm start` spell the same ones
+ * (test/static/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
+ */
+const HUB_NODE_FLAGS = ['--max-semi-space-size=16', '--no-allocation-site-pretenuring'];
 const NGINX_CONF = path.join(__dirname, 'nginx.conf');
 
 /** Asks the kernel for a free TCP port on `host`. */
@@ -189,8 +194,7 @@ async function startCluster(options = {}) {
     const graceMs = Number(hubEnv.SHUTDOWN_GRACE_MS) || 20_000;
     const replicas = hubPorts.map((hubPort, i) => {
       const name = `hub-${i + 1}`;
-      // The node flags of deploy/Dockerfile and `npm start`.
-      const proc = new ManagedProcess(name, process.execPath, ['--max-semi-space-size=16', hubEntry], {
+      const proc = new ManagedProcess(name, process.execPath, [...HUB_NODE_FLAGS, hubEntry], {
         onLog,
         cwd: ROOT,
         env: {
@@ -302,4 +306,14 @@ async function startCluster(options = {}) {
   }
 }
 
-module.exports = { startCluster, writeNginxConfig, nginxArgs, testNginxConfig, nginxBinary, redisBinary, freePort, NGINX_CONF };
+module.exports = {
+  startCluster,
+  writeNginxConfig,
+  nginxArgs,
+  testNginxConfig,
+  nginxBinary,
+  redisBinary,
+  freePort,
+  NGINX_CONF,
+  HUB_NODE_FLAGS,
+};

@@ -107,3 +107,5 @@ export function redisBinary(): string;
 export function freePort(host?: string): Promise<number>;
 /** Absolute path of deploy/nginx.conf. */
 export const NGINX_CONF: string;
+/** The node flags the hub runs with (deploy/Dockerfile's CMD, `npm start`, the local cluster, the bench). */
+export const HUB_NODE_FLAGS: readonly string[];

@@ -21,7 +21,7 @@ describe('the embedded default started as a user would', () => {
   beforeAll(async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
     for (const key of ['JWT_SECRET', 'AGENT_API_KEYS', 'REDIS_URL', 'NODE_ENV', 'DEMO_ENABLED']) delete env[key];
-    // The command after the build step, node flags included (`node --max-semi-space-size=16 dist/main.js`).
+    // The command after the build step, node flags included (`node --max-semi-space-size=16 --no-allocation-site-pretenuring dist/main.js`).
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
     const [node, ...args] = pkg.scripts.start.split('&&').pop()!.trim().split(/\s+/);
     expect(node).toBe('node');

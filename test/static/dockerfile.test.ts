@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { HUB_NODE_FLAGS } from '../../deploy/cluster.cjs';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -166,14 +167,22 @@ describe('deploy/Dockerfile', () => {
     expect(await run(port)).not.toBe(0); // nothing listens any more
   });
 
-  test('exposes 3000, stops with SIGTERM and starts dist/main.js with 16 MiB semi-spaces', () => {
+  test("exposes 3000, stops with SIGTERM and starts dist/main.js with the hub's node flags", () => {
     expect(finalOf('EXPOSE').map((e) => e.args)).toEqual(['3000']);
     expect(finalOf('STOPSIGNAL').map((e) => e.args)).toEqual(['SIGTERM']);
     const cmds = finalOf('CMD');
     // bench/scale.mjs: V8's default young generation, grown by a connect burst, is most of an idle
-    // hub's RSS per client; the flag caps it (README, Benchmarks).
-    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', '--max-semi-space-size=16', 'dist/main.js']);
+    // hub's RSS per client, and 16 MiB semi-spaces cap it; V8's pretenuring doubled what each
+    // scavenge copies under relay load (README, Benchmarks).
+    expect(HUB_NODE_FLAGS).toEqual(['--max-semi-space-size=16', '--no-allocation-site-pretenuring']);
+    expect(command(cmds[cmds.length - 1].args)).toEqual(['node', ...HUB_NODE_FLAGS, 'dist/main.js']);
     expect(finalOf('ENTRYPOINT')).toEqual([]);
+  });
+
+  test('npm start runs the hub with the same node flags as the image and the local cluster', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const started = pkg.scripts.start.split('&&').pop()!.trim().split(/\s+/);
+    expect(started).toEqual(['node', ...HUB_NODE_FLAGS, 'dist/main.js']);
   });
 
   test('the node flags of CMD are ones this Node accepts', () => {
