@@ -3,8 +3,8 @@
 
 import { createRequire } from 'node:module';
 
-/** What deploy/Dockerfile and `npm start` run the hub with (deploy/cluster.cjs keeps the list). */
-export const HUB_NODE_FLAGS = createRequire(import.meta.url)('../deploy/cluster.cjs').HUB_NODE_FLAGS.join(' ');
+/** The node flags deploy/Dockerfile and `npm start` run the hub with (deploy/cluster.cjs keeps the list). */
+export const { HUB_NODE_FLAGS } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 
 /** Environment for a hub under bench load; `overrides` (secrets, ports, files) win. */
 export function benchHubEnv(overrides = {}) {

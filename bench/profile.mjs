@@ -59,7 +59,7 @@ async function startHub(dir, env) {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS.split(' '), '--require', join(ROOT, 'bench', 'profiler.cjs'), SERVER], {
+  const proc = spawn(process.execPath, [...HUB_NODE_FLAGS, '--require', join(ROOT, 'bench', 'profiler.cjs'), SERVER], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -141,9 +141,9 @@ async function startServer(kind, redisUrl, env = {}) {
   const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
   const child =
     kind === 'hub'
-      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS.split(' ') })
+      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS })
       : args.versus
-        ? spawnNode(args.versus, { ...HUB_ENV, ...common, ...env }, { nodeFlags: (args['versus-node-flags'] ?? HUB_NODE_FLAGS).split(' ') })
+        ? spawnNode(args.versus, { ...HUB_ENV, ...common, ...env }, { nodeFlags: args['versus-node-flags']?.split(' ') ?? HUB_NODE_FLAGS })
         : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
   child.stdout.resume();
   const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));

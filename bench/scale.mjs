@@ -264,7 +264,7 @@ export async function scalePhase(options = {}) {
     settleS: Number(options.settle ?? 20),
     relaySeconds: Number(options['relay-seconds'] ?? 10),
     kinds: (options.kinds ?? 'baseline,hub').split(','),
-    hubNodeFlags: (options['hub-node-flags'] ?? HUB_NODE_FLAGS).split(' ').filter(Boolean),
+    hubNodeFlags: options['hub-node-flags']?.split(' ').filter(Boolean) ?? HUB_NODE_FLAGS,
   };
   const secret = randomBytes(32).toString('hex');
   const apiKey = randomBytes(16).toString('hex');
