@@ -71,6 +71,15 @@ class PendingResponse implements Deadline {
   fire(): void {
     this.settle('timeout');
   }
+
+  /**
+   * The request went out to `receivers` subscribers: none means that replica is gone (its presence
+   * entries have not expired yet).
+   */
+  published(receivers: number): Promise<DeliveryResult> {
+    if (receivers === 0) this.settle('gone');
+    return this.result;
+  }
 }
 
 /** A request the store's intake may publish ({@link PreparedDelivery}). */
@@ -81,8 +90,7 @@ class PreparedRequest implements PreparedDelivery {
   ) {}
 
   handedOff(receivers: number): Promise<DeliveryResult> {
-    if (receivers === 0) this.pending.settle('gone');
-    return this.pending.result;
+    return this.pending.published(receivers);
   }
 
   cancel(): void {
@@ -135,9 +143,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       this.report('dispatcher', err, 'could not forward a message to another replica');
       throw err;
     }
-    // No subscriber got it: that replica is gone (its presence entries have not expired yet).
-    if (receivers === 0) pending.settle('gone');
-    return pending.result;
+    return pending.published(receivers);
   }
 
   prepare(message: AgentInboundMessage, timeoutMs: number, seed: number, record: DeliveryRecord): PreparedDelivery | null {
