@@ -91,8 +91,24 @@ export class RuntimeDeliveries {
  * carries (about 120 bytes per round trip were promoted that way before a mark-compact freed them).
  */
 class PendingAcks {
-  oldest: PendingAck | null = null;
-  newest: PendingAck | null = null;
+  private oldest: PendingAck | null = null;
+  private newest: PendingAck | null = null;
+
+  add(pending: PendingAck): void {
+    pending.older = this.newest;
+    if (this.newest !== null) this.newest.newer = pending;
+    else this.oldest = pending;
+    this.newest = pending;
+  }
+
+  remove(pending: PendingAck): void {
+    const { older, newer } = pending;
+    if (older !== null) older.newer = newer;
+    else this.oldest = newer;
+    if (newer !== null) newer.older = older;
+    else this.newest = older;
+    pending.older = pending.newer = null;
+  }
 
   /** Settles every pending delivery with `result`, oldest first. */
   settleAll(result: SocketDelivery): void {
@@ -102,30 +118,23 @@ class PendingAcks {
 
 /** A delivery awaiting its runtime's ack, listed on its socket's {@link PendingAcks} until it settles. */
 class PendingAck {
-  private older: PendingAck | null;
-  private newer: PendingAck | null = null;
+  /** Neighbours on the list, for {@link PendingAcks} alone. */
+  older: PendingAck | null = null;
+  newer: PendingAck | null = null;
   private listed = true;
 
   constructor(
     private readonly list: PendingAcks,
     private readonly resolve: (result: SocketDelivery) => void,
   ) {
-    this.older = list.newest;
-    if (list.newest !== null) list.newest.newer = this;
-    else list.oldest = this;
-    list.newest = this;
+    list.add(this);
   }
 
   /** Ends the delivery with `result` the first time; the ack, timeout or disconnect that comes later finds it settled. */
   settle(result: SocketDelivery): void {
     if (!this.listed) return;
     this.listed = false;
-    const { list, older, newer } = this;
-    if (older !== null) older.newer = newer;
-    else list.oldest = newer;
-    if (newer !== null) newer.older = older;
-    else list.newest = older;
-    this.older = this.newer = null;
+    this.list.remove(this);
     this.resolve(result);
   }
 }
