@@ -1,4 +1,5 @@
 import type { DedupeKey, DedupeRecord, DedupeStore } from '../store';
+import { SWEEP_EVERY_MS } from './recency-list';
 import { NO_SLOT, SlotRecency } from './slot-recency';
 
 /**
@@ -6,9 +7,6 @@ import { NO_SLOT, SlotRecency } from './slot-recency';
  * taken at start. The least recently used go first.
  */
 export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;
-
-/** How often, at most, expired records are swept from the oldest end. */
-const SWEEP_EVERY_MS = 1000;
 
 /**
  * Dedupe records of the single replica, each for its TTL, bounded by count as well: past the bound

@@ -9,8 +9,8 @@ export interface Listed<V> {
   newer: V | null;
 }
 
-/** How often, at most, expired entries are swept from the oldest end. */
-const SWEEP_EVERY_MS = 1000;
+/** How often, at most, the embedded store's recency orders sweep expired entries from their oldest end. */
+export const SWEEP_EVERY_MS = 1000;
 
 /**
  * Values by key, in the order they were last touched: a doubly linked list through the values
