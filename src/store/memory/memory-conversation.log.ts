@@ -6,6 +6,7 @@ import {
   type LoggedMessage,
   type Recovery,
 } from '../conversation-log';
+import { EntryRing } from './entry-ring';
 import { RecencyList, type Listed } from './recency-list';
 
 /** Bounds of the embedded log over all conversations. */
@@ -17,28 +18,16 @@ export interface MemoryLogBounds {
 }
 
 /**
- * One conversation's (or a bot's broadcasts') messages, oldest first. A full log churns one message
- * per append, and each lives long enough to reach the old generation, where every object costs the
- * garbage collector's marking threads; so an entry keeps two objects: its id and the message as one
- * JSON string, which has no references to trace. The message object, its text and clientMessageId
- * die young. Seqs are small integers in a parallel array. The arrays grow to HISTORY_MAX_MESSAGES
- * and then turn into rings: a full log overwrites its oldest entry in place instead of shifting
- * every entry down (a log is touched rarely enough to be out of the CPU's cache, and a shift moves
- * all of it). There is no index by id: appends, which happen on every message, must not pay for
- * one, and the reads that look an id up (recovery, history pages) search from the newest entry,
- * where the id they are given usually is.
+ * One conversation's (or a bot's broadcasts') messages, oldest first, in an {@link EntryRing}: a full
+ * log churns one message per append, and the ring keeps them outside the V8 heap, so appends leave
+ * nothing for the old generation's collector. There is no index by id: appends, which happen on
+ * every message, must not pay for one, and the reads that look an id up (recovery, history pages)
+ * search from the newest entry, where the id they are given usually is.
  */
 interface Log extends Listed<Log> {
   agentId: string;
   clientId: string | null;
-  /** Seq of each message, ascending from `head` (round the end of the array once it is full). */
-  seqs: number[];
-  /** Id of each message, parallel to `seqs`. */
-  ids: string[];
-  /** Each message as JSON, parallel to `seqs`; parsed when read (recovery and history, not appends). */
-  messages: string[];
-  /** Where the oldest entry is: 0 until the arrays are full. */
-  head: number;
+  entries: EntryRing;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
   /**
@@ -63,7 +52,7 @@ export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
   /** Messages over all logs. */
   private size = 0;
-  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.seqs.length));
+  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.entries.length));
   private readonly maxMessages: number;
   private readonly ttlMs: number;
 
@@ -85,7 +74,7 @@ export class MemoryConversationLog implements ConversationLog {
     const now = Date.now();
     const key = logKey(agentId, clientId);
     const found = this.logs.peek(key, now);
-    const log = found ?? newLog(key, agentId, clientId);
+    const log = found ?? newLog(key, agentId, clientId, this.limits.maxMessages);
     // An append restarts the log's TTL, a repeated one included.
     log.expiresAt = now + this.ttlMs;
     if (found) this.logs.touch(log);
@@ -93,22 +82,13 @@ export class MemoryConversationLog implements ConversationLog {
     this.logs.sweep(now);
     const { id } = message;
     if (id > log.topId) log.topId = id;
-    else if (positionOf(log, id) !== -1) return;
-    const seq = ++this.seq;
-    const json = JSON.stringify(message);
-    if (log.seqs.length === this.limits.maxMessages) {
-      // Full: the newest takes the oldest's place.
-      const at = log.head;
-      log.trimmedUpTo = log.seqs[at];
-      log.seqs[at] = seq;
-      log.ids[at] = id;
-      log.messages[at] = json;
-      log.head = (at + 1) % log.seqs.length;
+    else if (log.entries.positionOf(id) !== -1) return;
+    // Full, the newest takes the oldest's place.
+    const trimmed = log.entries.push(++this.seq, id, JSON.stringify(message));
+    if (trimmed !== 0) {
+      log.trimmedUpTo = trimmed;
       return;
     }
-    log.seqs.push(seq);
-    log.ids.push(id);
-    log.messages.push(json);
     this.size++;
     // The log just appended to is the most recently used, so it goes last, and it alone fits.
     this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
@@ -161,15 +141,12 @@ export class MemoryConversationLog implements ConversationLog {
   }
 }
 
-function newLog(key: string, agentId: string, clientId: string | null): Log {
+function newLog(key: string, agentId: string, clientId: string | null, maxMessages: number): Log {
   return {
     key,
     agentId,
     clientId,
-    seqs: [],
-    ids: [],
-    messages: [],
-    head: 0,
+    entries: new EntryRing(maxMessages),
     trimmedUpTo: 0,
     topId: '',
     expiresAt: 0,
@@ -178,20 +155,10 @@ function newLog(key: string, agentId: string, clientId: string | null): Log {
   };
 }
 
-/** Where `id` is in `log`'s arrays, searched from the newest entry; -1 when it is not there. */
-function positionOf(log: Log, id: string): number {
-  const n = log.seqs.length;
-  for (let i = n - 1; i >= 0; i--) {
-    const at = (log.head + i) % n;
-    if (log.ids[at] === id) return at;
-  }
-  return -1;
-}
-
 function seqOf(log: Log | undefined, id: string): number | undefined {
   if (!log) return undefined;
-  const at = positionOf(log, id);
-  return at === -1 ? undefined : log.seqs[at];
+  const position = log.entries.positionOf(id);
+  return position === -1 ? undefined : log.entries.seqAt(position);
 }
 
 /** `\u0000` cannot occur in an agentId, so the two kinds of key never collide. */
@@ -203,26 +170,13 @@ function logKey(agentId: string, clientId: string | null): string {
 function slice(log: Log | undefined, from: number, to: number): Slice {
   if (!log) return [];
   const out: Slice = [];
-  const n = log.seqs.length;
-  for (let i = firstAtLeast(log, from); i < n; i++) {
-    const at = (log.head + i) % n;
-    if (log.seqs[at] >= to) break;
-    out.push([log.seqs[at], log.messages[at]]);
+  const { entries } = log;
+  for (let position = entries.firstAtLeast(from); position < entries.length; position++) {
+    const seq = entries.seqAt(position);
+    if (seq >= to) break;
+    out.push([seq, entries.jsonAt(position)]);
   }
   return out;
-}
-
-/** Position (0 = oldest) of the first entry of `log` whose seq is >= `value` (its length when none is). */
-function firstAtLeast(log: Log, value: number): number {
-  const n = log.seqs.length;
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (log.seqs[(log.head + mid) % n] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const messageOf = (entry: Slice[number]) => JSON.parse(entry[1]) as LoggedMessage;

@@ -1,0 +1,113 @@
+import { EntryRing } from '../../src/store/memory/entry-ring';
+
+/** What the ring should hold, as plain arrays: [seq, id, json], oldest first. */
+type Model = [number, string, string][];
+
+function contents(ring: EntryRing): [number, string][] {
+  return Array.from({ length: ring.length }, (_, position) => [ring.seqAt(position), ring.jsonAt(position)]);
+}
+
+function expectSame(ring: EntryRing, model: Model): void {
+  expect(contents(ring)).toEqual(model.map(([seq, , json]) => [seq, json]));
+  for (const [position, [, id]] of model.entries()) expect(ring.positionOf(id)).toBe(position);
+}
+
+/** A small deterministic generator (mulberry32), so a failure reproduces. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('EntryRing', () => {
+  it('keeps entries oldest first and finds them by id', () => {
+    const ring = new EntryRing(10);
+    ring.push(1, 'a', '{"text":"one"}');
+    ring.push(2, 'b', '{"text":"two"}');
+    expectSame(ring, [
+      [1, 'a', '{"text":"one"}'],
+      [2, 'b', '{"text":"two"}'],
+    ]);
+    expect(ring.positionOf('c')).toBe(-1);
+  });
+
+  it('drops the oldest entry past maxEntries and says which seq went', () => {
+    const ring = new EntryRing(2);
+    expect(ring.push(1, 'a', '1')).toBe(0);
+    expect(ring.push(2, 'b', '2')).toBe(0);
+    expect(ring.push(3, 'c', '3')).toBe(1);
+    expect(ring.push(4, 'd', '4')).toBe(2);
+    expectSame(ring, [
+      [3, 'c', '3'],
+      [4, 'd', '4'],
+    ]);
+    expect(ring.positionOf('a')).toBe(-1);
+  });
+
+  it('holds one entry when maxEntries is 1', () => {
+    const ring = new EntryRing(1);
+    ring.push(1, 'a', 'x'.repeat(5000));
+    expect(ring.push(2, 'b', 'y')).toBe(1);
+    expectSame(ring, [[2, 'b', 'y']]);
+  });
+
+  it('keeps characters outside ASCII and tells an id from its prefix', () => {
+    const ring = new EntryRing(4);
+    ring.push(1, 'ü-1', '{"text":"grüße 👋"}');
+    ring.push(2, 'ü-10', '{"text":"日本語"}');
+    expectSame(ring, [
+      [1, 'ü-1', '{"text":"grüße 👋"}'],
+      [2, 'ü-10', '{"text":"日本語"}'],
+    ]);
+    expect(ring.positionOf('ü-')).toBe(-1);
+    expect(ring.positionOf('u-1')).toBe(-1);
+  });
+
+  it('takes an entry larger than its buffer, and gives the room back once such entries are gone', () => {
+    const ring = new EntryRing(3);
+    const big = 'b'.repeat(100_000);
+    ring.push(1, 'a', big);
+    expect(ring.jsonAt(0)).toBe(big);
+    // Small entries push the big one out; the buffer shrinks as it moves them down.
+    for (let seq = 2; seq < 2000; seq++) ring.push(seq, `id-${seq}`, `{"n":${seq}}`);
+    expectSame(ring, [
+      [1997, 'id-1997', '{"n":1997}'],
+      [1998, 'id-1998', '{"n":1998}'],
+      [1999, 'id-1999', '{"n":1999}'],
+    ]);
+    expect((ring as unknown as { bytes: Buffer }).bytes.length).toBeLessThanOrEqual(4096);
+  });
+
+  it('finds the first entry at or above a seq', () => {
+    const ring = new EntryRing(3);
+    for (const seq of [2, 4, 6, 8]) ring.push(seq, String(seq), '{}');
+    expect([0, 4, 5, 8, 9].map((seq) => ring.firstAtLeast(seq))).toEqual([0, 0, 1, 2, 3]);
+  });
+
+  it('matches a plain array over many pushes of mixed sizes and characters', () => {
+    const next = random(15);
+    const texts = ['', 'a', 'grüße', '👋👋', 'x'.repeat(3000), '日本語'.repeat(200)];
+    for (const maxEntries of [1, 2, 7, 200]) {
+      const ring = new EntryRing(maxEntries);
+      const model: Model = [];
+      for (let seq = 1; seq <= 3000; seq++) {
+        const id = `${seq}-${texts[Math.floor(next() * texts.length)].slice(0, 3)}`;
+        const json = JSON.stringify({ seq, text: texts[Math.floor(next() * texts.length)] });
+        const dropped = ring.push(seq, id, json);
+        model.push([seq, id, json]);
+        expect(dropped).toBe(model.length > maxEntries ? model.shift()![0] : 0);
+        if (seq % 97 === 0) expectSame(ring, model);
+      }
+      expectSame(ring, model);
+    }
+  });
+
+  it('refuses a maxEntries that is not a positive integer', () => {
+    expect(() => new EntryRing(0)).toThrow('maxEntries must be a positive integer, not 0');
+    expect(() => new EntryRing(1.5)).toThrow(RangeError);
+  });
+});
