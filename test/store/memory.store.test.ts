@@ -34,6 +34,33 @@ describe('MemoryDedupeStore', () => {
     expect(await dedupe.claim(lost, { ...record, id: 'id-4' }, 60)).toEqual({ ...record, id: 'id-3', delivered: true });
   });
 
+  it('bounds its records by bytes too, the earliest written going first when keys run long', async () => {
+    // Each record here takes 8 + ~76 (key) + 2 (id) + 24 (ts) bytes: the 400-byte arena holds three.
+    const dedupe = new MemoryDedupeStore(10, 400);
+    const record = (id: string) => ({ id, ts: '2025-01-01T00:00:00.000Z', delivered: false });
+    const key = (clientMessageId: string) => ({ agentId: 'bot', sub: 'u'.repeat(60), clientMessageId });
+    for (const id of ['a', 'b', 'c']) expect(await dedupe.claim(key(id), record(id), 600)).toBeNull();
+    expect(dedupe.size).toBe(3);
+    expect(await dedupe.claim(key('d'), record('d'), 600)).toBeNull(); // a's bytes go
+    expect(dedupe.size).toBe(3);
+    expect(await dedupe.claim(key('b'), record('other'), 600)).toEqual(record('b'));
+    expect(await dedupe.claim(key('a'), record('a2'), 600)).toBeNull();
+  });
+
+  it('refuses a record larger than its whole arena with a clear error, keeping the rest', async () => {
+    const dedupe = new MemoryDedupeStore(2, 200);
+    const record = { id: 'id-1', ts: '2025-01-01T00:00:00.000Z', delivered: false };
+    const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'c1' };
+    expect(await dedupe.claim(key, record, 600)).toBeNull();
+    await expect(dedupe.claim({ ...key, sub: 's'.repeat(300) }, record, 600)).rejects.toThrow(/does not fit a 200-byte arena/);
+    expect(dedupe.size).toBe(1);
+    // The refused record's slot went back: two more fit, the first of them evicting the oldest.
+    expect(await dedupe.claim({ ...key, clientMessageId: 'c2' }, record, 600)).toBeNull();
+    expect(await dedupe.claim({ ...key, clientMessageId: 'c3' }, record, 600)).toBeNull();
+    expect(dedupe.size).toBe(2);
+    expect(await dedupe.claim({ ...key, clientMessageId: 'c3' }, { ...record, id: 'other' }, 600)).toEqual(record);
+  });
+
   describe('on a clock of its own', () => {
     const t0 = Date.parse('2026-01-01T00:00:00.000Z');
     const record = (id: string) => ({ id, ts: '2026-01-01T00:00:00.000Z', delivered: false });

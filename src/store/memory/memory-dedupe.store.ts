@@ -1,45 +1,42 @@
 import type { DedupeKey, DedupeRecord, DedupeStore } from '../store';
+import { RecordTable } from './record-table';
 import { SWEEP_EVERY_MS } from './recency-list';
 import { NO_SLOT, SlotRecency } from './slot-recency';
 
-/**
- * Records kept at most by the single in-memory replica: about 30 MB when full, 5 MB of it the arrays
- * taken at start. The least recently used go first.
- */
+/** Records kept at most by the single in-memory replica. The least recently used go first. */
 export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;
 
 /**
- * Dedupe records of the single replica, each for its TTL, bounded by count as well: past the bound
- * (a sustained rate above MAX / DEDUPE_WINDOW_S), the least recently used record goes early and a
- * late retry of it would be delivered again, which bounded memory is worth.
+ * Arena bytes per record: a record takes its key's, id's and ts's UTF-8 and 8 bytes more (about
+ * 130 with a UUID for sub and client message id), so the count bounds the store before the bytes
+ * do unless keys run long; then the earliest written go first. 16 MB for the default count, taken
+ * as records come (untouched pages are not resident).
+ */
+const ARENA_BYTES_PER_RECORD = 160;
+
+/**
+ * Dedupe records of the single replica, each for its TTL, bounded by count and by bytes: past the
+ * bounds (a sustained rate above MAX / DEDUPE_WINDOW_S), records go early and a late retry of one
+ * would be delivered again, which bounded memory is worth.
  *
- * Every client message leaves a record that outlives the young generation (copied there twice, then
- * marked by every mark-compact while it lives), and a full store holds 100,000. Kept as an object
- * per record, with a boxed expiry and a name that was a tree of concatenated strings, a record was
- * about ten objects; here it is a slot in parallel arrays holding two or three strings (its flat name,
- * its id, which the conversation log shares, and its ts), the rest in typed arrays, and the
- * delivered mark changes it in place.
+ * Every client message leaves a record, and a full store replaces one per message. Kept on the V8
+ * heap, records (a name, an id and a ts string each, and a Map entry) outlived the young generation
+ * and were then garbage in the old one for a mark-compact to find and move; here a record is a slot:
+ * its bytes and the index by name in a {@link RecordTable} outside the heap, its recency in a
+ * {@link SlotRecency}, its expiry and delivered mark in typed arrays.
  */
 export class MemoryDedupeStore implements DedupeStore {
-  private readonly slotOf = new Map<string, number>();
   private readonly slots: SlotRecency;
-  private readonly names: (string | undefined)[] = [];
-  private readonly ids: (string | undefined)[] = [];
-  private readonly stamps: (string | undefined)[] = [];
+  private readonly table: RecordTable;
   private readonly expiresAt: Float64Array;
   private readonly delivered: Uint8Array;
   private sweptAt = 0;
 
-  constructor(maxRecords = MEMORY_DEDUPE_MAX_RECORDS) {
+  constructor(maxRecords = MEMORY_DEDUPE_MAX_RECORDS, arenaBytes = maxRecords * ARENA_BYTES_PER_RECORD) {
     this.slots = new SlotRecency(maxRecords);
+    this.table = new RecordTable(maxRecords, arenaBytes, (slot) => this.slots.release(slot));
     this.expiresAt = new Float64Array(maxRecords);
     this.delivered = new Uint8Array(maxRecords);
-    // Filled rather than sized, so the arrays start (and stay) with fast elements.
-    for (let slot = 0; slot < maxRecords; slot++) {
-      this.names.push(undefined);
-      this.ids.push(undefined);
-      this.stamps.push(undefined);
-    }
   }
 
   /** Records held, expired ones not yet swept included. */
@@ -58,7 +55,7 @@ export class MemoryDedupeStore implements DedupeStore {
     const slot = this.liveSlot(name, now);
     if (slot !== NO_SLOT) {
       this.slots.touch(slot);
-      return { id: this.ids[slot]!, ts: this.stamps[slot]!, delivered: this.delivered[slot] === 1 };
+      return { id: this.table.idOf(slot), ts: this.table.tsOf(slot), delivered: this.delivered[slot] === 1 };
     }
     this.sweep(now);
     this.put(name, record, record.delivered, now + ttlS * 1000);
@@ -79,16 +76,14 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   clear(): void {
-    for (const slot of this.slotOf.values()) this.forget(slot);
-    this.slotOf.clear();
+    this.table.clear();
     this.slots.clear();
   }
 
   /** The slot of the live record under `name`, or {@link NO_SLOT}; an expired one is dropped. */
   private liveSlot(name: string, now: number): number {
-    const slot = this.slotOf.get(name);
-    if (slot === undefined) return NO_SLOT;
-    if (this.expiresAt[slot] > now) return slot;
+    const slot = this.table.find(name);
+    if (slot === NO_SLOT || this.expiresAt[slot] > now) return slot;
     this.drop(slot);
     return NO_SLOT;
   }
@@ -100,12 +95,15 @@ export class MemoryDedupeStore implements DedupeStore {
       this.drop(this.slots.oldest);
       slot = this.slots.take();
     }
-    this.names[slot] = name;
-    this.ids[slot] = id;
-    this.stamps[slot] = ts;
+    try {
+      this.table.insert(slot, name, id, ts);
+    } catch (error) {
+      // A record larger than the whole arena: the claim fails, and the slot goes back unused.
+      this.slots.release(slot);
+      throw error;
+    }
     this.delivered[slot] = delivered ? 1 : 0;
     this.expiresAt[slot] = expiresAt;
-    this.slotOf.set(name, slot);
   }
 
   /** Drops expired records from the oldest end, at most once per {@link SWEEP_EVERY_MS}. */
@@ -118,14 +116,8 @@ export class MemoryDedupeStore implements DedupeStore {
   }
 
   private drop(slot: number): void {
-    this.slotOf.delete(this.names[slot]!);
-    this.forget(slot);
+    this.table.remove(slot);
     this.slots.release(slot);
-  }
-
-  /** Lets go of a slot's strings, so a freed slot keeps nothing alive. */
-  private forget(slot: number): void {
-    this.names[slot] = this.ids[slot] = this.stamps[slot] = undefined;
   }
 }
 
