@@ -4,21 +4,12 @@ import type { RelayAgent } from '../../src/sdk/agent';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { prng } from '../helpers/prng';
 
 const FRAMES = 10_000;
 const LANES = 16;
 const JUNK_EMITS = 1_000;
 
-/** Deterministic PRNG (mulberry32) so a failing run can be replayed with the same frames. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed);
 const rand = prng(SEED);
 const int = (n: number) => Math.floor(rand() * n);

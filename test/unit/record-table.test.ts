@@ -1,16 +1,6 @@
 import { RecordTable } from '../../src/store/memory/record-table';
 import { NO_SLOT } from '../../src/store/memory/slot-recency';
-
-/** A small deterministic generator (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../helpers/prng';
 
 describe('RecordTable', () => {
   it('finds a record by its name and gives back its id and ts', () => {
@@ -67,7 +57,7 @@ describe('RecordTable', () => {
   });
 
   it('matches a plain Map over many inserts, removals and evictions', () => {
-    const next = random(15);
+    const next = prng(15);
     for (const [capacity, arenaBytes] of [
       [4, 100],
       [16, 400],

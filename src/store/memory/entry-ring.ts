@@ -1,5 +1,8 @@
-/** Bytes a ring's buffer starts with; it doubles as entries need (and halves when they shrink). */
-const FIRST_CAPACITY = 4096;
+/**
+ * Bytes a ring's buffer starts with; it doubles as entries need (and halves when they shrink).
+ * Small, as most of up to 10,000 logs may hold a message or two.
+ */
+const FIRST_CAPACITY = 256;
 
 /**
  * One log's entries, oldest first, at most `maxEntries` (a push past it drops the oldest): each a
