@@ -8,11 +8,11 @@ export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;
 
 /**
  * Arena bytes per record: a record takes its key's, id's and ts's UTF-8 and 8 bytes more (about
- * 130 with a UUID for sub and client message id), so the count bounds the store before the bytes
- * do unless keys run long; then the earliest written go first. 16 MB for the default count, taken
- * as records come (untouched pages are not resident).
+ * 150 with UUIDs for sub and client message id and a short bot id), so the count bounds the store
+ * before the bytes do unless keys run long; then the earliest written go first. 25.6 MB for the
+ * default count, resident as the ring first reaches its pages.
  */
-const ARENA_BYTES_PER_RECORD = 160;
+const ARENA_BYTES_PER_RECORD = 256;
 
 /**
  * Dedupe records of the single replica, each for its TTL, bounded by count and by bytes: past the
