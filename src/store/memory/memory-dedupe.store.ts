@@ -124,8 +124,9 @@ export class MemoryDedupeStore implements DedupeStore {
 /**
  * The sub's length goes first, so no two keys share a name whatever characters sub holds; an agentId
  * has no space (AGENT_ID_PATTERN). Joined rather than concatenated: V8 keeps a concatenation as a
- * tree of its parts, and a Map key stays one (about five more objects per record, the client's
- * message id among them, for as long as the record lives); a join is one flat string.
+ * tree of its parts, which it flattens into a copy before writing it out or comparing it with the
+ * name the table last encoded; a join is one flat string. The name itself dies young: the table
+ * keeps its bytes.
  */
 function recordName({ agentId, sub, clientMessageId }: DedupeKey): string {
   return [agentId, ' ', sub.length, ':', sub, ':', clientMessageId].join('');

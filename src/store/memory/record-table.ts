@@ -32,7 +32,7 @@ export class RecordTable {
   /** Where the records stop before the arena's start, while wrapped. */
   private wrapEnd = 0;
   private live = 0;
-  /** The name last encoded, its bytes in `scratch` and their hash. */
+  /** The name last encoded, its bytes in `scratch` (after a header's room) and their hash. */
   private scratch = Buffer.allocUnsafeSlow(1024);
   private scratchName: string | null = null;
   private scratchLength = 0;
@@ -69,7 +69,7 @@ export class RecordTable {
       if (
         this.hashes[slot] === scratchHash &&
         this.nameEnds[slot] - start === scratchLength &&
-        this.arena.compare(scratch, 0, scratchLength, start, this.nameEnds[slot]) === 0
+        this.arena.compare(scratch, HEADER_BYTES, HEADER_BYTES + scratchLength, start, this.nameEnds[slot]) === 0
       ) {
         return slot;
       }
@@ -79,19 +79,27 @@ export class RecordTable {
   /**
    * Stores a record in `slot` (free, its name held by no other), taking arena space back from the
    * earliest written records as needed. Throws a RangeError for a record larger than the arena.
+   * The record is laid out in `scratch` behind the encoded name, then copied into the arena at once.
    */
   insert(slot: number, name: string, id: string, ts: string): void {
     this.encode(name);
-    const length = HEADER_BYTES + this.scratchLength + Buffer.byteLength(id) + Buffer.byteLength(ts);
+    const nameEnd = HEADER_BYTES + this.scratchLength;
+    const room = nameEnd + 3 * (id.length + ts.length);
+    if (room > this.scratch.length) {
+      const larger = Buffer.allocUnsafeSlow(room);
+      this.scratch.copy(larger, 0, 0, nameEnd);
+      this.scratch = larger;
+    }
+    const idEnd = nameEnd + this.scratch.write(id, nameEnd);
+    const length = idEnd + this.scratch.write(ts, idEnd);
+    this.scratch.writeInt32LE(slot, 0);
+    this.scratch.writeInt32LE(length, 4);
     const start = this.allocate(length);
-    this.arena.writeInt32LE(slot, start);
-    this.arena.writeInt32LE(length, start + 4);
-    const nameStart = start + HEADER_BYTES;
-    this.scratch.copy(this.arena, nameStart, 0, this.scratchLength);
+    this.scratch.copy(this.arena, start, 0, length);
     this.starts[slot] = start;
-    this.nameEnds[slot] = nameStart + this.scratchLength;
-    this.idEnds[slot] = this.nameEnds[slot] + this.arena.write(id, this.nameEnds[slot]);
-    this.ends[slot] = this.idEnds[slot] + this.arena.write(ts, this.idEnds[slot]);
+    this.nameEnds[slot] = start + nameEnd;
+    this.idEnds[slot] = start + idEnd;
+    this.ends[slot] = start + length;
     this.hashes[slot] = this.scratchHash;
     let at = this.scratchHash & this.mask;
     while (this.index[at] !== 0) at = (at + 1) & this.mask;
@@ -179,13 +187,14 @@ export class RecordTable {
     }
   }
 
-  /** Puts `name`'s UTF-8 bytes in `scratch` and hashes them (FNV-1a, seeded per process). */
+  /** Puts `name`'s UTF-8 bytes in `scratch` after the header's room and hashes them (FNV-1a, seeded per process). */
   private encode(name: string): void {
     if (name === this.scratchName) return;
-    if (3 * name.length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(3 * name.length);
-    const length = this.scratch.write(name, 0);
+    if (HEADER_BYTES + 3 * name.length > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(HEADER_BYTES + 3 * name.length);
+    const length = this.scratch.write(name, HEADER_BYTES);
+    const end = HEADER_BYTES + length;
     let hash = 0x811c9dc5 ^ this.seed;
-    for (let i = 0; i < length; i++) hash = Math.imul(hash ^ this.scratch[i], 0x01000193);
+    for (let i = HEADER_BYTES; i < end; i++) hash = Math.imul(hash ^ this.scratch[i], 0x01000193);
     // murmur3's finalizer: FNV's multiply moves bits only upwards, and the index reads the low ones.
     hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
     hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
