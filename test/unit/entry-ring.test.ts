@@ -8,6 +8,12 @@ function contents(ring: EntryRing): [number, string][] {
   return Array.from({ length: ring.length }, (_, position) => [ring.seqAt(position), ring.jsonAt(position)]);
 }
 
+/** Pushes `entries` in order and checks that the ring then holds exactly them. */
+function pushAndExpect(ring: EntryRing, entries: Model): void {
+  for (const [seq, id, json] of entries) ring.push(seq, id, json);
+  expectSame(ring, entries);
+}
+
 function expectSame(ring: EntryRing, model: Model): void {
   expect(contents(ring)).toEqual(model.map(([seq, , json]) => [seq, json]));
   for (const [position, [, id]] of model.entries()) expect(ring.positionOf(id)).toBe(position);
@@ -16,9 +22,7 @@ function expectSame(ring: EntryRing, model: Model): void {
 describe('EntryRing', () => {
   it('keeps entries oldest first and finds them by id', () => {
     const ring = new EntryRing(10);
-    ring.push(1, 'a', '{"text":"one"}');
-    ring.push(2, 'b', '{"text":"two"}');
-    expectSame(ring, [
+    pushAndExpect(ring, [
       [1, 'a', '{"text":"one"}'],
       [2, 'b', '{"text":"two"}'],
     ]);
@@ -47,9 +51,7 @@ describe('EntryRing', () => {
 
   it('keeps characters outside ASCII and tells an id from its prefix', () => {
     const ring = new EntryRing(4);
-    ring.push(1, 'ü-1', '{"text":"grüße 👋"}');
-    ring.push(2, 'ü-10', '{"text":"日本語"}');
-    expectSame(ring, [
+    pushAndExpect(ring, [
       [1, 'ü-1', '{"text":"grüße 👋"}'],
       [2, 'ü-10', '{"text":"日本語"}'],
     ]);
