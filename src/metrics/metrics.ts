@@ -126,6 +126,46 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly streamsStarted = new Counter({
+    name: 'relay_streams_started_total',
+    help: 'Streamed replies started (stream:start accepted)',
+    registers: [this.registry],
+  });
+
+  readonly streamsEnded = new Counter({
+    name: 'relay_streams_ended_total',
+    help: 'Streamed replies ended, by status (complete, error, cancelled, interrupted, timeout)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamsOpen = new Gauge({
+    name: 'relay_streams_open',
+    help: 'Streams open on this replica (owned by a runtime connected here)',
+    registers: [this.registry],
+  });
+
+  readonly streamDeltas = new TalliedCounter({
+    name: 'relay_stream_deltas_total',
+    help: 'Stream deltas by direction: in (from runtimes to this replica), out (emitted to client sockets of this replica)',
+    labelNames: ['direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly streamStops = new Counter({
+    name: 'relay_stream_stops_total',
+    help: 'Stop requests from users, by result (routed, ended by the hub after the grace, not_found)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly feedback = new Counter({
+    name: 'relay_feedback_total',
+    help: 'Feedback on bot messages by rating (up, down, none for a withdrawn rating)',
+    labelNames: ['rating'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     this.registry.setDefaultLabels({});
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
