@@ -26,7 +26,8 @@ export const HandshakeCodes = {
   SUB_RESERVED: { retryable: false, description: 'sub "admin" without the ADMIN role' },
   AGENT_NOT_ALLOWED: {
     retryable: false,
-    description: "agentId is not in the token's agentIds claim, or not among the managed API key's agentIds",
+    description:
+      "agentId is not matched by the token's agentIds claim (exact ids, or prefixes ending in *), or not among the managed API key's agentIds",
   },
   USER_DEACTIVATED: { retryable: false, description: 'the user (sub) is deactivated' },
   ORIGIN_NOT_ALLOWED: { retryable: false, description: 'the page Origin is not in CORS_ORIGINS' },
