@@ -39,10 +39,11 @@ export class ConversationsController extends Controller {
    * expired. An API key reads only the bots in its `agentIds` (else 403 `AGENT_NOT_ALLOWED`).
    * @summary List a conversation's messages
    * @param clientId The user's clientId (their JWT `sub`, or `admin`).
-   * @param page 1-based page number; 1 is the newest.
+   * @param page 1-based page number, at most 10000000; 1 is the newest.
    * @param perPage Page size, 1–100.
    * @isInt page
    * @minimum page 1
+   * @maximum page 10000000
    * @isInt perPage
    * @minimum perPage 1
    * @maximum perPage 100

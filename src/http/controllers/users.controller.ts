@@ -32,12 +32,13 @@ export class UsersController extends Controller {
   /**
    * Lists users oldest first, a page at a time.
    * @summary List users
-   * @param page 1-based page number.
+   * @param page 1-based page number, at most 10000000.
    * @param perPage Page size, 1–100.
    * @param email Exact email, case-insensitive.
    * @param q Case-insensitive substring of id, email or name.
    * @isInt page
    * @minimum page 1
+   * @maximum page 10000000
    * @isInt perPage
    * @minimum perPage 1
    * @maximum perPage 100
