@@ -1,6 +1,6 @@
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
-import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../protocol';
-import { identityFromClaims, type ClientIdentity } from './identity';
+import { ADMIN_ROLE } from '../protocol';
+import { identityFromClaims, isReservedSub, type ClientIdentity } from './identity';
 
 export interface JwtSettings {
   JWT_SECRET: string;
@@ -80,7 +80,7 @@ export class JwtService {
 
     const sub = payload.sub;
     if (typeof sub !== 'string' || sub.length === 0) return { ok: false, code: 'SUB_REQUIRED' };
-    if (sub === ADMIN_CLIENT_ID && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
+    if (isReservedSub(sub) && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
     // The admin secret signs admin tokens only: anything else under it is not a token of ours.
     if (signer === 'admin' && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'TOKEN_INVALID', sub };
 

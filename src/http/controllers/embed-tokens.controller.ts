@@ -27,7 +27,12 @@ export class EmbedTokensController extends Controller {
   @Post('token')
   @OperationId('mintEmbedToken')
   @SuccessResponse(201, 'Created')
-  @Response<ProblemDto>(400, 'Invalid body, sub "admin", or expiresIn above MINT_MAX_EXPIRES_IN', undefined, 'application/problem+json')
+  @Response<ProblemDto>(
+    400,
+    'Invalid body, sub "admin" (in any case, spaces around it too), or expiresIn above MINT_MAX_EXPIRES_IN',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(

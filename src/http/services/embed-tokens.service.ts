@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { agentAllowed, everyAgent } from '../../auth/agent-patterns';
 import { durationSeconds } from '../../auth/duration';
+import { isReservedSub } from '../../auth/identity';
 import type { JwtService } from '../../auth/jwt.service';
-import { ADMIN_CLIENT_ID } from '../../protocol';
 import { ForbiddenError, ValidationError } from '../errors';
 import type { EmbedTokenDto, MintEmbedTokenDto } from '../models/auth.dto';
 
@@ -31,7 +31,7 @@ export class EmbedTokensService {
     if (seconds > this.maxSeconds) {
       throw new ValidationError([{ path: 'body.expiresIn', message: `must be at most ${this.maxExpiresIn} (MINT_MAX_EXPIRES_IN)` }]);
     }
-    if (body.sub === ADMIN_CLIENT_ID) {
+    if (body.sub !== undefined && isReservedSub(body.sub)) {
       throw new ValidationError([{ path: 'body.sub', message: '"admin" is reserved' }]);
     }
     const agentIds = tokenAgents(keyAgents, body.agentIds);
