@@ -21,6 +21,15 @@ export interface ClientIdentity {
   adminAuthority: boolean;
 }
 
+/**
+ * Whether `sub` reads as the admins' clientId: `admin` after trimming and case-folding (`"Admin"`,
+ * `" ADMIN"`). Only ADMIN tokens may carry one; elsewhere it would pass for the admins in logs,
+ * conversation logs and the integrator's tools.
+ */
+export function isReservedSub(sub: string): boolean {
+  return sub.trim().toLowerCase() === ADMIN_CLIENT_ID;
+}
+
 export function identityFromClaims(claims: {
   sub: string;
   email?: string;

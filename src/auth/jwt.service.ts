@@ -1,6 +1,6 @@
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
-import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../protocol';
-import { identityFromClaims, type ClientIdentity } from './identity';
+import { ADMIN_ROLE } from '../protocol';
+import { identityFromClaims, isReservedSub, type ClientIdentity } from './identity';
 
 export interface JwtSettings {
   JWT_SECRET: string;
@@ -61,12 +61,16 @@ export class JwtService {
     const verified = this.verifySignature(token);
     if (typeof verified === 'string') {
       if (verified !== 'TOKEN_EXPIRED') return { ok: false, code: verified };
-      const claimed = jwt.decode(token, { json: true })?.sub;
-      return { ok: false, code: verified, ...(typeof claimed === 'string' && claimed !== '' ? { sub: claimed } : {}) };
+      const claims = jwt.decode(token, { json: true });
+      const claimed = claims?.sub;
+      const known = typeof claimed === 'string' && claimed !== '' ? { sub: claimed } : {};
+      // Expired by a time no Date can hold is not a token of ours, not an expired one to renew.
+      return { ok: false, code: claims && timesInRange(claims) ? verified : 'TOKEN_INVALID', ...known };
     }
     const { payload, signer } = verified;
     const signed = typeof payload.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : {};
 
+    if (!timesInRange(payload)) return { ok: false, code: 'TOKEN_INVALID', ...signed };
     if (this.settings.JWT_REQUIRE_EXP && typeof payload.exp !== 'number') return { ok: false, code: 'TOKEN_INVALID', ...signed };
     const roles: unknown = payload.roles ?? [];
     if (!isStringArray(roles)) return { ok: false, code: 'TOKEN_INVALID', ...signed };
@@ -76,7 +80,7 @@ export class JwtService {
 
     const sub = payload.sub;
     if (typeof sub !== 'string' || sub.length === 0) return { ok: false, code: 'SUB_REQUIRED' };
-    if (sub === ADMIN_CLIENT_ID && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
+    if (isReservedSub(sub) && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
     // The admin secret signs admin tokens only: anything else under it is not a token of ours.
     if (signer === 'admin' && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'TOKEN_INVALID', sub };
 
@@ -127,6 +131,20 @@ export class JwtService {
     }
     return 'TOKEN_INVALID';
   }
+}
+
+/** Seconds either side of the epoch a Date can hold (±8.64e15 ms). */
+const MAX_JWT_TIME_S = 8.64e12;
+
+/**
+ * Whether `exp`, `iat` and `nbf`, where present, are finite numbers a Date can hold. The library
+ * checks only that `exp` and `nbf` are numbers, and uses `iat` for nothing here; beyond the Date
+ * range every later use of the expiry (ISO strings, timers) would throw.
+ */
+function timesInRange(payload: JwtPayload): boolean {
+  return [payload.exp, payload.iat, payload.nbf].every(
+    (time: unknown) => time === undefined || (typeof time === 'number' && Number.isFinite(time) && Math.abs(time) <= MAX_JWT_TIME_S),
+  );
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config';
 import { durationSeconds } from './duration';
+import { isReservedSub } from './identity';
 import { JwtService } from './jwt.service';
 
 const USAGE = `Usage: npm run token -- --sub <id> [--admin] [--email <email>] [--agent-id <id> ...] [--expires-in 1h]
@@ -22,7 +23,7 @@ function main(): void {
   });
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   if (!values.sub) fail('--sub is required');
-  if (values.sub === 'admin' && !values.admin) fail('sub "admin" is reserved for ADMIN tokens');
+  if (isReservedSub(values.sub) && !values.admin) fail('sub "admin" is reserved for ADMIN tokens');
   if (values.admin && !process.env.ADMIN_JWT_SECRET) {
     fail('ADMIN_JWT_SECRET is not set: admin tokens must be signed with the secret the hub verifies them with');
   }

@@ -132,7 +132,7 @@ function tokenDetail(code: string): string {
     case 'SUB_REQUIRED':
       return 'The token has no sub.';
     case 'SUB_RESERVED':
-      return 'sub "admin" is reserved for ADMIN tokens.';
+      return 'sub "admin" (in any case, spaces around it too) is reserved for ADMIN tokens.';
     default:
       return 'The token could not be verified.';
   }

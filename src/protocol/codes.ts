@@ -23,10 +23,14 @@ export const HandshakeCodes = {
   },
   TOKEN_EXPIRED: { retryable: true, description: 'token is past exp; a fresh token may work' },
   SUB_REQUIRED: { retryable: false, description: 'token has no non-empty string sub' },
-  SUB_RESERVED: { retryable: false, description: 'sub "admin" without the ADMIN role' },
+  SUB_RESERVED: {
+    retryable: false,
+    description: 'sub "admin" (after trimming and case-folding: "Admin", " ADMIN") without the ADMIN role',
+  },
   AGENT_NOT_ALLOWED: {
     retryable: false,
-    description: "agentId is not in the token's agentIds claim, or not among the managed API key's agentIds",
+    description:
+      "agentId is not matched by the token's agentIds claim (exact ids, or prefixes ending in *), or not among the managed API key's agentIds",
   },
   USER_DEACTIVATED: { retryable: false, description: 'the user (sub) is deactivated' },
   ORIGIN_NOT_ALLOWED: { retryable: false, description: 'the page Origin is not in CORS_ORIGINS' },
@@ -77,7 +81,7 @@ export const ProblemCodes = {
   TOKEN_INVALID: { status: 401, description: 'the token fails verification, as in the handshake' },
   TOKEN_EXPIRED: { status: 401, description: 'the token is past exp' },
   SUB_REQUIRED: { status: 401, description: 'the token has no non-empty string sub' },
-  SUB_RESERVED: { status: 401, description: 'the token has sub "admin" without the ADMIN role' },
+  SUB_RESERVED: { status: 401, description: 'the token has sub "admin" (after trimming and case-folding) without the ADMIN role' },
   API_KEY_REQUIRED: { status: 401, description: 'no api-key header (REST only: the handshake has no separate code for a missing key)' },
   API_KEY_INVALID: { status: 401, description: 'the key is not one the hub accepts (unknown or deleted), as in the handshake' },
   METRICS_TOKEN_REQUIRED: { status: 401, description: '/metrics needs Authorization: Bearer METRICS_TOKEN' },

@@ -93,6 +93,23 @@ function closeUnusedTransport(socket: Socket): void {
   });
 }
 
+/**
+ * Keeps only the protocol's `fields` of the handshake `auth` (the namespace's auth schema): Socket.IO
+ * holds `socket.handshake.auth` for the socket's life, so anything else a peer sends (100 KB of
+ * junk, say) would stay in memory as long as the connection.
+ */
+export function keepAuthFields(schema: { properties: Record<string, unknown> }): HandshakeCheck {
+  const fields = Object.keys(schema.properties);
+  return (socket) => {
+    const sent: unknown = socket.handshake.auth;
+    const kept: Record<string, unknown> = {};
+    if (typeof sent === 'object' && sent !== null) {
+      for (const field of fields) if (Object.hasOwn(sent, field)) kept[field] = (sent as Record<string, unknown>)[field];
+    }
+    socket.handshake.auth = kept;
+  };
+}
+
 /** Refuses handshakes while this replica drains, so the peer retries on another replica. */
 export function notDraining(ctx: RelayContext): HandshakeCheck {
   return () => {

@@ -180,8 +180,9 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   /**
-   * Bots an `agent:connect` or `messages:publish` key acts for: exact agentIds, or prefixes ending
-   * in `*`. Absent on keys created before keys were bound to bots: those publish to any bot.
+   * Bots the key acts for on every scope it holds: exact agentIds, or prefixes ending in `*`
+   * (`*` alone: every bot). Absent on keys created before keys were bound to bots: those act for
+   * every bot, as with `["*"]`.
    */
   agentIds?: string[];
   /** Whether a `messages:publish` key may publish to `to: 'admin'` (the bot's admins). */

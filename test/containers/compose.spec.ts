@@ -237,7 +237,7 @@ describe('docker compose up (docker-compose.yml)', () => {
     const key = await fetch(`${url}/api-keys`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'kept key', scopes: ['embed:mint'] }),
+      body: JSON.stringify({ name: 'kept key', scopes: ['embed:mint'], agentIds: ['*'] }),
     });
     expect(key.status).toBe(201);
     const { id: keyId, key: secret } = ((await key.json()) as { data: { id: string; key: string } }).data;

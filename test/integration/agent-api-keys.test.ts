@@ -45,19 +45,20 @@ describe('bot-bound agent API keys (one hub)', () => {
     }
   });
 
-  it('requires agentIds with agent:connect or messages:publish, as agentIds or prefixes', async () => {
+  it('requires agentIds with every scope, as agentIds or prefixes', async () => {
     const admin = bearerClient(t.url, adminToken());
-    const missing = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['agent:connect'] } });
+    const missing = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['agent:connect'] } as api.CreateApiKeyDto });
     expect(missing.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ path: 'body.agentIds' }] });
     const bad = await api.createApiKey({
       client: admin,
       body: { name: 'k', scopes: ['messages:publish'], agentIds: ['ok', 'no spaces*'] },
     });
     expect(bad.error).toMatchObject({ status: 400, errors: [{ path: 'body.agentIds.1' }] });
-    const mintOnly = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['embed:mint'] } });
-    expect(mintOnly.response!.status).toBe(201);
-    expect(mintOnly.data!.data).toMatchObject({ adminRecipient: false });
-    expect(mintOnly.data!.data.agentIds).toBeUndefined();
+    const mintOnly = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['embed:mint'] } as api.CreateApiKeyDto });
+    expect(mintOnly.error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [{ path: 'body.agentIds' }] });
+    const mintBound = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['embed:mint'], agentIds: ['bot-a'] } });
+    expect(mintBound.response!.status).toBe(201);
+    expect(mintBound.data!.data).toMatchObject({ adminRecipient: false, agentIds: ['bot-a'] });
   });
 
   it('publishes only to the bound bots, and to admin only with adminRecipient', async () => {

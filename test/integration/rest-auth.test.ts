@@ -41,7 +41,10 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
 
   describe('API keys', () => {
     it('creates a key (201, secret shown once), lists, gets and deletes it; the secret is never listed', async () => {
-      const created = await api.createApiKey({ client: admin, body: { name: 'backend', scopes: ['embed:mint', 'embed:mint'] } });
+      const created = await api.createApiKey({
+        client: admin,
+        body: { name: 'backend', scopes: ['embed:mint', 'embed:mint'], agentIds: ['support-bot', 'support-bot'] },
+      });
       expect(created.response!.status).toBe(201);
       const key = created.data!.data;
       expect(key).toEqual({
@@ -49,6 +52,7 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
         name: 'backend',
         scopes: ['embed:mint'],
         prefix: key.key.slice(0, 9),
+        agentIds: ['support-bot'],
         adminRecipient: false,
         createdAt: expect.any(String),
         key: expect.stringMatching(/^rk_[\w-]{43}$/),
@@ -63,6 +67,7 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
         name: 'backend',
         scopes: ['embed:mint'],
         prefix: key.prefix,
+        agentIds: ['support-bot'],
         adminRecipient: false,
         createdAt: key.createdAt,
       });
@@ -90,12 +95,15 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
     });
 
     it('answers 400 for unknown or missing scopes and a missing name', async () => {
-      const unknown = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['admin' as 'embed:mint'] } });
+      const unknown = await api.createApiKey({ client: admin, body: { name: 'k', scopes: ['admin' as 'embed:mint'], agentIds: ['*'] } });
       expect(unknown.response!.status).toBe(400);
       expect(unknown.error!.errors!.map((e) => e.path)).toEqual(['body.scopes.0']);
-      const none = await api.createApiKey({ client: admin, body: { name: 'k', scopes: [] } });
+      const none = await api.createApiKey({ client: admin, body: { name: 'k', scopes: [], agentIds: ['*'] } });
       expect(none.error!.errors!.map((e) => e.path)).toEqual(['body.scopes']);
-      const noName = await api.createApiKey({ client: admin, body: { scopes: ['embed:mint'] } as unknown as api.CreateApiKeyDto });
+      const noName = await api.createApiKey({
+        client: admin,
+        body: { scopes: ['embed:mint'], agentIds: ['*'] } as unknown as api.CreateApiKeyDto,
+      });
       expect(noName.error!.errors!.map((e) => e.path)).toEqual(['body.name']);
     });
 

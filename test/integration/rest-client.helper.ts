@@ -24,13 +24,11 @@ export function adminToken(claims: TokenClaims = {}): string {
   return mintToken({ sub: 'root', roles: ['ADMIN'], ...claims }, TEST_ADMIN_JWT_SECRET);
 }
 
-/** Creates an API key with `scopes` (and bots, for scopes that act for bots) through the API and returns its secret. */
+/** Creates an API key with `scopes` (for every bot unless `binding` names them) through the API and returns its secret. */
 export async function createKey(
   url: string,
   scopes: api.ApiKeyScope[],
-  binding: { agentIds?: string[]; adminRecipient?: boolean } = scopes.some((s) => s === 'messages:publish' || s === 'agent:connect')
-    ? { agentIds: ['*'] }
-    : {},
+  binding: { agentIds: string[]; adminRecipient?: boolean } = { agentIds: ['*'] },
 ): Promise<string> {
   const res = await api.createApiKey({ client: bearerClient(url, adminToken()), body: { name: 'test key', scopes, ...binding } });
   if (res.response!.status !== 201 || !res.data)
@@ -41,7 +39,7 @@ export async function createKey(
 /** Creates an API key through the API and returns its id and secret. */
 export async function createKeyRecord(
   url: string,
-  body: { scopes: ('embed:mint' | 'messages:publish' | 'agent:connect')[]; agentIds?: string[]; adminRecipient?: boolean },
+  body: { scopes: api.ApiKeyScope[]; agentIds: string[]; adminRecipient?: boolean },
 ): Promise<{ id: string; key: string }> {
   const res = await api.createApiKey({ client: bearerClient(url, adminToken()), body: { name: 'test key', ...body } });
   if (res.response!.status !== 201 || !res.data)

@@ -87,7 +87,7 @@ describe('REST transport: body limits, media types, docs, spec file, health', ()
     expect(text.error).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
     const form = await api.createApiKey({
       client,
-      body: { name: 'k', scopes: ['embed:mint'] },
+      body: { name: 'k', scopes: ['embed:mint'], agentIds: ['*'] },
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expect(form.response!.status).toBe(415);

@@ -1,11 +1,10 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, OperationId, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
-import { agentAllowed } from '../../auth/agent-patterns';
 import { ADMIN_CLIENT_ID } from '../../protocol';
 import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
 import { ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors';
-import { principalOf } from '../principal';
+import { assertActsFor, principalOf } from '../principal';
 import type { HttpServices } from '../http.services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
 import type { SingleModel } from '../models/envelope.dto';
@@ -54,13 +53,9 @@ export class AgentMessagesController extends Controller {
     @Request() req: ExRequest,
   ): Promise<SingleModel<PublishedMessageDto>> {
     const principal = principalOf(req);
+    assertActsFor(principal, agentId, 'publish as');
     if (principal.scheme === 'api-key') {
-      const { agentIds, adminRecipient } = principal.apiKey;
-      // Keys created before keys were bound to bots carry no agentIds: they keep publishing to any bot.
-      if (agentIds !== undefined && !agentAllowed(agentIds, agentId)) {
-        throw new ForbiddenError('AGENT_NOT_ALLOWED', `This API key may not publish to the bot "${agentId}".`);
-      }
-      if (body.to === ADMIN_CLIENT_ID && adminRecipient !== true) {
+      if (body.to === ADMIN_CLIENT_ID && principal.apiKey.adminRecipient !== true) {
         throw new ForbiddenError('RECIPIENT_NOT_ALLOWED', 'This API key may not publish to "admin".');
       }
     }

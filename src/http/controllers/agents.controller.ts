@@ -18,11 +18,12 @@ export class AgentsController extends Controller {
   /**
    * Bots with at least one connected runtime or client, sorted by agentId.
    * @summary List agents
-   * @param page 1-based page number.
+   * @param page 1-based page number, at most 10000000.
    * @param perPage Page size, 1–100.
    * @param online Only bots with (true) or without (false) a connected runtime.
    * @isInt page
    * @minimum page 1
+   * @maximum page 10000000
    * @isInt perPage
    * @minimum perPage 1
    * @maximum perPage 100

@@ -31,11 +31,12 @@ export class ApiKeysController extends Controller {
   /**
    * Lists keys oldest first. Secrets are never shown again.
    * @summary List API keys
-   * @param page 1-based page number.
+   * @param page 1-based page number, at most 10000000.
    * @param perPage Page size, 1–100.
    * @param scope Only keys carrying this scope.
    * @isInt page
    * @minimum page 1
+   * @maximum page 10000000
    * @isInt perPage
    * @minimum perPage 1
    * @maximum perPage 100

@@ -32,12 +32,13 @@ export class UsersController extends Controller {
   /**
    * Lists users oldest first, a page at a time.
    * @summary List users
-   * @param page 1-based page number.
+   * @param page 1-based page number, at most 10000000.
    * @param perPage Page size, 1–100.
    * @param email Exact email, case-insensitive.
    * @param q Case-insensitive substring of id, email or name.
    * @isInt page
    * @minimum page 1
+   * @maximum page 10000000
    * @isInt perPage
    * @minimum perPage 1
    * @maximum perPage 100
@@ -81,7 +82,7 @@ export class UsersController extends Controller {
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @SuccessResponse(201, 'Created')
-  @Response<ProblemDto>(400, 'Invalid body, or id "admin"', undefined, 'application/problem+json')
+  @Response<ProblemDto>(400, 'Invalid body, or id "admin" (in any case, spaces around it too)', undefined, 'application/problem+json')
   @Response<ProblemDto>(409, 'A user with this id or email exists', undefined, 'application/problem+json')
   @Response<ProblemDto>(413, 'Body larger than REST_BODY_LIMIT_BYTES', undefined, 'application/problem+json')
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')

@@ -1,8 +1,8 @@
 /**
- * What an API key may do: `embed:mint` for `mintEmbedToken`, `messages:publish` for
- * `publishAgentMessage` (to the bots in `agentIds`), `agent:connect` to serve the bots in
- * `agentIds` as an agent runtime at `/ws/agent`, `history:read` / `history:write` for the
- * conversation operations.
+ * What an API key may do, each for the bots in the key's `agentIds` only: `embed:mint` for
+ * `mintEmbedToken` (tokens limited to those bots), `messages:publish` for `publishAgentMessage`,
+ * `agent:connect` to serve them as an agent runtime at `/ws/agent`, `history:read` /
+ * `history:write` for the conversation operations.
  * @example "embed:mint"
  */
 export type ApiKeyScope = 'embed:mint' | 'messages:publish' | 'agent:connect' | 'history:read' | 'history:write';
@@ -21,12 +21,12 @@ export interface ApiKeyDto {
    */
   prefix: string;
   /**
-   * Bots the key acts for (`agent:connect`, `messages:publish`): exact agentIds, or prefixes
-   * ending in `*`. Absent on keys that act for no bot, and on keys created before keys were bound
-   * to bots (those publish to any bot).
+   * Bots the key acts for on every scope it holds: exact agentIds, or prefixes ending in `*`;
+   * `["*"]` for every bot (also shown for keys created before keys were bound to bots, which act
+   * for every bot).
    * @example ["support-bot", "sales-*"]
    */
-  agentIds?: string[];
+  agentIds: string[];
   /**
    * Whether the key may publish to `to: "admin"`, the bot's admins.
    * @example false
@@ -62,13 +62,14 @@ export interface CreateApiKeyDto {
    */
   scopes: ApiKeyScope[];
   /**
-   * Bots the key acts for, required with `agent:connect` or `messages:publish`: exact agentIds
-   * (`[A-Za-z0-9._:-]`, 1–128 chars) or a prefix of one ending in `*` (`*` alone: every bot).
+   * Bots the key acts for, on every scope it holds (serving, publishing, history, minting): exact
+   * agentIds (`[A-Za-z0-9._:-]`, 1–128 chars) or a prefix of one ending in `*`. A key for every bot
+   * says so explicitly with `["*"]`. Anything else is refused with 403 `AGENT_NOT_ALLOWED`.
    * @minItems 1
    * @maxItems 100
    * @example ["support-bot", "sales-*"]
    */
-  agentIds?: string[];
+  agentIds: string[];
   /**
    * Let a `messages:publish` key publish to `to: "admin"` (the bot's admins). Default false.
    * @example false

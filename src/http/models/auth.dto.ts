@@ -31,7 +31,8 @@ export type Duration = string;
 export interface MintEmbedTokenDto {
   expiresIn?: Duration;
   /**
-   * The user the token speaks for (JWT `sub`); `admin` is refused. Absent: an anonymous `anon_<uuid>`.
+   * The user the token speaks for (JWT `sub`); `admin` in any case, with or without surrounding
+   * spaces, is refused. Absent: an anonymous `anon_<uuid>`.
    * @minLength 1
    * @maxLength 128
    * @example "<user_id>"
@@ -44,7 +45,9 @@ export interface MintEmbedTokenDto {
    */
   email?: string;
   /**
-   * Bots the token may chat with; absent = any.
+   * Bots the token may chat with, each one the minting key acts for (else 403
+   * `AGENT_NOT_ALLOWED`). Absent: the key's own `agentIds` (patterns included), or any bot for a
+   * key with `["*"]`.
    * @example ["support-bot"]
    */
   agentIds?: AgentId[];

@@ -1,5 +1,6 @@
 /**
- * An integrator's user id, which is the JWT `sub` of that user's chat tokens. `admin` is reserved.
+ * An integrator's user id, which is the JWT `sub` of that user's chat tokens. `admin` is reserved,
+ * in any case and with or without spaces around it.
  * @minLength 1
  * @maxLength 128
  * @example "<user_id>"

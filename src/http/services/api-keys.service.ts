@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { sha256 } from '../../auth/agent-keys';
-import { isAgentPattern } from '../../auth/agent-patterns';
+import { isAgentPattern, keyAgentPatterns } from '../../auth/agent-patterns';
 import type { RelayService } from '../../relay/relay.service';
 import type { ApiKeyRecord, Store } from '../../store/store';
 import { NotFoundError, ValidationError } from '../errors';
@@ -31,8 +31,7 @@ export class ApiKeysService {
 
   async create(body: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     const scopes = [...new Set(body.scopes)];
-    const agentIds = body.agentIds === undefined ? undefined : [...new Set(body.agentIds)];
-    checkBinding(scopes, agentIds);
+    const agentIds = checkBinding(body.agentIds);
     const key = `rk_${randomBytes(32).toString('base64url')}`;
     const record: ApiKeyRecord = {
       id: randomUUID(),
@@ -42,7 +41,7 @@ export class ApiKeysService {
       hash: hashKey(key).toString('hex'),
       createdAt: new Date().toISOString(),
       lastUsedAt: null,
-      ...(agentIds === undefined ? {} : { agentIds }),
+      agentIds,
       adminRecipient: body.adminRecipient === true,
     };
     await this.store.apiKeys.create(record);
@@ -73,16 +72,16 @@ export function hashKey(key: string): Buffer {
   return sha256(key);
 }
 
-/** Scopes that act for bots need the bots named; ids must be agentIds or prefixes ending in `*`. */
-function checkBinding(scopes: string[], agentIds: string[] | undefined): void {
-  const bound = scopes.includes('agent:connect') || scopes.includes('messages:publish');
-  if (bound && agentIds === undefined) {
-    throw new ValidationError([{ path: 'body.agentIds', message: 'is required with the agent:connect or messages:publish scope' }]);
-  }
-  const bad = (agentIds ?? []).findIndex((p) => !isAgentPattern(p));
+/**
+ * Every scope acts for bots (serving, publishing, history, minting), so every key names its bots
+ * (the body's schema requires them): agentIds or prefixes ending in `*`, `["*"]` for every bot.
+ */
+function checkBinding(agentIds: string[]): string[] {
+  const bad = agentIds.findIndex((p) => !isAgentPattern(p));
   if (bad >= 0) {
     throw new ValidationError([{ path: `body.agentIds.${bad}`, message: 'must be an agentId, or a prefix of one ending in *' }]);
   }
+  return [...new Set(agentIds)];
 }
 
 function toDto(record: ApiKeyRecord): ApiKeyDto {
@@ -91,7 +90,7 @@ function toDto(record: ApiKeyRecord): ApiKeyDto {
     name: record.name,
     scopes: record.scopes as ApiKeyScope[],
     prefix: record.prefix,
-    ...(record.agentIds === undefined ? {} : { agentIds: record.agentIds }),
+    agentIds: [...keyAgentPatterns(record)],
     adminRecipient: record.adminRecipient === true,
     createdAt: new Date(record.createdAt),
     ...(record.lastUsedAt === null ? {} : { lastUsedAt: new Date(record.lastUsedAt) }),

@@ -1,6 +1,6 @@
 import { unavailableAs503 } from './conversations.service';
 import { randomUUID } from 'node:crypto';
-import { ADMIN_CLIENT_ID } from '../../protocol';
+import { isReservedSub } from '../../auth/identity';
 import type { RelayService } from '../../relay/relay.service';
 import { DuplicateError, type Store, type UserRecord } from '../../store/store';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
@@ -34,7 +34,7 @@ export class UsersService {
   }
 
   async create(body: CreateUserDto): Promise<UserDto> {
-    if (body.id === ADMIN_CLIENT_ID) {
+    if (body.id !== undefined && isReservedSub(body.id)) {
       throw new ValidationError([{ path: 'body.id', message: '"admin" is reserved' }]);
     }
     const now = new Date().toISOString();

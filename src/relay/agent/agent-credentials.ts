@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { agentAllowed } from '../../auth/agent-patterns';
+import { agentAllowed, keyAgentPatterns } from '../../auth/agent-patterns';
 import { sha256 } from '../../auth/agent-keys';
 import { HandshakeError, type HandshakeCheck } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
@@ -35,7 +35,7 @@ export function agentCredentials(ctx: RelayContext): { key: HandshakeCheck; bots
     }
     if (!record.scopes.includes(AGENT_CONNECT_SCOPE)) throw new HandshakeError('API_KEY_INVALID');
     attempt.identity = `key:${record.id}`;
-    allowed.set(attempt, record.agentIds ?? []);
+    allowed.set(attempt, keyAgentPatterns(record));
     socket.data = { apiKeyId: record.id } as Partial<AgentSocketData>;
   };
   const bots: HandshakeCheck = (socket, attempt) => {

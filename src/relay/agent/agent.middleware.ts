@@ -1,7 +1,9 @@
 import { Namespaces } from '../../protocol';
+import { AgentAuthSchema } from '../../protocol/handshake.schemas';
 import {
   checkAgentId,
   handshakeMiddleware,
+  keepAuthFields,
   notDraining,
   readFailureBudget,
   verifiedUnderFailureLimit,
@@ -11,10 +13,11 @@ import type { AgentSocketData, RelayContext } from '../relay.context';
 import { agentCredentials } from './agent-credentials';
 import type { RuntimePresence } from './runtime-presence';
 
-/** Handshake of `/ws/agent`: draining, failure rate limit, API key, agentId, the key's bots, then presence. */
+/** Handshake of `/ws/agent`: unknown `auth` fields dropped, draining, failure rate limit, API key, agentId, the key's bots, then presence. */
 export function agentMiddleware(ctx: RelayContext, presence: RuntimePresence) {
   const credentials = agentCredentials(ctx);
   const checks: HandshakeCheck[] = [
+    keepAuthFields(AgentAuthSchema),
     notDraining(ctx),
     readFailureBudget(ctx),
     credentials.key,

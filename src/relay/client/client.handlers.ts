@@ -1,4 +1,5 @@
 import type { Namespace, Socket } from 'socket.io';
+import { agentAllowed } from '../../auth/agent-patterns';
 import type { Logger } from '../../logging/logger';
 import type { RuntimeEntry } from '../../store/store';
 import { runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
@@ -188,7 +189,7 @@ class ClientSession implements GuardedSocket {
     const data = this.data;
     const next = result.identity;
     if (next.sub !== data.sub || next.clientId !== data.clientId) return errorAck('SUB_MISMATCH');
-    if (next.agentIds && !next.agentIds.includes(data.agentId)) {
+    if (next.agentIds && !agentAllowed(next.agentIds, data.agentId)) {
       return errorAck('TOKEN_INVALID', 'the new token does not allow this agentId');
     }
     let deactivated: boolean;

@@ -4,22 +4,27 @@ import {
   checkAgentId,
   handshakeMiddleware,
   HandshakeError,
+  keepAuthFields,
   notDraining,
   readFailureBudget,
   verifiedUnderFailureLimit,
   type HandshakeCheck,
 } from '../handshake';
 import { Namespaces } from '../../protocol';
+import { ClientAuthSchema } from '../../protocol/handshake.schemas';
 import type { ClientSocketData, RelayContext } from '../relay.context';
+import { agentAllowed } from '../../auth/agent-patterns';
 import type { ClientIdentity } from '../../auth/identity';
 
 /**
- * Handshake checks of `/ws/client`, in SPEC order: Origin, failure rate limit, token, agentId,
- * the token's `agentIds`, deactivation.
+ * Handshake checks of `/ws/client`, in order: unknown `auth` fields dropped, Origin, failure rate
+ * limit, token, agentId, the token's `agentIds` (exact ids, or prefixes ending in `*` as a bound key
+ * mints them), deactivation.
  */
 export function clientMiddleware(ctx: RelayContext) {
   const identities = new WeakMap<Socket, ClientIdentity>();
   const checks: HandshakeCheck[] = [
+    keepAuthFields(ClientAuthSchema),
     notDraining(ctx),
     originAllowed(ctx.config.CORS_ORIGINS, ctx.connections),
     readFailureBudget(ctx),
@@ -40,7 +45,7 @@ export function clientMiddleware(ctx: RelayContext) {
       const identity = identities.get(socket)!;
       identities.delete(socket);
       const agentId = checkAgentId(socket.handshake.auth?.agentId);
-      if (identity.agentIds && !identity.agentIds.includes(agentId)) throw new HandshakeError('AGENT_NOT_ALLOWED');
+      if (identity.agentIds && !agentAllowed(identity.agentIds, agentId)) throw new HandshakeError('AGENT_NOT_ALLOWED');
       const data: ClientSocketData = {
         clientId: identity.clientId,
         sub: identity.sub,
