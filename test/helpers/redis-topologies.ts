@@ -4,7 +4,6 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import Redis from 'ioredis';
 import { command, freePort, startListening, until, type RedisProcess } from './redis-process';
 
 export { startListening, type RedisProcess };
