@@ -1,3 +1,4 @@
+import type { Socket } from 'socket.io';
 import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
@@ -276,6 +277,12 @@ export class RelayService {
       .to(room)
       .emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
     this.nsp.agent.in(room).disconnectSockets();
+  }
+
+  /** Ends one runtime whose managed key is gone, as {@link revokeApiKey} ends those it reaches. */
+  endRevokedRuntime(socket: Socket): void {
+    socket.emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
+    socket.disconnect(true);
   }
 
   async activateUser(sub: string): Promise<void> {

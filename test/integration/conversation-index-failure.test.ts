@@ -56,6 +56,47 @@ describe('a conversation whose user index cannot be written', () => {
   });
 });
 
+describe('deleteUser after the user index missed a conversation', () => {
+  let redis: TestRedis;
+  let admin: Redis;
+  let t: TestHub;
+  let runtime: Socket;
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    t = await startHub({ REDIS_URL: redis.url });
+    runtime = agentSocket(t.url, { apiKey: TEST_AGENT_KEY, agentId: 'bot:eu' });
+    runtime.on('message', (_message: unknown, ack: (r: { ok: boolean }) => void) => ack({ ok: true }));
+    await connected(runtime);
+  });
+  afterAll(async () => {
+    runtime?.disconnect();
+    await admin?.call('ACL', 'SETUSER', 'default', '+sadd');
+    admin?.disconnect();
+    await t?.close();
+    await redis?.close();
+  });
+
+  it("erases that conversation too, and no other user's whose id it is a suffix or glob of", async () => {
+    const log = `relay:{bot:eu}:log:`;
+    // Users whose conversation keys a careless pattern would also match.
+    for (const sub of ['x}:log:b*b', 'b?b', 'bob']) {
+      const other = await t.client('bot:eu', { sub });
+      expect(await other.timeout(5000).emitWithAck('message', { clientMessageId: 'o1', text: 'keep me' })).toMatchObject({ ok: true });
+      other.disconnect();
+    }
+    await admin.call('ACL', 'SETUSER', 'default', '-sadd');
+    const client = await t.client('bot:eu', { sub: 'b*b' });
+    expect(await client.timeout(5000).emitWithAck('message', { clientMessageId: 'c1', text: 'forget me' })).toMatchObject({ ok: true });
+    expect(await admin.smembers('relay:{user:b*b}:conversations')).toEqual([]);
+    expect(await admin.exists(`${log}b*b`)).toBe(1);
+
+    expect(await t.hub.store.conversations.deleteUser('b*b')).toBe(1);
+    expect(await admin.exists(`${log}b*b`)).toBe(0);
+    for (const sub of ['x}:log:b*b', 'b?b', 'bob']) expect(await admin.exists(`${log}${sub}`)).toBe(1);
+  });
+});
+
 async function indexErrors(t: TestHub): Promise<number> {
   return (await t.hub.metrics.redisErrors.get()).values.find((v) => v.labels.component === 'conversation-index')?.value ?? 0;
 }

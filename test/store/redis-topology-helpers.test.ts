@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { freePort } from '../helpers/redis-server';
+import Redis from 'ioredis';
+import { freePort, startRedis } from '../helpers/redis-server';
 import { startListening } from '../helpers/redis-topologies';
 
 // The Sentinel and Cluster tests start many redis-servers on ports found free a moment before; a
@@ -24,6 +25,22 @@ describe('startListening', () => {
       expect(server.alive()).toBe(true);
     } finally {
       await server.kill();
+    }
+  });
+
+  it('startRedis does the same for the servers of single-server tests', async () => {
+    const busy = await freePort();
+    taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(busy, '127.0.0.1', resolve));
+    const ports = [busy];
+    const redis = await startRedis({ pick: async () => ports.shift() ?? freePort() });
+    try {
+      expect(redis.port).not.toBe(busy);
+      const client = new Redis(redis.url);
+      expect(await client.ping()).toBe('PONG');
+      client.disconnect();
+    } finally {
+      await redis.close();
     }
   });
 });

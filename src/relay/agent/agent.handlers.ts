@@ -52,5 +52,21 @@ export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: 
     });
 
     void socket.join(apiKeyId === undefined ? Rooms.runtimes(agentId) : [Rooms.runtimes(agentId), Rooms.apiKey(apiKeyId)]);
+    if (apiKeyId !== undefined) void confirmKey(ctx, relay, socket, apiKeyId, logger);
   });
+}
+
+/**
+ * A key deleted between this runtime's credential check and its joining the key's room was
+ * revoked while no socket of it was there to hear: deleteApiKey deletes the record first, then
+ * broadcasts to the room. Reading the record once more after the join closes that window: a
+ * deletion before the read is seen here, one after it reaches the room. A read that fails keeps
+ * the runtime (a key cannot be deleted while the store is unreachable either).
+ */
+async function confirmKey(ctx: RelayContext, relay: RelayService, socket: Socket, apiKeyId: string, logger: RelayContext['logger']) {
+  try {
+    if ((await ctx.store.apiKeys.get(apiKeyId)) === null && socket.connected) relay.endRevokedRuntime(socket);
+  } catch (err) {
+    logger.warn({ err }, 'could not confirm the API key of a new runtime; it stays connected');
+  }
 }

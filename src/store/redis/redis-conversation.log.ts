@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import { hashTag, type RedisClient } from './redis-client';
 import {
   mergeSorted,
@@ -252,11 +253,17 @@ export class RedisConversationLog implements ConversationLog {
     return erased;
   }
 
+  /**
+   * Erases every conversation of `clientId`: the bots its index names, and those a scan of the
+   * keyspace finds, since an index write that failed (the append had succeeded) leaves a
+   * conversation the index does not name until its next message. The scan costs one pass over the
+   * keys of every master, which an erasure request (rare, and one that must be complete) can pay.
+   */
   async deleteUser(clientId: string): Promise<number> {
     const user = this.userKey(clientId);
-    const agentIds = await this.redis.smembers(user);
+    const [indexed, scanned] = await Promise.all([this.redis.smembers(user), this.scanConversations(clientId)]);
     // One call per bot: each bot's keys are in their own slot.
-    const erased = await Promise.all(agentIds.map((agentId) => this.erase(agentId, clientId)));
+    const erased = await Promise.all([...new Set([...indexed, ...scanned])].map((agentId) => this.erase(agentId, clientId)));
     await this.redis.del(user);
     return erased.filter(Boolean).length;
   }
@@ -298,6 +305,31 @@ export class RedisConversationLog implements ConversationLog {
     return `${this.botKey(agentId)}:clock`;
   }
 
+  /** The bots whose conversation stream with `clientId` exists, found by SCAN on every master. */
+  private async scanConversations(clientId: string): Promise<string[]> {
+    const pattern = `${globEscape(this.prefix)}{*}:log:${globEscape(clientId)}`;
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    const agentIds: string[] = [];
+    for (const node of nodes) {
+      for await (const keys of node.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) {
+        for (const key of keys) {
+          const agentId = this.agentOfConversationKey(key, clientId);
+          if (agentId !== null) agentIds.push(agentId);
+        }
+      }
+    }
+    return agentIds;
+  }
+
+  /** The agentId of `key` when it is exactly the conversation stream of that bot with `clientId`. */
+  private agentOfConversationKey(key: string, clientId: string): string | null {
+    const close = key.indexOf('}', this.prefix.length);
+    if (close < 0) return null;
+    // agentIds have no braces or percent signs (AGENT_ID_PATTERN), so the tag is the id as it is.
+    const agentId = key.slice(this.prefix.length + 1, close);
+    return this.conversationKeys(agentId, clientId)[0] === key ? agentId : null;
+  }
+
   /** The prefix of every key of a bot: its hash tag puts them in one slot. */
   private botKey(agentId: string): string {
     return `${this.prefix}${hashTag(agentId)}`;
@@ -317,4 +349,9 @@ function compareEntries(x: StreamEntry, y: StreamEntry): number {
 function parseEntry(entry: StreamEntry): LoggedMessage {
   const fields = entry[1];
   return JSON.parse(fields[fields.indexOf('m') + 1]) as LoggedMessage;
+}
+
+/** `value` matched literally in a SCAN/KEYS pattern. */
+function globEscape(value: string): string {
+  return value.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
