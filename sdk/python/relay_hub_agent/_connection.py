@@ -298,3 +298,4 @@ class Connection:
                 self._first.set_result(None)
             else:
                 self._first.set_exception(error)
+                self._first.exception()  # nobody may be waiting any more (connect() was cancelled)

@@ -7,6 +7,7 @@ import uuid
 from collections import defaultdict
 from typing import Any
 
+import aiohttp
 import socketio  # type: ignore[import]
 
 from hub_process import mint_token
@@ -23,6 +24,7 @@ class ClientPeer:
         self.sub = sub
         self.claims = claims
         self.events: defaultdict[str, asyncio.Queue[Any]] = defaultdict(asyncio.Queue)
+        self.http: aiohttp.ClientSession | None = None
         self.sio = socketio.AsyncClient(reconnection=False, handle_sigint=False)
 
         async def any_event(event: str, *args: Any) -> None:
@@ -32,6 +34,8 @@ class ClientPeer:
 
     async def connect(self) -> ClientPeer:
         token = mint_token({"sub": self.sub, **self.claims})
+        # Our own HTTP session, closed by close() even when the hub ended the connection first.
+        self.http = self.sio.eio.http = aiohttp.ClientSession()
         await self.sio.connect(
             self.url,
             auth={"token": token, "agentId": self.agent_id},
@@ -63,6 +67,8 @@ class ClientPeer:
 
     async def close(self) -> None:
         await self.sio.disconnect()
+        if self.http is not None:
+            await self.http.close()
 
     async def __aenter__(self) -> ClientPeer:
         return await self.connect()

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from bare_peer import BarePeer
 from client_peer import ClientPeer
 from hub_process import AGENT_KEY, HubProcess, hub_has_streaming
 
@@ -68,3 +69,11 @@ async def make_client(hub: HubProcess) -> AsyncIterator[Callable[..., Awaitable[
     yield make
     for peer in peers:
         await peer.close()
+
+
+@pytest_asyncio.fixture
+async def bare_peer() -> AsyncIterator[BarePeer]:
+    """A bare Socket.IO server standing in for the hub (see bare_peer.py)."""
+    peer = await BarePeer().start()
+    yield peer
+    await peer.close()
