@@ -72,3 +72,54 @@ def _is_server_task(task: asyncio.Task[Any]) -> bool:
     code = getattr(task.get_coro(), "cr_code", None)
     filename = code.co_filename if code is not None else ""
     return "/engineio/asyncio_server" in filename or "/engineio/asyncio_socket" in filename or "/aiohttp/web_" in filename
+
+
+class StreamingPeer:
+    """The hub's side of streamed replies on a :class:`BarePeer`, recording what the agent sends.
+
+    ``hold_deltas`` (an Event) keeps delta acks back until set, as a slow hub would; ``refuse``
+    lists codes to answer the next deltas with, one per delta.
+    """
+
+    def __init__(self, peer: BarePeer) -> None:
+        self.peer = peer
+        self.starts: list[dict[str, Any]] = []
+        self.deltas: list[dict[str, Any]] = []
+        self.ends: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.activities: list[dict[str, Any]] = []
+        self.hold_deltas: asyncio.Event | None = None
+        self.refuse: list[str] = []
+        self.delta_arrived = asyncio.Event()
+        self._seq: dict[str, int] = {}
+
+        async def start(sid: str, payload: dict[str, Any]) -> dict[str, Any]:
+            self.starts.append(payload)
+            id_ = f"stream-{len(self.starts)}"
+            self._seq[id_] = 0
+            return {"ok": True, "id": id_, "ts": "2025-01-02T03:04:05.678Z"}
+
+        async def delta(sid: str, payload: dict[str, Any]) -> dict[str, Any]:
+            self.delta_arrived.set()
+            if self.hold_deltas is not None:
+                await self.hold_deltas.wait()
+            if self.refuse:
+                code = self.refuse.pop(0)
+                return {"ok": False, "error": {"code": code, "message": code}}
+            self.deltas.append(payload)
+            self._seq[payload["id"]] += 1
+            return {"ok": True, "seq": self._seq[payload["id"]]}
+
+        async def end(sid: str, payload: dict[str, Any]) -> dict[str, Any]:
+            await self.ends.put(payload)
+            return {"ok": True, "id": payload["id"], "ts": "2025-01-02T03:04:06.000Z"}
+
+        async def activity(sid: str, payload: dict[str, Any]) -> dict[str, Any]:
+            self.activities.append(payload)
+            return {"ok": True}
+
+        for event, handler in (("stream:start", start), ("stream:delta", delta), ("stream:end", end), ("activity", activity)):
+            peer.on(event, handler)
+
+    def text(self, stream_id: str) -> str:
+        """The text the hub accumulated for a stream: its deltas, in order."""
+        return "".join(d["text"] for d in self.deltas if d["id"] == stream_id)
