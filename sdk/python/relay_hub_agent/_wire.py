@@ -22,13 +22,11 @@ STREAM_DELTA: Final = "stream:delta"
 STREAM_END: Final = "stream:end"
 ACTIVITY: Final = "activity"
 
-#: Events of streamed replies, stop and activity (README, "Streamed replies").
+#: Events of streamed replies, stop, activity and feedback.
 STREAMING_EVENTS: Final = frozenset({STOP, FEEDBACK, STREAM_START, STREAM_DELTA, STREAM_END, ACTIVITY})
 HUB_TO_AGENT: Final = frozenset({MESSAGE, SESSION_CLOSED, STOP, FEEDBACK})
 AGENT_TO_HUB: Final = frozenset({REPLY, DEBUG, STREAM_START, STREAM_DELTA, STREAM_END, ACTIVITY})
 
-#: Ack codes the SDK decides on by name (the rest it reports as the hub sent them).
+#: The one ack code the SDK acts on by name: the hub has ended the stream, so it is not ended again.
+#: Every other code is reported as the hub sent it, with ``retryable`` from the catalogue.
 STREAM_NOT_FOUND: Final = "STREAM_NOT_FOUND"
-USED_ACK_CODES: Final = frozenset({"PAYLOAD_TOO_LARGE", "RATE_LIMITED", "SERVER_UNAVAILABLE", STREAM_NOT_FOUND})
-#: session:closed codes the SDK names in its documentation and tests.
-USED_SESSION_CLOSED_CODES: Final = frozenset({"API_KEY_REVOKED"})

@@ -16,8 +16,8 @@ from relay_hub_agent import RelayAgent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Streamed replies land in the hub on another branch: their tests run as soon as the built
-    # AsyncAPI document has `stream:start`, and are skipped (saying why) only until then.
+    # Tests marked `streaming` run as soon as the built AsyncAPI document has `stream:start`, and
+    # are skipped (saying why) only until the hub has streamed replies.
     if hub_has_streaming():
         return
     skip = pytest.mark.skip(reason="the hub's dist/asyncapi.json has no stream:start (streamed replies not merged yet)")

@@ -1,5 +1,5 @@
 """The SDK's side of streamed replies, stop, activity and feedback, against a bare peer playing the
-hub's part of the contract (README, "Streamed replies"): these run whatever the hub has merged."""
+hub's part of the streaming contract: these run whatever the hub has merged."""
 
 from __future__ import annotations
 
