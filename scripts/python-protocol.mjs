@@ -28,9 +28,7 @@ export function pythonProtocol(doc) {
     }
   }
   const catalogue = (schema) =>
-    Object.fromEntries(
-      doc.components.schemas[schema].anyOf.map((entry) => [entry.const, entry['x-retryable'] === true]),
-    );
+    Object.fromEntries(doc.components.schemas[schema].anyOf.map((entry) => [entry.const, entry['x-retryable'] === true]));
   const agentHandshake = Object.values(channel('agent').messages).find((m) => m.name === 'connect_error');
   const lines = [
     '"""The relay protocol as the agent SDK uses it.',
@@ -76,7 +74,12 @@ function resolve(doc, ref) {
 
 const py = (s) => JSON.stringify(s);
 const pySet = (set) =>
-  set.size === 0 ? 'frozenset()' : `frozenset(\n    {\n${[...set].sort().map((s) => `        ${py(s)},\n`).join('')}    }\n)`;
+  set.size === 0
+    ? 'frozenset()'
+    : `frozenset(\n    {\n${[...set]
+        .sort()
+        .map((s) => `        ${py(s)},\n`)
+        .join('')}    }\n)`;
 const pyDict = (obj) =>
   `{\n${Object.keys(obj)
     .sort()
