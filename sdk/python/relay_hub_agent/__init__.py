@@ -18,7 +18,8 @@ Example::
     asyncio.run(main())
 """
 
-from .agent import ErrorHandler, FeedbackHandler, MessageHandler, RelayAgent
+from ._inbound import FeedbackHandler, MessageHandler
+from .agent import ErrorHandler, RelayAgent
 from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
 from .stream import ReplyStream
 from .types import (

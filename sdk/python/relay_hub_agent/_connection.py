@@ -119,11 +119,6 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.shield(self._task)
 
-    async def emit(self, event: str, payload: Mapping[str, Any]) -> None:
-        """Sends without asking for an ack; dropped when not connected."""
-        if self._client is not None and self.connected:
-            await self._client.emit(event, dict(payload), namespace=_protocol.AGENT_NAMESPACE)
-
     async def call(self, event: str, payload: Mapping[str, Any], timeout: float) -> Any:
         """Sends and returns the hub's ack.
 
@@ -151,7 +146,10 @@ class Connection:
             raise local_error("DISCONNECTED", f"{event}: the connection to the hub dropped")
         self._pending.add(future)
         try:
-            await client.emit(event, dict(payload), namespace=_protocol.AGENT_NAMESPACE, callback=on_ack)
+            try:
+                await client.emit(event, dict(payload), namespace=_protocol.AGENT_NAMESPACE, callback=on_ack)
+            except socketio.exceptions.SocketIOError as exc:  # the namespace went away meanwhile
+                raise local_error("DISCONNECTED", f"{event}: {exc}") from None
             return await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - loop.time()))
         except asyncio.TimeoutError:
             raise local_error("ACK_TIMEOUT", f"{event}: no answer from the hub within {timeout}s") from None

@@ -2,52 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import logging
-from collections import OrderedDict
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping
-from contextvars import ContextVar
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, TypeVar
 
 from . import _wire
 from ._connection import Connection
-from .errors import RelayAgentError, StreamStopped, ack_error, local_error
-from .stream import ReplyStream
-from .types import ActivityState, Feedback, Message, Sent, StreamEnd
+from ._inbound import FeedbackHandler, Inbound, MessageHandler, current_message
+from .errors import RelayAgentError, ack_error, local_error
+from .stream import ReplyStream, until_stopped
+from .types import ActivityState, Sent, StreamEnd
 
-MessageHandler = Callable[[Message], Awaitable[None]]
-FeedbackHandler = Callable[[Feedback], Awaitable[None]]
 #: Called with every error the agent reports: refused or failed connection attempts, a terminal
 #: code, a handler that raised. May be a plain function or a coroutine function.
 ErrorHandler = Callable[[BaseException], "Awaitable[None] | None"]
 Hook = Callable[[], "Awaitable[None] | None"]
 H = TypeVar("H", bound=Callable[..., Any])
-
-_current_message: ContextVar[Message | None] = ContextVar("relay_hub_agent_message", default=None)
-
-
-class _RecentIds:
-    """The last ``size`` message ids handed to the handler, to drop redeliveries in bounded memory."""
-
-    def __init__(self, size: int) -> None:
-        self._size = max(1, size)
-        self._ids: OrderedDict[str, None] = OrderedDict()
-
-    def add(self, id_: str) -> bool:
-        """Remembers ``id_``; False when it was already there."""
-        if id_ in self._ids:
-            self._ids.move_to_end(id_)
-            return False
-        self._ids[id_] = None
-        if len(self._ids) > self._size:
-            self._ids.popitem(last=False)
-        return True
-
-    def __len__(self) -> int:
-        return len(self._ids)
 
 
 class RelayAgent:
@@ -118,19 +91,12 @@ class RelayAgent:
         self._coalesce_ms = coalesce_ms
         self._max_buffer = max_buffer_bytes
         self._max_delta = max_delta_bytes
-        self._cancel_on_stop = cancel_on_stop
         self._log = logger or logging.getLogger("relay_hub_agent")
-        self._handled = _RecentIds(dedupe_size)
-        self._message_handler: MessageHandler | None = None
-        self._feedback_handler: FeedbackHandler | None = None
+        self._inbound = Inbound(dedupe_size=dedupe_size, cancel_on_stop=cancel_on_stop, report=self._report, logger=self._log)
         self._error_handler: ErrorHandler | None = None
         self._connect_hook: Hook | None = None
         self._disconnect_hook: Hook | None = None
         self._conn: Connection | None = None
-        self._running: dict[str, tuple[Message, asyncio.Task[None]]] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._streams: set[ReplyStream] = set()
-        self._streams_by_id: dict[str, ReplyStream] = {}
 
     # Registration -------------------------------------------------------------------------------
 
@@ -140,7 +106,7 @@ class RelayAgent:
         The handler runs in its own task, so a slow answer does not hold up other users. Its
         message's :attr:`Message.stop_event` is set when the user stops the answer.
         """
-        self._message_handler = handler
+        self._inbound.message_handler = handler
         return handler
 
     def on_feedback(self, handler: FeedbackHandler) -> FeedbackHandler:
@@ -152,7 +118,7 @@ class RelayAgent:
             async def rated(feedback: Feedback) -> None:
                 metrics.count(feedback.rating, message_id=feedback.id)
         """
-        self._feedback_handler = handler
+        self._inbound.feedback_handler = handler
         return handler
 
     def on_error(self, handler: H) -> H:
@@ -194,11 +160,7 @@ class RelayAgent:
                 backoff_base=self._backoff[0],
                 backoff_cap=self._backoff[1],
                 handshake_timeout=self._handshake_timeout,
-                handlers={
-                    _wire.MESSAGE: self._on_message_event,
-                    _wire.STOP: self._on_stop_event,
-                    _wire.FEEDBACK: self._on_feedback_event,
-                },
+                handlers=self._inbound.handlers(),
                 on_connect=lambda: self._call_hook(self._connect_hook),
                 on_disconnect=lambda: self._call_hook(self._disconnect_hook),
                 on_error=self._on_connection_error,
@@ -229,11 +191,7 @@ class RelayAgent:
         """Disconnects, stops reconnecting and cancels the handlers still running."""
         if self._conn is not None:
             await self._conn.close()
-        current = asyncio.current_task()
-        running = [t for t in self._tasks if t is not current and not t.done()]
-        for task in running:
-            task.cancel()
-        await asyncio.gather(*running, return_exceptions=True)
+        await self._inbound.cancel_all()
 
     async def __aenter__(self) -> RelayAgent:
         await self.connect()
@@ -281,13 +239,13 @@ class RelayAgent:
             to=to,
             reply_to=reply_to,
             data=data,
-            message=_current_message.get(),
+            message=current_message.get(),
             ack_timeout=self._ack_timeout,
             coalesce_ms=self._coalesce_ms,
             max_buffer_bytes=self._max_buffer,
             max_delta_bytes=self._max_delta,
-            on_open=self._stream_opened,
-            on_close=self._stream_closed,
+            on_open=self._inbound.stream_opened,
+            on_close=self._inbound.stream_closed,
             logger=self._log,
         )
 
@@ -315,7 +273,7 @@ class RelayAgent:
         iterator = source.__aiter__()
         try:
             async with self.stream(to, reply_to=reply_to, data=data) as s:
-                async for piece in _until_stopped(iterator, s.stop_event):
+                async for piece in until_stopped(iterator, s.stop_event):
                     await s.write(piece)
         finally:
             aclose = getattr(iterator, "aclose", None)
@@ -355,94 +313,12 @@ class RelayAgent:
         if not isinstance(ack, dict) or ack.get("ok") is not True:
             raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
 
-    # Events from the hub ------------------------------------------------------------------------
-
-    async def _on_message_event(self, payload: Any) -> dict[str, bool]:
-        message = Message.from_wire(payload)
-        if message is None:
-            self._log.warning("dropped a malformed message from the hub: %r", payload)
-        elif self._handled.add(message.id) and self._message_handler is not None:
-            self._spawn(self._run_handler(self._message_handler, message), message)
-        # Acked on receipt whatever the handler does: the hub then acks the client.
-        return {"ok": True}
-
-    async def _on_stop_event(self, payload: Any) -> dict[str, bool]:
-        if not isinstance(payload, dict):
-            return {"ok": True}
-        stream_id, message_id = payload.get("id"), payload.get("messageId")
-        stream = self._streams_by_id.get(stream_id) if isinstance(stream_id, str) else None
-        if stream is not None:
-            stream._stop()
-            message = stream.message
-            if message is None and stream.reply_to is not None and stream.reply_to in self._running:
-                message = self._running[stream.reply_to][0]
-            if message is not None:
-                self._stop_message(message)
-        if isinstance(message_id, str):
-            if message_id in self._running:
-                self._stop_message(self._running[message_id][0])
-            for s in list(self._streams):
-                if s.reply_to == message_id or (s.message is not None and s.message.id == message_id):
-                    s._stop()
-        return {"ok": True}
-
-    async def _on_feedback_event(self, payload: Any) -> dict[str, bool]:
-        feedback = Feedback.from_wire(payload)
-        if feedback is None:
-            self._log.warning("dropped malformed feedback from the hub: %r", payload)
-        elif self._feedback_handler is not None:
-            self._spawn(self._run_handler(self._feedback_handler, feedback), None)
-        return {"ok": True}
-
-    def _stop_message(self, message: Message) -> None:
-        if message.stopped:
-            return
-        message.stop_event.set()
-        for s in list(self._streams):
-            if s.message is message:
-                s._stop()
-        if self._cancel_on_stop and message.id in self._running:
-            self._running[message.id][1].cancel()
-
-    def _spawn(self, work: Awaitable[None], message: Message | None) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        if message is not None:
-            message_id = message.id
-            self._running[message_id] = (message, task)
-            task.add_done_callback(lambda _: self._running.pop(message_id, None))
-
-    async def _run_handler(self, handler: Callable[[Any], Awaitable[None]], item: Message | Feedback) -> None:
-        if isinstance(item, Message):
-            _current_message.set(item)
-        try:
-            await handler(item)
-        except asyncio.CancelledError:
-            if not (isinstance(item, Message) and item.stopped):
-                raise
-        except StreamStopped:
-            pass
-        except Exception as err:
-            self._log.exception("the %s handler raised for %s", type(item).__name__.lower(), item.id)
-            self._report(err)
-
     # Internals ----------------------------------------------------------------------------------
 
     def _connection(self) -> Connection:
         if self._conn is None:
             raise local_error("CLOSED", "the agent is not connected: call connect() first")
         return self._conn
-
-    def _stream_opened(self, stream: ReplyStream) -> None:
-        self._streams.add(stream)
-        if stream.id is not None:
-            self._streams_by_id[stream.id] = stream
-
-    def _stream_closed(self, stream: ReplyStream) -> None:
-        self._streams.discard(stream)
-        if stream.id is not None:
-            self._streams_by_id.pop(stream.id, None)
 
     def _on_connection_error(self, error: RelayAgentError) -> None:
         if error.retryable:
@@ -460,7 +336,7 @@ class RelayAgent:
             self._log.exception("the on_error handler raised")
             return
         if inspect.isawaitable(result):
-            self._spawn(_logged(result, self._log, "on_error"), None)
+            self._inbound.spawn(_logged(result, self._log, "on_error"))
 
     def _call_hook(self, hook: Hook | None) -> None:
         if hook is None:
@@ -471,7 +347,7 @@ class RelayAgent:
             self._log.exception("a connection hook raised")
             return
         if inspect.isawaitable(result):
-            self._spawn(_logged(result, self._log, "connection"), None)
+            self._inbound.spawn(_logged(result, self._log, "connection"))
 
 
 def _text(text: Any) -> str:
@@ -485,27 +361,3 @@ async def _logged(work: Awaitable[Any], log: logging.Logger, what: str) -> None:
         await work
     except Exception:
         log.exception("the %s hook raised", what)
-
-
-async def _until_stopped(iterator: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterator[str]:
-    """The pieces of ``iterator`` until ``stop`` is set, without waiting for the next piece then."""
-    while not stop.is_set():
-        next_piece = asyncio.ensure_future(iterator.__anext__())
-        stopped = asyncio.ensure_future(stop.wait())
-        try:
-            await asyncio.wait({next_piece, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        except BaseException:
-            next_piece.cancel()
-            raise
-        finally:
-            stopped.cancel()
-        if not next_piece.done():
-            next_piece.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
-                await next_piece
-            return
-        try:
-            piece = next_piece.result()
-        except StopAsyncIteration:
-            return
-        yield piece

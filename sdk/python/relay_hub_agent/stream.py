@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -318,3 +318,27 @@ class ReplyStream:
                 raise error
             await asyncio.sleep(backoff_delay(attempt, 0.05, 2.0))
             attempt += 1
+
+
+async def until_stopped(iterator: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterator[str]:
+    """The pieces of ``iterator`` until ``stop`` is set, without waiting for the next piece then."""
+    while not stop.is_set():
+        next_piece = asyncio.ensure_future(iterator.__anext__())
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({next_piece, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            next_piece.cancel()
+            raise
+        finally:
+            stopped.cancel()
+        if not next_piece.done():
+            next_piece.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration, Exception):
+                await next_piece
+            return
+        try:
+            piece = next_piece.result()
+        except StopAsyncIteration:
+            return
+        yield piece

@@ -63,7 +63,7 @@ async def test_the_dedupe_memory_is_bounded_by_dedupe_size(bare_peer: BarePeer) 
         # "a" was forgotten once "b" and "c" were remembered: only the last 2 ids are kept.
         assert got == ["a", "b", "c", "a"]
         assert handled.empty()
-        assert len(agent._handled) == 2
+        assert len(agent._inbound.handled) == 2
     finally:
         await agent.close()
 
