@@ -19,6 +19,8 @@ if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
 run('tsc', ['-p', 'tsconfig.json']);
 // The AsyncAPI document comes from the compiled protocol registry, so it follows the compiler.
 execFileSync(process.execPath, [join(root, 'scripts/asyncapi.mjs')], { cwd: root, stdio: 'inherit' });
+// The Python agent SDK's protocol module comes from that document.
+execFileSync(process.execPath, [join(root, 'scripts/python-protocol.mjs')], { cwd: root, stdio: 'inherit' });
 if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
   run('tsc', ['-p', 'tsconfig.embed.json']);
   execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });

@@ -1,0 +1,56 @@
+"""relay-hub agent SDK for Python: connect a chat bot's runtime to relay-hub.
+
+Example::
+
+    import asyncio, os
+    from relay_hub_agent import Message, RelayAgent
+
+    async def main() -> None:
+        agent = RelayAgent("http://localhost:3000", os.environ["AGENT_API_KEY"], "support-bot")
+
+        @agent.on_message
+        async def echo(message: Message) -> None:
+            await agent.reply(message.sender, f"You said: {message.text}", reply_to=message.id)
+
+        await agent.connect()
+        await agent.wait_closed()
+
+    asyncio.run(main())
+"""
+
+from ._inbound import FeedbackHandler, MessageHandler
+from .agent import ErrorHandler, RelayAgent
+from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
+from .stream import ReplyStream
+from .types import (
+    ADMIN_CLIENT_ID,
+    BROADCAST,
+    ActivityState,
+    Feedback,
+    Message,
+    Rating,
+    Sent,
+    StreamEnd,
+    StreamStatus,
+)
+
+__all__ = [
+    "ADMIN_CLIENT_ID",
+    "BROADCAST",
+    "LOCAL_CODES",
+    "ActivityState",
+    "ErrorHandler",
+    "Feedback",
+    "FeedbackHandler",
+    "Message",
+    "MessageHandler",
+    "Rating",
+    "RelayAgent",
+    "RelayAgentError",
+    "ReplyStream",
+    "Sent",
+    "StreamEnd",
+    "StreamStatus",
+    "StreamStopped",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,131 @@
+"""What the hub hands a runtime and what it answers, as typed objects."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Mapping, Optional
+
+#: What the bot is doing, shown to the user until a message or stream of the bot reaches them.
+ActivityState = Literal["thinking", "typing", "tool", "idle"]
+#: How a streamed answer ended (``interrupted`` and ``timeout`` are decided by the hub only).
+StreamStatus = Literal["complete", "error", "cancelled"]
+#: A user's rating of an answer; ``None`` withdraws an earlier one.
+Rating = Optional[Literal["up", "down"]]
+
+#: The ``from`` of messages sent by an admin of the bot.
+ADMIN_CLIENT_ID = "admin"
+#: The ``to`` of :meth:`RelayAgent.reply` that addresses every client of the bot.
+BROADCAST = "*"
+
+
+def parse_ts(ts: str) -> datetime:
+    """An ISO 8601 UTC time of the wire (``2025-01-02T03:04:05.678Z``) as an aware datetime."""
+    return datetime.fromisoformat(ts[:-1] + "+00:00" if ts.endswith("Z") else ts)
+
+
+@dataclass(frozen=True)
+class Message:
+    """A client's message to the bot (H→A ``message``).
+
+    Attributes:
+        id: The hub's id of the message (UUIDv7); the same id when the hub delivers it again.
+        ts: When the hub accepted it (ISO 8601 UTC string, as on the wire; see :attr:`timestamp`).
+        agent_id: The bot it is addressed to.
+        sender: The ``clientId`` of the user (the wire's ``from``); ``"admin"`` for an admin.
+        text: The text the user sent.
+        data: The optional JSON object sent with it.
+        stop_event: Set when the user asks to stop the answer to this message (H→A ``stop``).
+
+    Example::
+
+        @agent.on_message
+        async def handle(message: Message) -> None:
+            if message.sender == ADMIN_CLIENT_ID:
+                ...
+            await agent.reply(message.sender, message.text.upper(), reply_to=message.id)
+    """
+
+    id: str
+    ts: str
+    agent_id: str
+    sender: str
+    text: str
+    data: Mapping[str, Any] | None = None
+    stop_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the user asked to stop the answer to this message."""
+        return self.stop_event.is_set()
+
+    @property
+    def timestamp(self) -> datetime:
+        """:attr:`ts` as an aware :class:`~datetime.datetime`."""
+        return parse_ts(self.ts)
+
+    @classmethod
+    def from_wire(cls, payload: Any) -> Message | None:
+        """The message of an H→A ``message`` payload, or ``None`` when it lacks a required field."""
+        if not isinstance(payload, dict):
+            return None
+        id_, ts, agent_id, sender, text = (payload.get(k) for k in ("id", "ts", "agentId", "from", "text"))
+        if not (
+            isinstance(id_, str)
+            and isinstance(ts, str)
+            and isinstance(agent_id, str)
+            and isinstance(sender, str)
+            and isinstance(text, str)
+        ):
+            return None
+        data = payload.get("data")
+        return cls(id_, ts, agent_id, sender, text, data if isinstance(data, dict) else None)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A user's rating of one of the bot's answers (H→A ``feedback``).
+
+    Attributes:
+        id: The id of the rated message (a reply or a streamed answer of the bot).
+        sender: The ``clientId`` of the user who rated it (the wire's ``from``).
+        rating: ``"up"``, ``"down"``, or ``None`` when the user withdrew an earlier rating.
+        comment: What the user wrote with it, if anything.
+    """
+
+    id: str
+    sender: str
+    rating: Rating
+    comment: str | None = None
+
+    @classmethod
+    def from_wire(cls, payload: Any) -> Feedback | None:
+        """The feedback of an H→A ``feedback`` payload, or ``None`` when it is malformed."""
+        if not isinstance(payload, dict):
+            return None
+        id_, sender, rating = payload.get("id"), payload.get("from"), payload.get("rating")
+        if not isinstance(id_, str) or not isinstance(sender, str) or rating not in ("up", "down", None):
+            return None
+        comment = payload.get("comment")
+        return cls(id_, sender, rating, comment if isinstance(comment, str) else None)
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The hub's receipt for a reply: the message's id and when it was written to the conversation log."""
+
+    id: str
+    ts: str
+
+    @property
+    def timestamp(self) -> datetime:
+        """:attr:`ts` as an aware :class:`~datetime.datetime`."""
+        return parse_ts(self.ts)
+
+
+@dataclass(frozen=True)
+class StreamEnd(Sent):
+    """The hub's receipt for a finished stream: the final message is in the log with this ``status``."""
+
+    status: StreamStatus = "complete"
