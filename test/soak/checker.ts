@@ -1,0 +1,236 @@
+import type { ClientRecord, ResourceSamples, RuntimeRecord, UnexpectedExit } from './records';
+
+/** One line of the verdict table. */
+export interface Verdict {
+  rule: string;
+  pass: boolean;
+  /** How many items the rule looked at. */
+  checked: number;
+  detail: string;
+}
+
+export interface CheckInput {
+  clients: ClientRecord[];
+  runtime: RuntimeRecord[];
+  unexpectedExits: UnexpectedExit[];
+  runtimeCrashes: string[];
+  resources: ResourceSamples[];
+  /** When the traffic started (broadcasts from before it reached no client yet). */
+  trafficStartedAt: number;
+  /** Faults that failed to run, with why. */
+  faultErrors: string[];
+  limits: { rssBytes: number; fdsOverBase: number };
+}
+
+export interface CheckResult {
+  verdicts: Verdict[];
+  counts: {
+    sends: number;
+    sendsOk: number;
+    replies: number;
+    repliesOk: number;
+    broadcasts: number;
+    broadcastsOk: number;
+    streams: number;
+    streamsOk: number;
+    deliveriesChecked: number;
+  };
+  info: string[];
+}
+
+const EXAMPLES = 5;
+
+function verdict(rule: string, checked: number, failures: string[], note = ''): Verdict {
+  const pass = failures.length === 0;
+  const detail = pass ? note : `${failures.length} failed, e.g. ${failures.slice(0, EXAMPLES).join('; ')}${note ? ` (${note})` : ''}`;
+  return { rule, pass, checked, detail };
+}
+
+/**
+ * Judges a soak run from what every peer recorded (README.md, "Conversations and delivery
+ * guarantees"; the rules are listed in docs/soak.md). Pure: same records, same verdicts.
+ */
+export function check(input: CheckInput): CheckResult {
+  const { clients, runtime } = input;
+  const bySub = new Map(clients.map((c) => [c.sub, c]));
+  const handled = runtime.filter((r): r is Extract<RuntimeRecord, { k: 'handled' }> => r.k === 'handled');
+  const sent = runtime.filter((r): r is Extract<RuntimeRecord, { k: 'sent' }> => r.k === 'sent');
+  const streams = runtime.filter((r): r is Extract<RuntimeRecord, { k: 'stream' }> => r.k === 'stream');
+  const logIds = new Map(clients.map((c) => [c.sub, new Map((c.log ?? []).map((m, i) => [m.id, i]))]));
+  const emitted = new Map(clients.map((c) => [c.sub, new Set(c.emissions.map((e) => e.id))]));
+  const loaded = new Map(clients.map((c) => [c.sub, new Set(c.fromHistory)]));
+  const verdicts: Verdict[] = [];
+  const info: string[] = [];
+
+  // --- preconditions: the run can be judged -------------------------------------------------------
+  const unread = clients.filter((c) => c.log === undefined).map((c) => `${c.sub}: ${c.logError ?? 'not read'}`);
+  verdicts.push(verdict('every client reconnected and read its whole log at the end', clients.length, unread));
+  const pending = clients.flatMap((c) => c.sends.filter((s) => 'pending' in s.outcome).map((s) => s.text));
+  verdicts.push(verdict('every send settled (ok or an error code) after the traffic stopped', clients.length, pending));
+  verdicts.push(verdict('every scheduled fault ran', input.faultErrors.length, input.faultErrors));
+
+  // --- client → bot -------------------------------------------------------------------------------
+  const refused = new Map<string, number>();
+  for (const c of clients)
+    for (const s of c.sends) if ('code' in s.outcome) refused.set(s.outcome.code, (refused.get(s.outcome.code) ?? 0) + 1);
+  if (refused.size > 0)
+    info.push(`client messages refused (no ok, so nothing promised): ${[...refused].map(([code, n]) => `${code} ×${n}`).join(', ')}`);
+  const replyErrors = new Map<string, number>();
+  for (const s of sent) if (!s.ok) replyErrors.set(`${s.kind} ${s.code}`, (replyErrors.get(`${s.kind} ${s.code}`) ?? 0) + 1);
+  if (replyErrors.size > 0)
+    info.push(`bot sends without ok (after retries): ${[...replyErrors].map(([code, n]) => `${code} ×${n}`).join(', ')}`);
+  const handledById = new Map<string, typeof handled>();
+  for (const h of handled) handledById.set(h.id, [...(handledById.get(h.id) ?? []), h]);
+  const okSends = clients.flatMap((c) => c.sends.flatMap((s) => ('ok' in s.outcome && s.outcome.ok ? [{ c, s, id: s.outcome.id }] : [])));
+  const notHandled = okSends
+    .filter(({ s, id }) => !(handledById.get(id) ?? []).some((h) => h.text === s.text))
+    .map(({ s, id }) => `${s.text} (${id})`);
+  verdicts.push(verdict('client message acked ok → handled by a bot runtime (at least once)', okSends.length, notHandled));
+  const twicePerRuntime = [...handledById.entries()].flatMap(([id, hs]) => {
+    const rts = hs.map((h) => h.rt);
+    return new Set(rts).size < rts.length ? [`${id} twice on ${rts.join(',')}`] : [];
+  });
+  verdicts.push(verdict("…and once per runtime after the agent SDK's dedupe", handledById.size, twicePerRuntime));
+  const moved = [...handledById.values()].filter((hs) => new Set(hs.map((h) => h.rt)).size > 1).length;
+  if (moved > 0)
+    info.push(
+      `${moved} client messages were handled by two runtimes (redelivered after the first one's ack was lost with its replica or process): at least once, as promised`,
+    );
+  const okMissingFromLog = okSends.filter(({ c, id }) => !logIds.get(c.sub)?.has(id)).map(({ s, id }) => `${s.text} (${id})`);
+  verdicts.push(verdict('no ok for a client message missing from the log', okSends.length, okMissingFromLog));
+  const deliveredUnlogged = handled.filter((h) => !logIds.get(h.from)?.has(h.id)).map((h) => `${h.text} (${h.id}) on ${h.rt}`);
+  verdicts.push(verdict('nothing handled by a bot that is not in the log', handled.length, deliveredUnlogged));
+
+  // --- bot → client -------------------------------------------------------------------------------
+  const replies = sent.filter((s) => s.kind === 'reply');
+  const okReplies = replies.filter((s) => s.ok && s.id);
+  const broadcasts = sent.filter((s) => s.kind === 'broadcast' && s.at >= input.trafficStartedAt);
+  const okBroadcasts = broadcasts.filter((s) => s.ok && s.id);
+  const expected: { c: ClientRecord; id: string; what: string }[] = [
+    ...okReplies.flatMap((r) => {
+      const c = bySub.get(r.to);
+      return c ? [{ c, id: r.id!, what: `reply ${r.text} to ${r.to}` }] : [];
+    }),
+    ...okBroadcasts.flatMap((b) =>
+      clients.filter((c) => c.bot === b.bot).map((c) => ({ c, id: b.id!, what: `broadcast ${b.text} to ${c.sub}` })),
+    ),
+  ];
+  const notShown = expected
+    .filter(({ c, id }) => !emitted.get(c.sub)?.has(id) && !loaded.get(c.sub)?.has(id))
+    .map(({ what, id }) => `${what} (${id})`);
+  const viaHistory = expected.filter(({ c, id }) => !emitted.get(c.sub)?.has(id) && loaded.get(c.sub)?.has(id)).length;
+  verdicts.push(
+    verdict(
+      'reply/broadcast acked ok → in the client app: live, replayed, or in the history a page loads (connect without resume point, gap)',
+      expected.length,
+      notShown,
+      viaHistory ? `${viaHistory} came from such a history load` : '',
+    ),
+  );
+  const replyMissingFromLog = expected.filter(({ c, id }) => !logIds.get(c.sub)?.has(id)).map(({ what, id }) => `${what} (${id})`);
+  verdicts.push(verdict('no ok for a reply/broadcast missing from the log', expected.length, replyMissingFromLog));
+  const duplicates = clients.flatMap((c) => {
+    const seen = new Set<string>();
+    return c.emissions
+      .filter((e) => (seen.has(e.id) ? true : (seen.add(e.id), false)))
+      .map((e) => `${c.sub} got ${e.text} (${e.id}) twice`);
+  });
+  const emissionCount = clients.reduce((n, c) => n + c.emissions.length, 0);
+  verdicts.push(verdict('exactly once in the app: no message emitted twice by the embed SDK', emissionCount, duplicates));
+  const shownUnlogged = clients.flatMap((c) =>
+    c.emissions.filter((e) => !logIds.get(c.sub)?.has(e.id)).map((e) => `${c.sub}: ${e.text} (${e.id})`),
+  );
+  verdicts.push(verdict('nothing shown to a client that is not in its log', emissionCount, shownUnlogged));
+
+  // Order: what one runtime sent reaches the app in log order (the log is the order of appends).
+  const senderOf = new Map<string, string>();
+  for (const s of sent) if (s.ok && s.id) senderOf.set(s.id, s.rt);
+  const outOfOrder: string[] = [];
+  let crossSender = 0;
+  let ordered = 0;
+  for (const c of clients) {
+    const pos = logIds.get(c.sub);
+    if (!pos) continue;
+    const lastBySender = new Map<string, number>();
+    let lastAny = -1;
+    for (const e of c.emissions) {
+      const p = pos.get(e.id);
+      const sender = senderOf.get(e.id);
+      if (p === undefined || sender === undefined) continue;
+      ordered++;
+      const before = lastBySender.get(sender) ?? -1;
+      if (p < before) outOfOrder.push(`${c.sub}: ${e.text} after a later message of ${sender}`);
+      lastBySender.set(sender, Math.max(before, p));
+      if (p < lastAny) crossSender++;
+      lastAny = Math.max(lastAny, p);
+    }
+  }
+  verdicts.push(verdict("log order: each runtime's replies and broadcasts reach the app in the order of the log", ordered, outOfOrder));
+  if (crossSender > 0)
+    info.push(
+      `${crossSender} messages of different runtimes (replicas) arrived in another order than the log merged them: no order is promised between two senders`,
+    );
+
+  // --- streams ------------------------------------------------------------------------------------
+  const okStreams = streams.filter((s) => s.ok && s.id);
+  if (streams.length > 0) {
+    const unfinished = okStreams.flatMap((s) => {
+      const c = bySub.get(s.to);
+      const entry = c?.log?.find((m) => m.id === s.id);
+      if (!entry) return [`${s.text} (${s.id}) not in the log of ${s.to}`];
+      if (entry.status === undefined || entry.status === 'streaming')
+        return [`${s.text} (${s.id}) still ${entry.status ?? 'without status'}`];
+      if (s.final !== undefined && entry.status === 'complete' && entry.text !== s.final)
+        return [`${s.text} (${s.id}) ended with other text`];
+      return [];
+    });
+    verdicts.push(verdict('every stream ended with a final status and its final text', okStreams.length, unfinished));
+  }
+
+  // --- processes ----------------------------------------------------------------------------------
+  verdicts.push(
+    verdict(
+      'no hub exit except those the schedule caused',
+      input.resources.reduce((n, r) => n + r.instances.length, 0),
+      input.unexpectedExits.map((e) => `${e.replica} exited (code ${e.code}, signal ${e.signal})`),
+    ),
+  );
+  if (input.runtimeCrashes.length > 0) info.push(`runtime processes that exited on their own: ${input.runtimeCrashes.join(', ')}`);
+  const MB = 1024 * 1024;
+  const overRss = input.resources.flatMap((r) =>
+    r.instances
+      .filter((i) => i.peakRss > input.limits.rssBytes)
+      .map((i) => `${r.replica} pid ${i.pid} peaked at ${Math.round(i.peakRss / MB)} MB`),
+  );
+  const overFds = input.resources.flatMap((r) =>
+    r.instances
+      .filter((i) => i.peakFds > i.baseFds + input.limits.fdsOverBase)
+      .map((i) => `${r.replica} pid ${i.pid}: ${i.peakFds} descriptors (${i.baseFds} at start)`),
+  );
+  const peakRss = Math.max(0, ...input.resources.flatMap((r) => r.instances.map((i) => i.peakRss)));
+  const peakFds = Math.max(0, ...input.resources.flatMap((r) => r.instances.map((i) => i.peakFds)));
+  verdicts.push(
+    verdict(
+      `replica RSS ≤ ${Math.round(input.limits.rssBytes / MB)} MB, open descriptors ≤ start + ${input.limits.fdsOverBase}`,
+      input.resources.reduce((n, r) => n + r.instances.length, 0),
+      [...overRss, ...overFds],
+      `peak ${Math.round(peakRss / MB)} MB, ${peakFds} descriptors`,
+    ),
+  );
+
+  return {
+    verdicts,
+    counts: {
+      sends: clients.reduce((n, c) => n + c.sends.length, 0),
+      sendsOk: okSends.length,
+      replies: replies.length,
+      repliesOk: okReplies.length,
+      broadcasts: broadcasts.length,
+      broadcastsOk: okBroadcasts.length,
+      streams: streams.length,
+      streamsOk: okStreams.length,
+      deliveriesChecked: expected.length,
+    },
+    info,
+  };
+}
