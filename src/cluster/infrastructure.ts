@@ -49,6 +49,15 @@ export interface Infrastructure {
   stop(): void;
   /** Resolves once the room subscriptions requested so far took effect (in Redis: a round trip on the subscriber). */
   subscriptionsSettled(): Promise<void>;
+  /**
+   * `intact()`: whether what other replicas publish to this replica's rooms reaches it; false from
+   * the moment its subscriber connection drops (Redis restarted or failed over, the connection was
+   * reset) until every subscription is back. What was published in between never arrives, so
+   * `onGap` listeners are told when the connection is back, before anything published after the
+   * drop can reach a socket (and at once when the canary finds a subscription dead with both
+   * connections up): the sessions open during the gap must end and replay from the log.
+   */
+  subscriptions: { intact(): boolean; onGap(listener: () => void): void };
   /** Named readiness checks (true = healthy), e.g. the Redis pub/sub canary. */
   readinessChecks(): Promise<Record<string, boolean>>;
   close(): Promise<void>;
@@ -92,6 +101,7 @@ export async function createInfrastructure(
     start: () => {},
     stop: () => {},
     subscriptionsSettled: async () => {},
+    subscriptions: { intact: () => true, onGap: () => {} },
     readinessChecks: async () => ({}),
     close: () => store.close(),
   };

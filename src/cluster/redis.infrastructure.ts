@@ -100,22 +100,63 @@ export async function createRedisInfrastructure(
   let keeper: PresenceKeeper | undefined;
   let roomChannel: ((room: string) => string | null) | null = null;
   let publicationTo: ((room: string, event: string) => Publication | null) | null = null;
-  const resubscribe = () => {
-    const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
-    if (all.length === 0 || sub.status !== 'ready') return;
-    for (const group of bySlot(sub, all)) sub.ssubscribe(...group).catch(() => {});
+  // Whether everything published to this replica's rooms reaches it; `gap`: it did not for a while,
+  // and the sessions open then have not been ended yet (see Infrastructure.subscriptions).
+  let intact = subReady;
+  let gap = false;
+  let closing = false;
+  const gapListeners: (() => void)[] = [];
+  const endGap = () => {
+    if (!gap || closing) return;
+    gap = false;
+    for (const listener of gapListeners) listener();
   };
-  const canary = new PubSubCanary(pub, sub, channels, () => channelPerShard(pub, canaryChannel), resubscribe, report, {
-    intervalMs: CANARY_INTERVAL_MS,
-    staleAfterMs: 3 * CANARY_INTERVAL_MS,
-    resubscribeAfterMisses: 3,
-  });
+  let restoring: Promise<void> | undefined;
+  const resubscribe = () => {
+    if (sub.status !== 'ready') return;
+    const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
+    // Commands on one connection run in order: the PING answered means every SSUBSCRIBE before it is done.
+    const attempt = Promise.all(bySlot(sub, all).flatMap((group) => (group.length > 0 ? [sub.ssubscribe(...group)] : [])))
+      .then(() => sub.ping())
+      .then(
+        () => {
+          if (restoring === attempt && sub.status === 'ready') intact = true;
+        },
+        () => {}, // the connection dropped again: its next `ready` restores
+      );
+    restoring = attempt;
+  };
+  const canary = new PubSubCanary(
+    pub,
+    sub,
+    channels,
+    () => channelPerShard(pub, canaryChannel),
+    () => {
+      // Both connections up and yet the probes are lost: whatever else was published is lost too.
+      intact = false;
+      gap = true;
+      endGap();
+      resubscribe();
+    },
+    report,
+    {
+      intervalMs: CANARY_INTERVAL_MS,
+      staleAfterMs: 3 * CANARY_INTERVAL_MS,
+      resubscribeAfterMisses: 3,
+    },
+  );
 
   // After an outage: restore subscriptions made while Redis was away, and re-register presence.
   let subWasReady = subReady;
+  sub.on('close', () => {
+    intact = false;
+    if (subWasReady) gap = true;
+  });
   sub.on('ready', () => {
     if (subWasReady) logger.warn('Redis subscriber reconnected; restoring subscriptions');
     subWasReady = true;
+    // Synchronously, before the first message of the new subscriptions can arrive.
+    endGap();
     resubscribe();
   });
   let pubWasReady = pubReady;
@@ -159,8 +200,13 @@ export async function createRedisInfrastructure(
     subscriptionsSettled: async () => {
       await sub.ping();
     },
+    subscriptions: {
+      intact: () => intact,
+      onGap: (listener) => void gapListeners.push(listener),
+    },
     readinessChecks: async () => ({ redisPubSub: canary.healthy() }),
     async close() {
+      closing = true;
       canary.stop();
       keeper?.stop();
       await channels.unsubscribeAll();

@@ -136,12 +136,14 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     publicationTo: (room, event) => infra.publicationTo(room, event),
     isDraining,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
+    subscriptionsIntact: () => infra.subscriptions.intact(),
   };
   const namespaces = relayNamespaces(io);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
   const service = attachRelay(namespaces, ctx, dispatcher, statuses);
+  infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
     store.deactivations,

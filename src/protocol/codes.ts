@@ -46,6 +46,11 @@ export const SessionClosedCodes = {
   USER_DEACTIVATED: { retryable: false, description: 'the user was deactivated' },
   RATE_LIMITED: { retryable: true, description: 'the socket kept sending after being rate limited' },
   API_KEY_REVOKED: { retryable: false, description: 'the managed API key the runtime connected with was deleted (agent namespace)' },
+  SERVER_UNAVAILABLE: {
+    retryable: true,
+    description:
+      "this replica's Redis subscription dropped, so messages for the session may have passed it by; reconnect with lastMessageId to get them replayed",
+  },
 } as const;
 export type SessionClosedCode = keyof typeof SessionClosedCodes;
 

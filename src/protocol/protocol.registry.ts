@@ -118,7 +118,7 @@ const client = {
     [Events.sessionClosed]: {
       summary: 'Just before the hub ends the session.',
       payload: SessionClosedSchema,
-      codes: ['TOKEN_EXPIRED', 'USER_DEACTIVATED', 'RATE_LIMITED'],
+      codes: ['TOKEN_EXPIRED', 'USER_DEACTIVATED', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
     },
     [Events.debug]: { summary: "A runtime's trace; admin sockets only.", payload: DebugTraceSchema },
   } satisfies Direction<HubToClientEvents>,

@@ -8,7 +8,7 @@ import type { Assert, Same } from './type-checks';
  */
 export const RetryableCodes = {
   handshake: ['TOKEN_EXPIRED', 'RATE_LIMITED', 'SERVER_SHUTTING_DOWN', 'SERVER_UNAVAILABLE'],
-  sessionClosed: ['TOKEN_EXPIRED', 'RATE_LIMITED'],
+  sessionClosed: ['TOKEN_EXPIRED', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
   ack: ['AGENT_OFFLINE', 'TIMEOUT', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
 } as const;
 

@@ -118,6 +118,17 @@ export function notDraining(ctx: RelayContext): HandshakeCheck {
 }
 
 /**
+ * Refuses client sessions while this replica's subscriptions are being restored: replies published
+ * meanwhile would pass it by, and a session that then got later ones live would never have them
+ * replayed. The client retries, here or on another replica.
+ */
+export function subscriptionsIntact(ctx: RelayContext): HandshakeCheck {
+  return () => {
+    if (!ctx.subscriptionsIntact()) throw new HandshakeError('SERVER_UNAVAILABLE');
+  };
+}
+
+/**
  * Notes whether the address spent its failure budget this minute. Nothing is refused yet: a
  * credential that verifies may still get in (see {@link verifiedUnderFailureLimit}); one that does
  * not gets RATE_LIMITED when its failure is counted.

@@ -45,6 +45,11 @@ export interface RelayContext {
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;
+  /**
+   * False while this replica's subscriptions are being restored after a drop: what other replicas
+   * publish to its rooms does not reach it, so it takes no client session it could not serve.
+   */
+  subscriptionsIntact(): boolean;
 }
 
 /** Socket data of an accepted client (SPEC §2.1); `email` is for logs only. */

@@ -194,7 +194,10 @@ export class RelayService {
     // Published with the append: only this replica's sockets are left, and an emit encodes the
     // packet even for a room with none here (the usual case on a runtimes' replica).
     if (!published) this.nsp.client.to(room).emit(Events.message, message);
-    else if (this.nsp.client.adapter.rooms.has(room)) this.nsp.client.local.to(room).emit(Events.message, message);
+    // Not while the subscriptions have a gap: a socket given this one would skip, on its reconnect,
+    // the replay of those that passed the replica by (it resumes after the newest it saw).
+    else if (this.nsp.client.adapter.rooms.has(room) && this.ctx.subscriptionsIntact())
+      this.nsp.client.local.to(room).emit(Events.message, message);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
@@ -227,6 +230,8 @@ export class RelayService {
     // This replica is subscribed to the room's channel (counted once) while it holds one of its sockets.
     const elsewhere = this.ctx.clustered && (subscribers === null || subscribers > (sockets > 0 ? 1 : 0));
     if (!othersHere && !elsewhere) return;
+    // The other tabs here get it from the log after their reconnect (see publish).
+    if (!elsewhere && !this.ctx.subscriptionsIntact()) return;
     const target = (elsewhere ? this.nsp.client : this.nsp.client.local).to(room);
     (sender.socketId === undefined ? target : target.except(sender.socketId)).emit(Events.message, message);
   }
@@ -264,6 +269,22 @@ export class RelayService {
     const room = this.nsp.client.to(Rooms.subject(sub));
     room.emit(Events.sessionClosed, { code: 'USER_DEACTIVATED', retryable: SessionClosedCodes.USER_DEACTIVATED.retryable });
     this.nsp.client.in(Rooms.subject(sub)).disconnectSockets();
+  }
+
+  /**
+   * Ends every client session of this replica, `session:closed` SERVER_UNAVAILABLE (retryable):
+   * its Redis subscription had a gap, so replies and broadcasts published then passed it by. Each
+   * client reconnects with the last id it saw and gets them replayed from the log; kept open, it
+   * would take later messages live and move its resume point past the missed ones for good.
+   */
+  endSessionsAfterSubscriptionGap(): void {
+    const local = this.nsp.client.local;
+    this.ctx.logger.warn(
+      { sessions: this.nsp.client.sockets.size },
+      'Redis subscription had a gap; ending client sessions so they get what they missed replayed',
+    );
+    local.emit(Events.sessionClosed, { code: 'SERVER_UNAVAILABLE', retryable: SessionClosedCodes.SERVER_UNAVAILABLE.retryable });
+    local.disconnectSockets();
   }
 
   /**

@@ -1,5 +1,13 @@
 import type { Socket } from 'socket.io-client';
-import { isReady, rssBytes, startTestCluster, startTraffic, waitFor, type TestCluster } from '../helpers/cluster';
+import {
+  isReady,
+  reconnectAfterSessionsEnd,
+  rssBytes,
+  startTestCluster,
+  startTraffic,
+  waitFor,
+  type TestCluster,
+} from '../helpers/cluster';
 
 // Redis gone for 60 s under steady traffic: replicas stay up with bounded memory and recover fully.
 let cluster: TestCluster;
@@ -27,6 +35,7 @@ it('survives a 60 s Redis outage with bounded memory and full service after', as
   const traffic = startTraffic(sockets, 50);
   await waitFor(() => traffic.outcomes.length >= 30, 5000, 'traffic before the outage');
   const baseline = replicas.map((r) => rssBytes(r.pid!));
+  const reconnected = reconnectAfterSessionsEnd(sockets);
 
   await cluster.handle.redis.kill('SIGKILL');
   const downAt = Date.now();
@@ -50,6 +59,7 @@ it('survives a 60 s Redis outage with bounded memory and full service after', as
   const logLines = replicas.map((r) => r.logs().length);
   for (const lines of logLines) expect(lines).toBeLessThan(200); // throttled, not one line per failure
 
+  expect(await reconnected).toEqual(['SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE']);
   const after = startTraffic(sockets, 50);
   await waitFor(() => after.outcomes.length >= 60, 10_000, 'traffic after recovery');
   const afterOutcomes = await after.stop();

@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import { isReady, startTestCluster, startTraffic, waitFor, type TestCluster } from '../helpers/cluster';
+import { isReady, reconnectAfterSessionsEnd, startTestCluster, startTraffic, waitFor, type TestCluster } from '../helpers/cluster';
 
 // Redis disappears (SIGKILL) for 5 s while clients on every replica keep sending to an agent.
 let cluster: TestCluster;
@@ -21,6 +21,7 @@ it('survives a 5 s Redis outage during traffic: unready while down, ready within
   const sockets: Socket[] = await Promise.all([A, B, C].map((url, i) => cluster.socket(url, 'bot', { sub: `u${i}` })));
   const traffic = startTraffic(sockets, 100);
   await waitFor(() => traffic.outcomes.length >= 15, 5000, 'traffic before the outage');
+  const reconnected = reconnectAfterSessionsEnd(sockets);
 
   await cluster.handle.redis.kill('SIGKILL');
   const downAt = Date.now();
@@ -46,7 +47,9 @@ it('survives a 5 s Redis outage during traffic: unready while down, ready within
     expect(['SERVER_UNAVAILABLE', 'TIMEOUT', 'AGENT_OFFLINE']).toContain((o.ack as { error: { code: string } }).error.code);
   for (const o of outcomes) if (o.ack !== 'no-ack' && o.ack.ok) expect(received.has(o.ack.id)).toBe(true);
 
-  // After recovery, everything is delivered.
+  // Each replica ended its sessions once its subscriptions were back, and no sooner: during the
+  // outage they got error acks, not silence. Then they reconnect and everything is delivered.
+  expect(await reconnected).toEqual(['SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE']);
   const after = startTraffic(sockets, 50);
   await waitFor(() => after.outcomes.length >= 60, 10_000, 'traffic after recovery');
   const afterOutcomes = await after.stop();

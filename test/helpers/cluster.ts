@@ -149,36 +149,68 @@ export interface SendOutcome {
 }
 
 /**
- * Sends a message from every socket every `intervalMs` (new clientMessageId each time) and records
- * each outcome, until stopped; `stop()` resolves once every send has its outcome.
+ * Sends a message from every connected socket every `intervalMs` (new clientMessageId each time)
+ * and records each outcome, until stopped; `stop()` resolves once every send has its outcome. A
+ * send whose socket the hub disconnects before the ack has no outcome: it is counted in `ended()`
+ * (a client resends such a message with its clientMessageId after reconnecting).
  */
-export function startTraffic(sockets: Socket[], intervalMs: number): { outcomes: SendOutcome[]; stop(): Promise<SendOutcome[]> } {
+export function startTraffic(
+  sockets: Socket[],
+  intervalMs: number,
+): { outcomes: SendOutcome[]; ended(): number; stop(): Promise<SendOutcome[]> } {
   const outcomes: SendOutcome[] = [];
   const inFlight = new Set<Promise<void>>();
   let n = 0;
+  let ended = 0;
   const timer = setInterval(() => {
     for (const socket of sockets) {
+      if (!socket.connected) continue;
       const sentAt = Date.now();
       const id = `t${++n}`;
-      const p = socket
-        .timeout(15_000)
-        .emitWithAck('message', { clientMessageId: id, text: id })
+      let onDisconnect: () => void = () => {};
+      const disconnected = new Promise<'ended'>((resolve) => (onDisconnect = () => resolve('ended')));
+      socket.once('disconnect', onDisconnect);
+      const p = Promise.race([socket.timeout(15_000).emitWithAck('message', { clientMessageId: id, text: id }), disconnected])
         .then(
-          (ack: SendOutcome['ack']) => void outcomes.push({ sentAt, ack }),
+          (ack: SendOutcome['ack'] | 'ended') => void (ack === 'ended' ? ended++ : outcomes.push({ sentAt, ack })),
           () => void outcomes.push({ sentAt, ack: 'no-ack' }),
-        );
+        )
+        .finally(() => socket.off('disconnect', onDisconnect));
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
     }
   }, intervalMs);
   return {
     outcomes,
+    ended: () => ended,
     async stop() {
       clearInterval(timer);
       await Promise.all([...inFlight]);
       return outcomes;
     },
   };
+}
+
+/**
+ * After a Redis outage each replica ends its client sessions with `session:closed`
+ * SERVER_UNAVAILABLE once its subscriptions are back (what was published in between passed it by):
+ * resolves with the code each socket got, once every socket is connected again, reconnected the way
+ * a client does (the SDKs do it themselves and resume from the last message they saw).
+ */
+export function reconnectAfterSessionsEnd(sockets: Socket[]): Promise<(string | undefined)[]> {
+  return Promise.all(
+    sockets.map(
+      (socket) =>
+        new Promise<string | undefined>((resolve) => {
+          let code: string | undefined;
+          socket.once('session:closed', (info: { code: string }) => (code = info.code));
+          socket.once('disconnect', () => {
+            socket.once('session', () => resolve(code));
+            socket.connect();
+          });
+        }),
+    ),
+  );
 }
 
 /** Resident set size of a process in bytes (Linux /proc). */

@@ -44,11 +44,20 @@ describe('embed code classification', () => {
   });
 
   it('classifies session:closed codes', () => {
-    expect(Object.keys(SessionClosedCodes).sort()).toEqual(['API_KEY_REVOKED', 'RATE_LIMITED', 'TOKEN_EXPIRED', 'USER_DEACTIVATED']);
+    expect(Object.keys(SessionClosedCodes).sort()).toEqual([
+      'API_KEY_REVOKED',
+      'RATE_LIMITED',
+      'SERVER_UNAVAILABLE',
+      'TOKEN_EXPIRED',
+      'USER_DEACTIVATED',
+    ]);
     expect(classifySessionClosed('TOKEN_EXPIRED', true, getter)).toBe('retry');
     expect(classifySessionClosed('TOKEN_EXPIRED', true, fixed)).toBe('stop');
     expect(classifySessionClosed('RATE_LIMITED', true, fixed)).toBe('retry');
     expect(classifySessionClosed('RATE_LIMITED', undefined, fixed)).toBe('retry');
+    // The replica lost its Redis subscription: reconnect to get what it missed replayed.
+    expect(classifySessionClosed('SERVER_UNAVAILABLE', true, fixed)).toBe('retry');
+    expect(classifySessionClosed('SERVER_UNAVAILABLE', undefined, fixed)).toBe('retry');
     expect(classifySessionClosed('USER_DEACTIVATED', false, getter)).toBe('stop');
     expect(classifySessionClosed('USER_DEACTIVATED', undefined, getter)).toBe('stop');
     // An unannounced server-side disconnect is read as transient.

@@ -75,6 +75,7 @@ ACK_CODES: Final[Mapping[str, bool]] = {
 SESSION_CLOSED_CODES: Final[Mapping[str, bool]] = {
     "API_KEY_REVOKED": False,
     "RATE_LIMITED": True,
+    "SERVER_UNAVAILABLE": True,
     "TOKEN_EXPIRED": True,
     "USER_DEACTIVATED": False,
 }

@@ -7,6 +7,7 @@ import {
   keepAuthFields,
   notDraining,
   readFailureBudget,
+  subscriptionsIntact,
   verifiedUnderFailureLimit,
   type HandshakeCheck,
 } from '../handshake';
@@ -17,9 +18,9 @@ import { agentAllowed } from '../../auth/agent-patterns';
 import type { ClientIdentity } from '../../auth/identity';
 
 /**
- * Handshake checks of `/ws/client`, in order: unknown `auth` fields dropped, Origin, failure rate
+ * Handshake checks of `/ws/client`, in order: unknown `auth` fields dropped, draining, Origin, failure rate
  * limit, token, agentId, the token's `agentIds` (exact ids, or prefixes ending in `*` as a bound key
- * mints them), deactivation.
+ * mints them), deactivation, this replica's subscriptions intact.
  */
 export function clientMiddleware(ctx: RelayContext) {
   const identities = new WeakMap<Socket, ClientIdentity>();
@@ -62,6 +63,8 @@ export function clientMiddleware(ctx: RelayContext) {
         throw new HandshakeError('USER_DEACTIVATED');
       }
     },
+    // Last, so a bad token is told so even then.
+    subscriptionsIntact(ctx),
   ];
   return handshakeMiddleware(ctx, Namespaces.client, checks, (socket) => {
     const data = socket.data as ClientSocketData;
