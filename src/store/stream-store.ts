@@ -35,6 +35,13 @@ export interface StreamEnding {
   status: StreamStatus;
 }
 
+/** What {@link StreamStore.end} ended: the final as logged, the deltas it held, and the conversation. */
+export interface EndedStream {
+  final: LoggedMessage;
+  seq: number;
+  clientId: string;
+}
+
 /** Per-call bounds: the accumulated text's bytes, and how long an untouched stream lives. */
 export interface StreamBounds {
   maxBytes: number;
@@ -62,7 +69,7 @@ export interface StreamStore {
    * Ends a stream if it is still open, logging its final and an end marker: the final and the deltas
    * it held, or null when it was not open (ended by another call, expired, never there).
    */
-  end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<{ final: LoggedMessage; seq: number } | null>;
+  end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null>;
   /** An open stream by id, or null. */
   get(agentId: string, id: string): Promise<OpenStream | null>;
   /** The open streams of a conversation, oldest first. */

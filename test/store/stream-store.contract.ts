@@ -75,7 +75,7 @@ export function describeStreamStoreContract(
         replyTo: before.id,
         status: ended.final.status,
       };
-      expect(ended).toEqual({ final, seq: 1 });
+      expect(ended).toEqual({ final, seq: 1, clientId: 'u1' });
       expect(await streams.append('bot', start.id, 'more', bounds, null)).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.openOf('bot', 'u1')).toEqual([]);
       expect(await history()).toEqual([before, final, after]);

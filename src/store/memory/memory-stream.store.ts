@@ -1,6 +1,14 @@
 import { finalMessage } from '../log-entries';
-import type { LoggedMessage } from '../conversation-log';
-import type { DeltaResult, OpenStream, StreamBounds, StreamEnding, StreamRecord, StreamRef, StreamStore } from '../stream-store';
+import type {
+  DeltaResult,
+  EndedStream,
+  OpenStream,
+  StreamBounds,
+  StreamEnding,
+  StreamRecord,
+  StreamRef,
+  StreamStore,
+} from '../stream-store';
 import type { MemoryConversationLog } from './memory-conversation.log';
 
 interface Held extends OpenStream {
@@ -45,13 +53,13 @@ export class MemoryStreamStore implements StreamStore {
     return { ok: true, seq: ++held.seq, bytes };
   }
 
-  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<{ final: LoggedMessage; seq: number } | null> {
+  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
     const held = this.live(agentId, id);
     if (!held) return null;
     this.streams.delete(key(agentId, id));
     const final = finalMessage(held.message, ending.text ?? held.text, ending.status, ending.data ?? held.message.data);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
-    return { final, seq: held.seq };
+    return { final, seq: held.seq, clientId: held.clientId };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {

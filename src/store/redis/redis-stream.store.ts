@@ -3,6 +3,7 @@ import {
   finalHead,
   type DeltaPublication,
   type DeltaResult,
+  type EndedStream,
   type OpenStream,
   type StreamBounds,
   type StreamEnding,
@@ -170,7 +171,7 @@ export class RedisStreamStore implements StreamStore {
     return { ok: true, seq, bytes };
   }
 
-  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<{ final: LoggedMessage; seq: number } | null> {
+  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
     // The conversation is in the stream's hash; read it first (the set key needs it).
     const open = await this.get(agentId, id);
     if (!open) return null;
@@ -183,7 +184,7 @@ export class RedisStreamStore implements StreamStore {
     const args = [id, text, data, ending.status, logged ? '1' : '', maxMessages, ttlS, Date.now()];
     const result = await END.run<[string, number] | null>(this.redis, keys, args);
     if (!result) return null;
-    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]) };
+    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {
