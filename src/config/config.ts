@@ -51,6 +51,14 @@ export interface HubConfig extends RedisSettings {
   readonly HISTORY_MEMORY_MAX_MESSAGES: number;
   readonly RECOVERY_MAX_MESSAGES: number;
   readonly AGENT_RECONNECT_GRACE_MS: number;
+  readonly STREAM_MAX_BYTES: number;
+  readonly STREAM_MAX_OPEN: number;
+  readonly STREAM_IDLE_TIMEOUT_MS: number;
+  readonly STREAM_MAX_DURATION_MS: number;
+  readonly STREAM_STOP_GRACE_MS: number;
+  readonly STREAM_DELTA_RATE_PER_S: number;
+  readonly STREAM_DELTA_RATE_BURST: number;
+  readonly ACTIVITY_TTL_MS: number;
 }
 
 export type ConfigKey = keyof HubConfig;

@@ -61,6 +61,12 @@ export const AckCodes = {
   SUB_MISMATCH: { retryable: false, description: 'the refresh token has another sub or admin status' },
   USER_DEACTIVATED: { retryable: false, description: 'auth:refresh of a deactivated user; the session is closed next' },
   SERVER_UNAVAILABLE: { retryable: true, description: 'the hub could not reach its shared state; retry later' },
+  STREAM_NOT_FOUND: {
+    retryable: false,
+    description: 'no open stream with this id that the sender may act on (ended, never started, or owned by another runtime or user)',
+  },
+  STREAM_LIMIT: { retryable: false, description: 'this runtime socket already has STREAM_MAX_OPEN streams open' },
+  MESSAGE_NOT_FOUND: { retryable: false, description: "feedback on an id that is not a bot message of the sender's conversation" },
 } as const;
 export type AckCode = keyof typeof AckCodes;
 
