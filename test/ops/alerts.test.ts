@@ -99,3 +99,22 @@ test('every alert has a severity, a summary, a description and a runbook section
     expect({ alert: rule.alert, anchor, documented: anchors.has(anchor) }).toEqual({ alert: rule.alert, anchor, documented: true });
   }
 });
+
+test("compose's Prometheus (deploy/prometheus.yml) is a valid config that loads the same rules file", async () => {
+  // As the container sees it: the token file its entrypoint writes, the rules file mounted into rules/.
+  const config = parse(readFileSync(join(ROOT, 'deploy', 'prometheus.yml'), 'utf8')) as {
+    rule_files: string[];
+    scrape_configs: { job_name: string; authorization: { credentials_file: string }; static_configs: { targets: string[] }[] }[];
+  };
+  expect(config.rule_files).toEqual(['/etc/prometheus/rules/*.yml']);
+  const [job] = config.scrape_configs;
+  expect(job.job_name).toBe('relay-hub');
+  expect(job.static_configs[0].targets).toEqual(['hub-1:3000', 'hub-2:3000', 'hub-3:3000']);
+  job.authorization.credentials_file = scratchFile('metrics-token', '');
+  config.rule_files = [join(ROOT, 'helm', 'relay-hub', 'files', 'relay-hub.rules.yml')];
+  const result = await promtool(['check', 'config', scratchFile('prometheus.yml', config)]);
+  expect({ code: result.code, output: result.stdout + result.stderr }).toEqual({
+    code: 0,
+    output: expect.stringContaining(`SUCCESS: ${alerts.length} rules found`),
+  });
+});

@@ -156,6 +156,8 @@ function mutation(path: string[], value: unknown): unknown {
   return { 'mutated-key': 'mutated-value' };
 }
 
+const setsLeaf = (combo: Values, path: string[]) => at(combo, path) !== undefined;
+
 function withLeaf(path: string[], value: unknown): Values {
   return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Values;
 }
@@ -163,18 +165,20 @@ function withLeaf(path: string[], value: unknown): Values {
 describe('values.yaml', () => {
   test('every value changes what helm renders, in at least one supported combination', async () => {
     const combos = [EVERYTHING_ON, ...Object.values(COMBINATIONS)];
-    const baselines = await Promise.all(combos.map((c) => template(c)));
+    const baselines = await eachLimited(combos, 3, (c) => template(c));
     for (const b of baselines) expect(b.code).toBe(0);
     const unused = await eachLimited(leaves(defaults), 3, async (path) => {
-      for (const [i, combo] of combos.entries()) {
-        const current = at(mergeValues(defaults, combo), path);
-        const changed = await template([combo, withLeaf(path, mutation(path, current))]);
+      // Combinations that set this value themselves first (redis.url is read only with an external Redis).
+      const order = [...combos.keys()].sort((a, b) => Number(setsLeaf(combos[b], path)) - Number(setsLeaf(combos[a], path)));
+      for (const i of order) {
+        const current = at(mergeValues(defaults, combos[i]), path);
+        const changed = await template([combos[i], withLeaf(path, mutation(path, current))]);
         if (changed.code === 0 && changed.stdout !== baselines[i].stdout) return null;
       }
       return path.join('.');
     });
     expect(unused.filter(Boolean)).toEqual([]);
-  });
+  }, 120_000);
 
   test('every .Values path a template reads is declared in values.yaml', () => {
     // Helm renders a missing key as empty without a word, lint --strict included: read the templates.
