@@ -23,7 +23,8 @@ beforeAll(async () => {
 
 const hubContainer = (objects: K8sObject[]) => one(objects, 'Deployment').spec.template.spec.containers[0];
 const hubConfig = (objects: K8sObject[]): Record<string, string> => one(objects, 'ConfigMap', FULLNAME).data;
-const envOf = (container: { env?: { name: string }[] }) => new Map((container.env ?? []).map((e) => [e.name, e]));
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef: { name: string; key: string; optional?: boolean } } };
+const envOf = (container: { env?: EnvVar[] }) => new Map((container.env ?? []).map((e) => [e.name, e]));
 
 /** Bytes of a Kubernetes quantity (Ki, Mi, Gi) or a Redis size (kb, mb, gb). */
 function bytes(quantity: string): number {
@@ -168,8 +169,8 @@ describe('secrets', () => {
   test('METRICS_TOKEN: required by the pod behind the Ingress (where /metrics is public), optional without', () => {
     for (const [name, objects] of rendered) {
       const ingress = objects.some((o) => o.kind === 'Ingress');
-      const ref = envOf(hubContainer(objects)).get('METRICS_TOKEN') as { valueFrom: { secretKeyRef: { optional: boolean } } };
-      expect({ name, optional: ref.valueFrom.secretKeyRef.optional }).toEqual({ name, optional: !ingress });
+      const ref = envOf(hubContainer(objects)).get('METRICS_TOKEN')!;
+      expect({ name, optional: ref.valueFrom!.secretKeyRef.optional }).toEqual({ name, optional: !ingress });
     }
   });
 
@@ -199,7 +200,7 @@ describe('secrets', () => {
     for (const env of [sentinel, cluster]) {
       expect(env.has('REDIS_URL')).toBe(false);
       for (const key of ['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD']) {
-        expect((env.get(key) as { valueFrom: { secretKeyRef: { optional: boolean } } }).valueFrom.secretKeyRef.optional).toBe(true);
+        expect(env.get(key)!.valueFrom!.secretKeyRef.optional).toBe(true);
       }
     }
   });
