@@ -199,3 +199,33 @@ test('every metric the hub exports is on the dashboard or deliberately left out'
   expect(Object.keys(LEFT_OUT).filter((name) => !exported.has(name))).toEqual([]);
   expect(Object.keys(LEFT_OUT).filter((name) => exported.get(name)!.series.some((s) => shown.has(s)))).toEqual([]);
 });
+
+test('the dashboard has a row for each thing an operator watches, each panel with a query and a description', () => {
+  const dashboard = JSON.parse(readFileSync(join(ROOT, DASHBOARD_FILE), 'utf8')) as {
+    uid: string;
+    panels: (Panel & { type: string; description?: string })[];
+    templating: { list: { name: string; type: string }[] };
+  };
+  expect(dashboard.uid).toBe('relay-hub');
+  expect(dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title)).toEqual([
+    'Replicas',
+    'Connections',
+    'Handshakes and refusals',
+    'Messages and acks',
+    'Latency',
+    'Conversation log',
+    'Recovery',
+    'Streams',
+    'Redis',
+    'Event loop',
+    'Memory',
+  ]);
+  const panels = dashboard.panels.filter((p) => p.type !== 'row');
+  expect(panels.filter((p) => !p.description || (p.targets ?? []).length === 0).map((p) => p.title)).toEqual([]);
+  // Any Prometheus data source, chosen in Grafana: no data source uid is baked in.
+  expect(dashboard.templating.list.map((v) => [v.name, v.type])).toEqual([
+    ['datasource', 'datasource'],
+    ['instance', 'query'],
+  ]);
+  expect(JSON.stringify(panels.flatMap((p) => p.targets))).not.toMatch(/"uid":"(?!\$\{datasource\})/);
+});
