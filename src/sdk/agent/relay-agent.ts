@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { LRUCache } from 'lru-cache';
 import { io, type Socket } from 'socket.io-client';
 import {
   AckCodes,
@@ -14,6 +13,7 @@ import {
   type MessageData,
   type SendAck,
 } from '../../protocol';
+import { HandledIds } from './handled-ids';
 
 export interface RelayAgentOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
@@ -76,7 +76,7 @@ type AgentEvents = {
 export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly socket: Socket<HubToAgentEvents, AgentToHubEvents>;
   /** Ids of messages already handed to the handler, to drop redeliveries (bounded by dedupeSize). */
-  private readonly handled: LRUCache<string, true>;
+  private readonly handled: HandledIds;
   private handler: MessageHandler = () => {};
   private attempt = 0;
   private retryTimer?: NodeJS.Timeout;
@@ -84,7 +84,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
 
   constructor(private readonly options: RelayAgentOptions) {
     super();
-    this.handled = new LRUCache<string, true>({ max: options.dedupeSize ?? 10_000 });
+    this.handled = new HandledIds(options.dedupeSize ?? 10_000);
     this.socket = io(`${options.url}${Namespaces.agent}`, {
       path: `${options.path ?? ''}/socket.io/`,
       transports: ['websocket'],
@@ -120,8 +120,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
     });
     this.socket.on(Events.message, (message, ack) => {
       if (typeof ack === 'function') ack({ ok: true });
-      if (this.handled.has(message.id)) return;
-      this.handled.set(message.id, true);
+      if (this.handled.seen(message.id)) return;
       Promise.resolve()
         .then(() => this.handler(message))
         .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
