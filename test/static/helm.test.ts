@@ -168,7 +168,8 @@ describe('helm/relay-hub', () => {
     expect(values.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
     expect((values.resources as { requests?: unknown }).requests).toBeDefined();
     expect(template('deployment.yaml')).toMatch(/mountPath: \/tmp/);
-    expect(template('configmap.yaml')).toMatch(/OPENAPI_SPEC_FILE: \/tmp\//);
+    for (const key of Object.keys(configSchema).filter((k) => k.endsWith('_FILE')))
+      expect({ key, underTmp: new RegExp(`^\\s*${key}: /tmp/`, 'm').test(template('configmap.yaml')) }).toEqual({ key, underTmp: true });
   });
 
   test('PDB, HPA and Ingress use current APIs; the Ingress pins long-polling sessions by client address', () => {
