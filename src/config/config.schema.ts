@@ -152,9 +152,9 @@ function splitList(value: unknown): unknown {
 }
 
 /**
- * Every setting of the hub. The environment variable of each key is the key itself. README's
- * configuration table is generated from this object (`node scripts/config-table.mjs`), and a test
- * checks that it lists every key.
+ * Every setting of the hub. The environment variable of each key is the key itself. The table of
+ * docs/configuration.md is generated from this object (`npm run docs`), and a test checks that it is
+ * current and lists every key.
  */
 export const configSchema = {
   NODE_ENV: {

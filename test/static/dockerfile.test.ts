@@ -178,7 +178,7 @@ describe('deploy/Dockerfile', () => {
     const cmds = finalOf('CMD');
     // bench/scale.mjs: V8's default young generation, grown by a connect burst, is most of an idle
     // hub's RSS per client, and 16 MiB semi-spaces cap it; V8's pretenuring doubled what each
-    // scavenge copies under relay load (README, Benchmarks).
+    // scavenge copies under relay load (docs/adr/0003, docs/adr/0004).
     expect(HUB_NODE_FLAGS).toEqual(['--max-semi-space-size=16', '--no-allocation-site-pretenuring']);
     expect(command(cmds[cmds.length - 1].args)).toEqual(['node', ...HUB_NODE_FLAGS, 'dist/main.js']);
     expect(finalOf('ENTRYPOINT')).toEqual([]);
