@@ -152,9 +152,9 @@ function splitList(value: unknown): unknown {
 }
 
 /**
- * Every setting of the hub. The environment variable of each key is the key itself. README's
- * configuration table is generated from this object (`node scripts/config-table.mjs`), and a test
- * checks that it lists every key.
+ * Every setting of the hub. The environment variable of each key is the key itself. The table of
+ * docs/configuration.md is generated from this object (`npm run docs`), and a test checks that it is
+ * current and lists every key.
  */
 export const configSchema = {
   NODE_ENV: {
@@ -315,7 +315,7 @@ export const configSchema = {
     env: 'LOG_LEVEL',
   },
   LOG_PERSONAL_DATA: {
-    doc: "Whether the connect line ('handshake accepted') carries the client's email from its token, as the seed's logs do. No other line carries it; false drops it there too.",
+    doc: "Whether the connect line ('handshake accepted') carries the client's email from its token (on by default, for operators who trace a user's sessions). No other line carries it; false drops it there too.",
     format: 'strict-boolean',
     default: true,
     env: 'LOG_PERSONAL_DATA',
@@ -442,7 +442,7 @@ export const configSchema = {
     env: 'PRESENCE_TTL_S',
   },
   HISTORY_ENABLED: {
-    doc: 'Keep the conversation log (SPEC §8): every message is written before delivery, replayed on reconnect (lastMessageId) and served by the history event and REST. false turns logging, recovery and history off.',
+    doc: 'Keep the conversation log (docs/protocol.md, delivery guarantees): every message is written before delivery, replayed on reconnect (lastMessageId) and served by the history event and REST. false turns logging, recovery and history off.',
     format: 'strict-boolean',
     default: true,
     env: 'HISTORY_ENABLED',

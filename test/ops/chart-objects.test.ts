@@ -78,7 +78,9 @@ describe('the hub Deployment', () => {
       });
       expect(c.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
       expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
-      expect(hubConfig(objects).OPENAPI_SPEC_FILE).toMatch(/^\/tmp\//);
+      // Every file the hub writes goes to the writable /tmp of a read-only root.
+      for (const key of Object.keys(configSchema).filter((k) => k.endsWith('_FILE')))
+        expect({ key, path: hubConfig(objects)[key] }).toEqual({ key, path: expect.stringMatching(/^\/tmp\//) });
       expect(c.resources.requests).toEqual({ cpu: '100m', memory: '128Mi' });
     }
   });
