@@ -16,6 +16,9 @@ import { corkPerTurn } from './cork-per-turn';
  * and left in a write of its own again. {@link reportFramesQueued} makes `ws` report a frame sent
  * once it is queued on the open socket; the socket's errors still close the connection, which
  * Engine.IO hears as the transport's close.
+ *
+ * Engine.IO thus never holds frames back: what a peer does not read piles up in its TCP socket's
+ * buffer. {@link boundedWebSocketServer} bounds that buffer (MAX_SOCKET_BUFFER_BYTES).
  */
 export class BatchingWebSocketServer extends WebSocketServer {
   /** Where connections whose peer stopped reading are reported; none here (see {@link boundedWebSocketServer}). */

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Socket as ServerSocket } from 'socket.io';
@@ -133,6 +134,53 @@ describe('a client that stops reading', () => {
     expect(replayed).toEqual(missed);
     again.disconnect();
     agent.close();
+  });
+});
+
+/** One HTTP request of the polling transport; resolves with the response body. */
+function poll(url: string, method: 'GET' | 'POST', query: string, body?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/socket.io/?EIO=4&transport=polling${query}`, { method }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('a polling client that stops polling', () => {
+  it('is closed once its write buffer passes MAX_SOCKET_BUFFER_BYTES', async () => {
+    const t = await startHub();
+    try {
+      const agent = await t.agent('bot');
+      const open = await poll(t.url, 'GET', '');
+      const { sid } = JSON.parse(open.slice(1)) as { sid: string };
+      const joined = new Promise<ServerSocket>((resolve) => t.hub.io.of(Namespaces.client).once('connection', resolve));
+      await poll(
+        t.url,
+        'POST',
+        `&sid=${sid}`,
+        `40${Namespaces.client},${JSON.stringify({ token: mintToken({ sub: 'poller' }), agentId: 'bot' })}`,
+      );
+      const closed = disconnected(await joined);
+      // No GET comes to take them: the replies stay in Engine.IO's write buffer.
+      let sent = 0;
+      let closedAfter: number | undefined;
+      void closed.then(() => (closedAfter = sent));
+      while (closedAfter === undefined && sent < 100) {
+        await agent.reply('poller', REPLY);
+        sent++;
+      }
+      console.log(`paused poller: closed after ${closedAfter ?? 'never'} replies of 60 KB`);
+      expect(await closed).toBe('forced close');
+      expect(closedAfter).toBeLessThanOrEqual(Math.ceil((1.1 * MiB) / REPLY.length));
+      expect(await slowConsumerCloses(t)).toBe(1);
+      agent.close();
+    } finally {
+      await t.close();
+    }
   });
 });
 
