@@ -40,6 +40,9 @@ export interface HubConfig extends RedisSettings {
   readonly MAX_CONNECTIONS_PER_IP: number;
   readonly MAX_CONNECTIONS: number;
   readonly CONNECT_TIMEOUT_MS: number;
+  readonly MAX_SOCKET_BUFFER_BYTES: number;
+  readonly HISTORY_BYTES_PER_S: number;
+  readonly HISTORY_BYTES_BURST: number;
   readonly METRICS_TOKEN: string | null;
   readonly REST_BODY_LIMIT_BYTES: number;
   readonly PRESENCE_TTL_S: number;
