@@ -49,6 +49,7 @@ export interface HubConfig extends RedisSettings {
   readonly HISTORY_TTL_S: number;
   readonly HISTORY_MEMORY_MAX_CONVERSATIONS: number;
   readonly HISTORY_MEMORY_MAX_MESSAGES: number;
+  readonly HISTORY_MEMORY_MAX_BYTES: number;
   readonly RECOVERY_MAX_MESSAGES: number;
   readonly AGENT_RECONNECT_GRACE_MS: number;
 }

@@ -15,6 +15,11 @@ export interface MemoryLogBounds {
   maxConversations: number;
   /** Messages kept over all logs, least recently used logs dropped first. */
   maxMessages: number;
+  /**
+   * Bytes of all logs' rings (their buffers, used or not, and slot arrays), least recently used
+   * logs dropped first; the log just appended to is kept whatever its size. Unbounded when absent.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -28,6 +33,8 @@ interface Log extends Listed<Log> {
   agentId: string;
   clientId: string | null;
   entries: EntryRing;
+  /** The ring's byte size as last counted in the log's total. */
+  held: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
   /**
@@ -44,7 +51,7 @@ type Slice = [number, string][];
 const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
- * The embedded default's log: bounded in logs and messages, least recently used first, each log
+ * The embedded default's log: bounded in logs, messages and bytes, least recently used first, each log
  * expiring HISTORY_TTL_S after its last append. One sequence numbers every append, so a
  * conversation and the bot's broadcasts merge in the order they were written. Lost on restart.
  */
@@ -52,9 +59,22 @@ export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
   /** Messages over all logs. */
   private size = 0;
-  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.entries.length));
+  /** Bytes of all logs' rings. */
+  private bytes = 0;
+  private readonly logs = new RecencyList<Log>((log) => {
+    this.size -= log.entries.length;
+    this.bytes -= log.held;
+  });
   private readonly maxMessages: number;
+  private readonly maxBytes: number;
   private readonly ttlMs: number;
+  /**
+   * Whether the logs are over a bound. The log just appended to is the most recently used, so it
+   * goes last, and is never dropped itself: it alone fits the message bound, and the byte bound
+   * gives way to it rather than lose the message just written.
+   */
+  private readonly over = () =>
+    this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes || this.logs.size > this.bounds.maxConversations);
 
   constructor(
     private readonly limits: ConversationLogLimits,
@@ -62,7 +82,13 @@ export class MemoryConversationLog implements ConversationLog {
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
+    this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
     this.ttlMs = limits.ttlS * 1000;
+  }
+
+  /** Bytes held by every log's ring (buffers and slot arrays). */
+  get byteSize(): number {
+    return this.bytes;
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
@@ -85,13 +111,13 @@ export class MemoryConversationLog implements ConversationLog {
     else if (log.entries.positionOf(id) !== -1) return;
     // Full, the newest takes the oldest's place.
     const trimmed = log.entries.push(++this.seq, id, JSON.stringify(message));
-    if (trimmed !== 0) {
-      log.trimmedUpTo = trimmed;
-      return;
-    }
-    this.size++;
-    // The log just appended to is the most recently used, so it goes last, and it alone fits.
-    this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
+    const held = log.entries.byteSize;
+    this.bytes += held - log.held;
+    log.held = held;
+    if (trimmed !== 0) log.trimmedUpTo = trimmed;
+    else this.size++;
+    // Also when a full log trimmed its oldest: a larger message may have grown its buffer.
+    this.logs.trim(this.over);
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
@@ -132,6 +158,7 @@ export class MemoryConversationLog implements ConversationLog {
   async close(): Promise<void> {
     this.logs.clear();
     this.size = 0;
+    this.bytes = 0;
   }
 
   /** A conversation's log and the bot's broadcasts, both made the most recently used. */
@@ -147,6 +174,7 @@ function newLog(key: string, agentId: string, clientId: string | null, maxMessag
     agentId,
     clientId,
     entries: new EntryRing(maxMessages),
+    held: 0,
     trimmedUpTo: 0,
     topId: '',
     expiresAt: 0,
