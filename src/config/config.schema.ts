@@ -380,6 +380,18 @@ export const configSchema = {
     default: 40,
     env: 'MESSAGE_RATE_BURST',
   },
+  USER_MESSAGE_RATE_PER_S: {
+    doc: 'Sustained messages per second one user (token sub) may send to one bot over all their sockets on every replica (token bucket refill rate, shared through Redis when configured; 0 = unlimited); excess gets RATE_LIMITED and is neither delivered nor logged. Twice MESSAGE_RATE_PER_S by default: a user with a few tabs is not held back, one with many sockets cannot multiply what the bot is sent.',
+    format: 'nat',
+    default: 40,
+    env: 'USER_MESSAGE_RATE_PER_S',
+  },
+  USER_MESSAGE_RATE_BURST: {
+    doc: 'Token bucket size of USER_MESSAGE_RATE_PER_S: messages one user may send to one bot at once.',
+    format: 'nat',
+    default: 80,
+    env: 'USER_MESSAGE_RATE_BURST',
+  },
   AGENT_MESSAGE_RATE_PER_S: {
     doc: 'Sustained events per second one agent runtime socket may send (0 = unlimited); excess gets RATE_LIMITED.',
     format: 'nat',

@@ -33,6 +33,8 @@ export interface HubConfig extends RedisSettings {
   readonly DEDUPE_WINDOW_S: number;
   readonly MESSAGE_RATE_PER_S: number;
   readonly MESSAGE_RATE_BURST: number;
+  readonly USER_MESSAGE_RATE_PER_S: number;
+  readonly USER_MESSAGE_RATE_BURST: number;
   readonly AGENT_MESSAGE_RATE_PER_S: number;
   readonly AGENT_MESSAGE_RATE_BURST: number;
   readonly HANDSHAKE_FAILURES_PER_MIN: number;

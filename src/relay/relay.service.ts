@@ -1,3 +1,4 @@
+import type { RateBudget } from '../limits/rate-budgets';
 import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
@@ -43,6 +44,9 @@ export class RelayService {
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
+  private readonly userLimited: Tally;
+  /** Each user's budget for messages to one bot, over all their sockets and replicas; null: unlimited. */
+  private readonly userBudget: RateBudget | null;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -54,6 +58,9 @@ export class RelayService {
     this.grace = new AgentGrace(ctx, statuses);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
+    this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });
+    const { USER_MESSAGE_RATE_PER_S: ratePerS, USER_MESSAGE_RATE_BURST: burst } = ctx.config;
+    this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
   }
 
   /**
@@ -86,6 +93,7 @@ export class RelayService {
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
         handoff: prepared?.handoff ?? null,
+        budget: this.userBudget,
       });
     } catch (err) {
       prepared?.cancel();
@@ -95,6 +103,10 @@ export class RelayService {
     }
     const { existing, handedTo } = intake;
     if (handedTo === null) prepared?.cancel();
+    if (intake.limited) {
+      this.userLimited.add();
+      return errorAck('RATE_LIMITED', USER_LIMITED);
+    }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
@@ -288,6 +300,8 @@ export class RelayService {
     return code ? errorAck(code) : null;
   }
 }
+
+const USER_LIMITED = 'this user sends this bot more than USER_MESSAGE_RATE_PER_S over all their sockets; retry later';
 
 function runtimeKey(runtime: RuntimeEntry): string {
   return runtime.socketId;

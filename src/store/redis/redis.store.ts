@@ -56,7 +56,7 @@ export class RedisStore implements Store {
       options.history ?? { maxMessages: 200, ttlS: 604800 },
       options.onIndexFailure,
     );
-    this.intake = new RedisMessageIntake(redis, this.dedupe, this.presence, this.conversations);
+    this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {}
