@@ -37,6 +37,9 @@ export interface HubConfig extends RedisSettings {
   readonly USER_MESSAGE_RATE_BURST: number;
   readonly AGENT_MESSAGE_RATE_PER_S: number;
   readonly AGENT_MESSAGE_RATE_BURST: number;
+  readonly AGENT_DELIVERY_RATE_PER_S: number;
+  readonly AGENT_DELIVERY_RATE_BURST: number;
+  readonly MAX_RUNTIMES_PER_AGENT: number;
   readonly HANDSHAKE_FAILURES_PER_MIN: number;
   readonly DEACTIVATION_RECHECK_S: number;
   readonly MAX_CONNECTIONS_PER_IP: number;

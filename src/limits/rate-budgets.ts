@@ -36,13 +36,23 @@ export class RateBudgets {
     return this.due.size;
   }
 
-  /** Takes one token of `key`'s bucket; false (and nothing taken) when it is empty. */
-  take(key: string, now = Date.now()): boolean {
+  /**
+   * Takes `cost` tokens of `key`'s bucket; false (and nothing taken) when it is empty. A bucket
+   * with any token left pays a cost larger than what it holds by going into debt, which later
+   * takes wait out: an event that costs more than the burst (a broadcast to more clients) still
+   * goes, and the sustained rate holds all the same.
+   */
+  take(key: string, now = Date.now(), cost = 1): boolean {
     const due = Math.max(now, this.due.get(key) ?? now);
     if (due - now > this.toleranceMs) return false;
-    this.due.set(key, due + this.intervalMs);
+    this.due.set(key, due + cost * this.intervalMs);
     if (this.due.size >= this.sweepAt) this.sweep(now);
     return true;
+  }
+
+  /** Milliseconds until a take of `key` can pass (0: now). */
+  waitMs(key: string, now = Date.now()): number {
+    return Math.max(0, (this.due.get(key) ?? now) - now - this.toleranceMs);
   }
 
   private sweep(now: number): void {

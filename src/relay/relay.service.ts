@@ -20,6 +20,7 @@ import {
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
 import { Conversations } from './conversations';
+import { DeliveryBudget } from './delivery-budget';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms } from './rooms';
@@ -41,6 +42,8 @@ export class RelayService {
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
+  /** Each bot's deliveries per second on this replica, spent by every publish. */
+  private readonly deliveries: DeliveryBudget;
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
@@ -56,6 +59,7 @@ export class RelayService {
   ) {
     this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
+    this.deliveries = new DeliveryBudget(ctx, nsp);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
     this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });
@@ -190,9 +194,12 @@ export class RelayService {
 
   /**
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
-   * with `'*'`. Rejects with {@link LogUnavailableError} (nothing sent) when it could not be logged.
+   * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
+   * replica is spent, and with {@link LogUnavailableError} when it could not be logged: in both
+   * cases nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
+    this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
     const message: ClientInboundMessage = { id, ts, agentId, author: Authors.agent, text: reply.text };
     if (reply.data !== undefined) message.data = reply.data;

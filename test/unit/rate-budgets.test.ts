@@ -28,6 +28,18 @@ describe('RateBudgets', () => {
     expect(budgets.size).toBe(1);
   });
 
+  it('lets a take that costs more than the bucket holds go into debt, which later takes wait out', () => {
+    const budgets = new RateBudgets({ ratePerS: 1000, burst: 100 });
+    const t0 = 5_000_000;
+    expect(budgets.take('bot', t0, 500)).toBe(true); // a broadcast to 500 clients
+    expect(budgets.take('bot', t0, 1)).toBe(false);
+    // 500 tokens of debt at 1000/s: the bucket has one token again after 401 ms (500 - 99 tokens).
+    expect(budgets.waitMs('bot', t0)).toBeCloseTo(401, 5);
+    expect(budgets.take('bot', t0 + 400, 1)).toBe(false);
+    expect(budgets.take('bot', t0 + 401, 1)).toBe(true);
+    expect(budgets.waitMs('other', t0)).toBe(0);
+  });
+
   it('refuses a rate that is not positive', () => {
     expect(() => new RateBudgets({ ratePerS: 0, burst: 1 })).toThrow(RangeError);
   });
