@@ -2,6 +2,7 @@ import type { Socket } from 'socket.io-client';
 import { Events, type ClientInboundMessage, type HistoryAck, type SendAck } from '../../src/protocol';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
+import { api, apiKeyClient, createKey } from './rest-client.helper';
 
 const FLOODED = 500;
 const FLOOD_PER_S = 200; // × 500 clients: the 100,000 deliveries a second of the report
@@ -128,4 +129,28 @@ describe('per-bot delivery budget (AGENT_DELIVERY_RATE_*)', () => {
     expect(counted).toBe(limited.length);
     floodBot.disconnect();
   }, 120_000);
+});
+
+describe('the delivery budget on REST publishes', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past it, sending and logging nothing', async () => {
+    const h = await startHub({ AGENT_DELIVERY_RATE_PER_S: '1', AGENT_DELIVERY_RATE_BURST: '1' });
+    try {
+      const client = await h.client('rest-bot', { sub: 'listener' });
+      const received: string[] = [];
+      client.on(Events.message, (m: ClientInboundMessage) => received.push(m.text));
+      const publisher = apiKeyClient(h.url, await createKey(h.url, ['messages:publish']));
+      const publish = (text: string) =>
+        api.publishAgentMessage({ client: publisher, path: { agentId: 'rest-bot' }, body: { to: '*', text } });
+      expect((await publish('first')).response!.status).toBe(202);
+      const refused = await publish('second');
+      expect(refused.response!.status).toBe(429);
+      expect(refused.response!.headers.get('retry-after')).toBe('1');
+      expect(refused.error).toMatchObject({ code: 'RATE_LIMITED', detail: expect.stringContaining('AGENT_DELIVERY_RATE_PER_S') });
+      const history: HistoryAck = await client.timeout(5000).emitWithAck(Events.history, {});
+      expect(history.ok && history.messages.map((m) => m.text)).toEqual(['first']);
+      expect(received).toEqual(['first']);
+    } finally {
+      await h.close();
+    }
+  });
 });
