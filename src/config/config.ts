@@ -33,8 +33,13 @@ export interface HubConfig extends RedisSettings {
   readonly DEDUPE_WINDOW_S: number;
   readonly MESSAGE_RATE_PER_S: number;
   readonly MESSAGE_RATE_BURST: number;
+  readonly USER_MESSAGE_RATE_PER_S: number;
+  readonly USER_MESSAGE_RATE_BURST: number;
   readonly AGENT_MESSAGE_RATE_PER_S: number;
   readonly AGENT_MESSAGE_RATE_BURST: number;
+  readonly AGENT_DELIVERY_RATE_PER_S: number;
+  readonly AGENT_DELIVERY_RATE_BURST: number;
+  readonly MAX_RUNTIMES_PER_AGENT: number;
   readonly HANDSHAKE_FAILURES_PER_MIN: number;
   readonly DEACTIVATION_RECHECK_S: number;
   readonly MAX_CONNECTIONS_PER_IP: number;
@@ -52,6 +57,7 @@ export interface HubConfig extends RedisSettings {
   readonly HISTORY_TTL_S: number;
   readonly HISTORY_MEMORY_MAX_CONVERSATIONS: number;
   readonly HISTORY_MEMORY_MAX_MESSAGES: number;
+  readonly HISTORY_MEMORY_MAX_BYTES: number;
   readonly RECOVERY_MAX_MESSAGES: number;
   readonly AGENT_RECONNECT_GRACE_MS: number;
   readonly STREAM_MAX_BYTES: number;

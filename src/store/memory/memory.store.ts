@@ -28,7 +28,7 @@ export class MemoryStore implements Store {
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: 200, ttlS: 604800 },
-      log.bounds ?? { maxConversations: 10000, maxMessages: 200000 },
+      log.bounds ?? { maxConversations: 10000, maxMessages: 200000, maxBytes: 64 * 1024 * 1024 },
     );
     this.streams = new MemoryStreamStore(this.conversations);
     this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
