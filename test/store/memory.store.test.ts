@@ -213,6 +213,20 @@ describe('MemoryConversationLog bounds', () => {
       expect((await log.readBefore('bot', 'other', undefined, 10)).messages).toEqual([]);
     });
 
+    it('counts the finals of streamed messages, kept beside the entries, in the bound', async () => {
+      const maxBytes = 1024 * 1024;
+      const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 10_000, maxMessages: 200_000, maxBytes });
+      // Each stream logs a start with text '' and, at its end, its whole text beside it.
+      for (let i = 0; i < 100; i++) {
+        const start = { ...msg(''), agentId: 'bot' };
+        log.startStreamNow('bot', `u${i}`, start);
+        log.endStreamNow('bot', `u${i}`, { ...start, text: big(60) });
+        expect(log.byteSize).toBeLessThanOrEqual(maxBytes);
+      }
+      expect((await log.readBefore('bot', 'u99', undefined, 10)).messages.map((m) => m.text.length)).toEqual([60 * 1024]);
+      expect((await log.readBefore('bot', 'u0', undefined, 10)).messages).toEqual([]);
+    });
+
     it('counts the bytes of deleted and expired conversations as freed', async () => {
       const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 1 }, { maxConversations: 100, maxMessages: 1000, maxBytes: 1 << 30 });
       await log.append('bot', 'a', msg(big(10)));
