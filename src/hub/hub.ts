@@ -141,7 +141,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
-  const service = attachRelay(namespaces, ctx, dispatcher, statuses);
+  const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
     store.deactivations,
@@ -182,6 +182,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     started ??= (async () => {
       infra.start();
       deactivationSweep.start();
+      streams.startSweep();
       const httpLogger = logger.child({ component: 'http' });
       await Promise.all([
         writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
@@ -210,6 +211,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       deactivationSweep.stop();
       demo?.close();
       service.stop();
+      streams.stop();
       // io.close() ends every transport here (`transport close`, which clients reconnect from); a
       // disconnectSockets() would go through the adapter to every replica.
       await new Promise<void>((resolve) => io.close(() => resolve()));

@@ -22,6 +22,7 @@ import { Conversations } from './conversations';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms } from './rooms';
+import { ActivityTracker } from './streams/activity-tracker';
 
 /** The sender of a client message, as verified at the handshake. */
 export interface Sender {
@@ -43,6 +44,8 @@ export class RelayService {
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
+  /** What bots are doing for their users (docs/streaming.md). */
+  readonly activity: ActivityTracker;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -52,6 +55,7 @@ export class RelayService {
   ) {
     this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
+    this.activity = new ActivityTracker(nsp.client, ctx.config.ACTIVITY_TTL_MS);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
   }
@@ -194,6 +198,7 @@ export class RelayService {
     // packet even for a room with none here (the usual case on a runtimes' replica).
     if (!published) this.nsp.client.to(room).emit(Events.message, message);
     else if (this.nsp.client.adapter.rooms.has(room)) this.nsp.client.local.to(room).emit(Events.message, message);
+    if (!broadcast) this.activity.reached(agentId, reply.to);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
@@ -255,6 +260,7 @@ export class RelayService {
   /** Ends the grace timers and waiting messages; the hub calls it on close. */
   stop(): void {
     this.grace.stop();
+    this.activity.stop();
   }
 
   /** Refuses new handshakes of `sub` and ends its sessions on every replica. */

@@ -1,6 +1,7 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AgentDepartures } from './agent-departures';
 import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
+import type { StreamStore } from './stream-store';
 
 /**
  * Shared state behind one interface: in memory for the embedded single replica, Redis when
@@ -24,6 +25,8 @@ export interface DedupeKey {
 export interface DedupeStore {
   /** Stores `record` under `key` unless a record exists; returns the existing record, or null if stored. */
   claim(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null>;
+  /** The live record under `key`, or null. */
+  find(key: DedupeKey): Promise<DedupeRecord | null>;
   /** Marks the record delivered (keeping its id and ts) for another `ttlS`. */
   markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void>;
 }
@@ -229,6 +232,8 @@ export interface Store {
   readonly limiters: LimiterFactory;
   /** Conversation logs (SPEC §8). */
   readonly conversations: ConversationLog;
+  /** Open streamed replies (docs/streaming.md). */
+  readonly streams: StreamStore;
   /** When bots' last runtimes left, for the restart grace. */
   readonly departures: AgentDepartures;
   close(): Promise<void>;

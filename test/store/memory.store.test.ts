@@ -4,6 +4,7 @@ import { MemoryDedupeStore } from '../../src/store/memory/memory-dedupe.store';
 import { MemoryStore } from '../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
+import { describeStreamStoreContract } from './stream-store.contract';
 
 describeStoreContract('memory', async () => new MemoryStore());
 
@@ -96,6 +97,11 @@ describeConversationLogContract(
   'memory',
   async (limits) => new MemoryConversationLog(limits, { maxConversations: 100, maxMessages: 1000 }),
 );
+
+describeStreamStoreContract('memory', async (limits) => {
+  const store = new MemoryStore({ limits });
+  return { streams: store.streams, log: store.conversations };
+});
 
 describe('MemoryConversationLog bounds', () => {
   const msg = (text: string) => ({ id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent' as const, text });

@@ -8,9 +8,17 @@ import type { AgentSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
 import { Rooms } from '../rooms';
 import type { RuntimePresence } from './runtime-presence';
+import { registerStreamHandlers } from '../streams/stream.handlers';
+import type { StreamService } from '../streams/stream.service';
 
-/** Handles accepted agent runtimes: `reply`, `debug`, leaving presence. */
-export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: RelayService, presence: RuntimePresence): void {
+/** Handles accepted agent runtimes: `reply`, `debug`, streamed replies and activity, leaving presence. */
+export function registerAgentHandlers(
+  ctx: RelayContext,
+  nsp: Namespace,
+  relay: RelayService,
+  presence: RuntimePresence,
+  streams: StreamService,
+): void {
   const { config, metrics } = ctx;
   nsp.on('connection', (socket: Socket) => {
     const { agentId, apiKeyId } = socket.data as AgentSocketData;
@@ -45,7 +53,9 @@ export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: 
         return { ok: true };
       }),
     );
+    registerStreamHandlers(socket, agentId, guard, streams, relay.activity, config.STREAM_DELTA_RATE_BURST);
     socket.on('disconnect', (reason) => {
+      streams.socketLeft(socket.id);
       metrics.connections.dec({ namespace: nsp.name });
       logger.info({ reason }, 'agent runtime disconnected');
       presence.leave(socket);

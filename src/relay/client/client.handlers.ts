@@ -11,13 +11,18 @@ import {
   SessionClosedCodes,
   type AuthRefresh,
   type ClientMessage,
+  type FeedbackRequest,
+  type MessageStart,
+  type StopRequest,
   type HistoryAck,
   type HistoryRequest,
   type RefreshAck,
   type SendAck,
   type SessionInfo,
 } from '../../protocol';
-import { isAuthRefresh, isClientMessage, isHistoryRequest } from '../../protocol/schemas';
+import { isAuthRefresh, isClientMessage, isFeedbackRequest, isHistoryRequest, isStopRequest } from '../../protocol/schemas';
+import type { StreamService } from '../streams/stream.service';
+import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';
 import { replayMissed, type Replay } from './replay';
 import type { RelayService } from '../relay.service';
@@ -34,11 +39,21 @@ interface ClientNamespace {
   message: GuardedEvent<ClientMessage>;
   refresh: GuardedEvent<AuthRefresh>;
   history: GuardedEvent<HistoryRequest>;
+  stop: GuardedEvent<StopRequest>;
+  feedback: GuardedEvent<FeedbackRequest>;
   gates: ReplayGates;
+  streams: StreamService;
+  actions: UserActions;
 }
 
 /** Handles accepted browser clients: rooms, `session`, `message`, token expiry and refresh. */
-export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay: RelayService): void {
+export function registerClientHandlers(
+  ctx: RelayContext,
+  nsp: Namespace,
+  relay: RelayService,
+  streams: StreamService,
+  actions: UserActions,
+): void {
   const { config, metrics } = ctx;
   const shared: ClientNamespace = {
     ctx,
@@ -65,7 +80,17 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
       metrics,
       failures: ctx.handlerFailures,
     },
+    stop: { event: Events.stop, maxStrikes: config.MESSAGE_RATE_BURST, validate: isStopRequest, metrics, failures: ctx.handlerFailures },
+    feedback: {
+      event: Events.feedback,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isFeedbackRequest,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
     gates: new ReplayGates(nsp),
+    streams,
+    actions,
   };
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
@@ -73,6 +98,12 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
     socket.on(Events.message, (...args: unknown[]) => runGuarded(shared.message, session, args, (payload) => session.send(payload)));
     socket.on(Events.authRefresh, (...args: unknown[]) => runGuarded(shared.refresh, session, args, (payload) => session.refresh(payload)));
     socket.on(Events.history, (...args: unknown[]) => runGuarded(shared.history, session, args, (payload) => session.history(payload)));
+    socket.on(Events.stop, (...args: unknown[]) =>
+      runGuarded(shared.stop, session, args, (payload) => actions.stop(session.user, payload)),
+    );
+    socket.on(Events.feedback, (...args: unknown[]) =>
+      runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload)),
+    );
     socket.on('disconnect', (reason: string) => session.end(reason));
     session.start();
   });
@@ -104,6 +135,11 @@ class ClientSession implements GuardedSocket {
     return this.socket.data as ClientSocketData;
   }
 
+  /** The verified user of this socket. */
+  get user(): ClientSocketData {
+    return this.data;
+  }
+
   get bucket(): TokenBucket {
     const { config } = this.nsp.ctx;
     return (this.tokens ??= new TokenBucket(config.MESSAGE_RATE_PER_S, config.MESSAGE_RATE_BURST));
@@ -122,8 +158,10 @@ class ClientSession implements GuardedSocket {
 
   /**
    * Joins the rooms, starts the expiry timers, registers presence and sends `session`. With a
-   * `lastMessageId`, what the client missed is replayed first, while live broadcasts are held
-   * (see {@link ReplayGates}); `session` then says whether the replay happened.
+   * `lastMessageId`, what the client missed is replayed first; `session` then says whether the
+   * replay happened. After it, one `message:start` per open stream of the conversation, with its
+   * text and seq so far (docs/streaming.md). Live broadcasts are held meanwhile and written after,
+   * less what the replay and the streams' snapshot already hold (see {@link ReplayGates}).
    */
   start(): void {
     const { ctx, gates } = this.nsp;
@@ -131,7 +169,7 @@ class ClientSession implements GuardedSocket {
     const { agentId, clientId, sub } = data;
     const lastMessageId = (this.socket.handshake.auth as { lastMessageId?: unknown } | undefined)?.lastMessageId;
     const recovering = lastMessageId !== undefined;
-    if (recovering) gates.hold(this.socket);
+    gates.hold(this.socket);
     const rooms = [Rooms.client(agentId, clientId), Rooms.clients(agentId), Rooms.subject(sub)];
     if (clientId === ADMIN_CLIENT_ID) rooms.push(Rooms.admins(agentId));
     void this.socket.join(rooms);
@@ -147,7 +185,16 @@ class ClientSession implements GuardedSocket {
     const replay: Promise<Replay | undefined> = recovering
       ? replayMissed(ctx, this.nsp.relay.conversations, data, lastMessageId, this.logger)
       : Promise.resolve(undefined);
-    void Promise.all([online, replay]).then(([agentOnline, replayed]) => {
+    // Read after the replay (itself read once the rooms' subscriptions are in effect): a delta
+    // appended after the read reaches the socket live, one before it is in the snapshot.
+    const open = replay
+      .then(() => (recovering ? undefined : ctx.subscriptionsSettled()))
+      .then(() => this.nsp.streams.snapshot(agentId, clientId))
+      .catch((err: unknown): MessageStart[] => {
+        this.logger.warn({ err }, 'open streams unavailable; none resumed');
+        return [];
+      });
+    void Promise.all([online, replay, open]).then(([agentOnline, replayed, streams]) => {
       for (const message of replayed?.messages ?? []) this.socket.emit(Events.message, message);
       const session: SessionInfo = {
         clientId,
@@ -157,7 +204,8 @@ class ClientSession implements GuardedSocket {
         ...(replayed === undefined ? {} : { recovered: replayed.recovered }),
       };
       this.socket.emit(Events.session, session);
-      if (replayed) gates.release(this.socket, new Set(replayed.messages.map((m) => m.id)));
+      for (const stream of streams) this.socket.emit(Events.messageStart, stream);
+      gates.release(this.socket, new Set(replayed?.messages.map((m) => m.id)), new Map(streams.map((s) => [s.id, s.seq])));
     });
   }
 

@@ -46,6 +46,12 @@ export class EntryRing {
     return this.seqs[this.slot(position)];
   }
 
+  /** Id of the entry at `position` (0 = oldest). */
+  idAt(position: number): string {
+    const slot = this.slot(position);
+    return this.bytes.toString('utf8', this.starts[slot], this.idEnds[slot]);
+  }
+
   /** JSON of the entry at `position` (0 = oldest). */
   jsonAt(position: number): string {
     const slot = this.slot(position);

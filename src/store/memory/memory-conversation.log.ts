@@ -6,6 +6,8 @@ import {
   type LoggedMessage,
   type Recovery,
 } from '../conversation-log';
+import type { MessageFeedback } from '../../protocol';
+import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson, type OverlayFields } from '../log-entries';
 import { EntryRing } from './entry-ring';
 import { RecencyList, type Listed } from './recency-list';
 
@@ -36,6 +38,8 @@ interface Log extends Listed<Log> {
    * the conversation was stamped after it and logged first.
    */
   topId: string;
+  /** Finals of streamed messages and feedback by message id (see store/log-entries.ts); pruned with the entries. */
+  overlay: Map<string, OverlayFields>;
 }
 
 /** Entries read out of a log: `[seq, message json]` pairs, ascending. */
@@ -71,6 +75,37 @@ export class MemoryConversationLog implements ConversationLog {
 
   /** {@link append} without the promise, for the store's own intake. */
   appendNow(agentId: string, clientId: string | null, message: LoggedMessage): void {
+    this.push(agentId, clientId, message.id, JSON.stringify(message), true);
+  }
+
+  /** Appends the start of a streamed message (text ''), its final coming later with {@link endStreamNow}. */
+  startStreamNow(agentId: string, clientId: string, message: LoggedMessage): void {
+    this.push(agentId, clientId, message.id, streamStartJson(message), true);
+  }
+
+  /** Records the final of a streamed message and appends its end marker (the position replays use). */
+  endStreamNow(agentId: string, clientId: string, final: LoggedMessage): void {
+    const log = this.push(agentId, clientId, final.id, endMarkerJson(final.id), false);
+    const fields = log.overlay.get(final.id) ?? {};
+    log.overlay.set(final.id, { ...fields, final: JSON.stringify(final) });
+    prune(log);
+  }
+
+  async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
+    const log = this.logs.get(logKey(agentId, clientId), Date.now());
+    if (!log) return false;
+    const position = messagePosition(log, id);
+    if (position === -1) return false;
+    const entry = decodeEntry(log.entries.jsonAt(position));
+    if (entry.kind === 'end' || entry.message.author !== 'agent') return false;
+    const fields = log.overlay.get(id) ?? {};
+    log.overlay.set(id, { ...fields, feedback: feedback === null ? null : JSON.stringify(feedback) });
+    prune(log);
+    return true;
+  }
+
+  /** Pushes an entry; `once`: not when an entry of the id is in the log already. */
+  private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean): Log {
     const now = Date.now();
     const key = logKey(agentId, clientId);
     const found = this.logs.peek(key, now);
@@ -80,18 +115,18 @@ export class MemoryConversationLog implements ConversationLog {
     if (found) this.logs.touch(log);
     else this.logs.add(log);
     this.logs.sweep(now);
-    const { id } = message;
     if (id > log.topId) log.topId = id;
-    else if (log.entries.positionOf(id) !== -1) return;
+    else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
-    const trimmed = log.entries.push(++this.seq, id, JSON.stringify(message));
+    const trimmed = log.entries.push(++this.seq, id, json);
     if (trimmed !== 0) {
       log.trimmedUpTo = trimmed;
-      return;
+      return log;
     }
     this.size++;
     // The log just appended to is the most recently used, so it goes last, and it alone fits.
     this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
+    return log;
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
@@ -99,21 +134,26 @@ export class MemoryConversationLog implements ConversationLog {
     const from = seqOf(own, afterId) ?? seqOf(shared, afterId);
     if (from === undefined) return { ok: false, reason: 'unknown' };
     if ((own?.trimmedUpTo ?? 0) > from || (shared?.trimmedUpTo ?? 0) > from) return { ok: false, reason: 'unknown' };
-    const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq);
-    if (after.length > max) return { ok: false, reason: 'too-many' };
-    return { ok: true, messages: after.map(messageOf) };
+    const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq).map(entryOf);
+    const messages = replayOf(after, overlayOf(own, overlayIds(after)));
+    if (messages.length > max) return { ok: false, reason: 'too-many' };
+    return { ok: true, messages };
   }
 
   async readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage> {
     const [own, shared] = this.pair(agentId, clientId);
     let below = Number.POSITIVE_INFINITY;
     if (before !== undefined) {
-      const seq = seqOf(own, before) ?? seqOf(shared, before);
+      const position = own ? messagePosition(own, before) : -1;
+      const seq = position !== -1 ? own!.entries.seqAt(position) : seqOf(shared, before);
       if (seq === undefined) return { messages: [], hasMore: false };
       below = seq;
     }
-    const older = mergeSorted(slice(own, 0, below), slice(shared, 0, below), bySeq);
-    return { messages: older.slice(-limit).map(messageOf), hasMore: older.length > limit };
+    const older = mergeSorted(slice(own, 0, below), slice(shared, 0, below), bySeq)
+      .map(entryOf)
+      .filter((entry) => entry.kind !== 'end');
+    const page = older.slice(-limit);
+    return { messages: pageOf(page, overlayOf(own, overlayIds(page))), hasMore: older.length > limit };
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
@@ -149,6 +189,7 @@ function newLog(key: string, agentId: string, clientId: string | null, maxMessag
     entries: new EntryRing(maxMessages),
     trimmedUpTo: 0,
     topId: '',
+    overlay: new Map(),
     expiresAt: 0,
     older: null,
     newer: null,
@@ -179,4 +220,30 @@ function slice(log: Log | undefined, from: number, to: number): Slice {
   return out;
 }
 
-const messageOf = (entry: Slice[number]) => JSON.parse(entry[1]) as LoggedMessage;
+const entryOf = (entry: Slice[number]) => decodeEntry(entry[1]);
+
+/** Position of the entry of message `id` (its start for a streamed one, never its end marker), or -1. */
+function messagePosition(log: Log, id: string): number {
+  const { entries } = log;
+  for (let position = entries.positionOf(id); position >= 0; position--) {
+    if (entries.idAt(position) === id && !entries.jsonAt(position).startsWith('{"endOf"')) return position;
+  }
+  return -1;
+}
+
+function overlayOf(log: Log | undefined, ids: readonly string[]): Map<string, OverlayFields> {
+  const out = new Map<string, OverlayFields>();
+  if (!log) return out;
+  for (const id of ids) {
+    const fields = log.overlay.get(id);
+    if (fields) out.set(id, fields);
+  }
+  return out;
+}
+
+/** Drops overlay fields of messages older than the oldest entry kept (UUIDv7 ids sort by time). */
+function prune(log: Log): void {
+  if (log.entries.length === 0) return log.overlay.clear();
+  const oldest = log.entries.idAt(0);
+  for (const id of log.overlay.keys()) if (id < oldest) log.overlay.delete(id);
+}
