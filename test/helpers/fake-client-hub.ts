@@ -60,7 +60,8 @@ export class FakeClientHub {
    */
   recover: (lastMessageId: string) => ClientInboundMessage[] | false | undefined = (id) => {
     const at = this.log.findIndex((m) => m.id === id);
-    return at === -1 ? false : this.log.slice(at + 1);
+    // Open streams are left out of a replay: the resume after it sends them (message:start).
+    return at === -1 ? false : this.log.slice(at + 1).filter((m) => !this.open.has(m.id));
   };
   /** Streams of the conversation that are open: announced with `message:start` after every `session`. */
   readonly open = new Map<string, MessageStart>();
@@ -151,12 +152,16 @@ export class FakeClientHub {
     return message;
   }
 
-  /** Opens a stream (its id sorts in log order) and announces it to every connected socket. */
-  startStream(text = '', extra: Partial<MessageStart> = {}): MessageStart {
+  /**
+   * Opens a stream (its id sorts in log order) and announces it to every connected socket. Like the
+   * hub, the log holds it at its start with text '' (history shows it so) until its end.
+   */
+  startStream(text = '', extra: Partial<MessageStart> = {}, announce = true): MessageStart {
     const { id, ts, agentId } = this.message(text);
     const start: MessageStart = { id, ts, agentId, author: Authors.agent, text, seq: 0, ...extra };
     this.open.set(id, start);
-    this.emitAll(Events.messageStart, start);
+    this.log.push({ id, ts, agentId, author: Authors.agent, text: '' });
+    if (announce) this.emitAll(Events.messageStart, start);
     return start;
   }
 
@@ -168,19 +173,19 @@ export class FakeClientHub {
     this.emitAll(Events.messageDelta, { id, seq: seq ?? open.seq, text });
   }
 
-  /** Ends an open stream: its final message goes into the log and `message:end` to every socket. */
+  /** Ends an open stream: its final message replaces its start in the log and `message:end` to every socket. */
   endStream(id: string, status: StreamStatus = 'complete', text?: string): MessageEnd {
     const open = this.open.get(id)!;
     this.open.delete(id);
     const end: MessageEnd = { id, ts: open.ts, agentId: open.agentId, author: Authors.agent, text: text ?? open.text, status };
-    this.log.push({
+    this.log[this.log.findIndex((m) => m.id === id)] = {
       id,
       ts: end.ts,
       agentId: end.agentId,
       author: Authors.agent,
       text: end.text,
       ...(status === 'complete' ? {} : { status }),
-    });
+    };
     this.emitAll(Events.messageEnd, end);
     return end;
   }

@@ -150,6 +150,36 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     expect(await updated(chat, s.id, 2)).toEqual({ id: s.id, text: 'so far, and more', seq: 2 });
   });
 
+  it('shows an open stream in a history page as streaming, and still hands the page its end', async () => {
+    // After a reload the page loads history once connected; the log holds the open answer at its
+    // start, with text '' (the hub cannot know what the page shows). Its end must not count as seen.
+    const s = hub.startStream();
+    hub.delta(s.id, 'so far');
+    const chat = open();
+    const started = nextEvent(chat, 'message', (m) => m.id === s.id);
+    await connected(chat);
+    await started;
+    const { messages } = await chat.history();
+    expect(messages).toEqual([{ ...s, text: 'so far', seq: 1, streaming: true }]);
+    hub.delta(s.id, ' and the rest');
+    const end = ended(chat, s.id);
+    hub.endStream(s.id);
+    expect(await end).toMatchObject({ text: 'so far and the rest', status: 'complete' });
+  });
+
+  it('ends a stream whose start a history page returned before its message:start arrived', async () => {
+    const chat = open();
+    await connected(chat);
+    const s = hub.startStream('', {}, false); // in the log, not yet on this socket
+    expect((await chat.history()).messages).toEqual([expect.objectContaining({ id: s.id, text: '' })]);
+    const started = nextEvent(chat, 'message', (m) => m.id === s.id);
+    hub.emitAll('message:start', s);
+    expect(await started).toMatchObject({ streaming: true });
+    const end = ended(chat, s.id);
+    hub.endStream(s.id, 'complete', 'done');
+    expect(await end).toMatchObject({ text: 'done' });
+  });
+
   it('hands each message:end to the page once', async () => {
     const chat = open();
     const events = record(chat);

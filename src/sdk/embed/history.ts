@@ -9,6 +9,7 @@ import {
 } from '../../protocol';
 import { RelayChatError } from './codes';
 import { request } from './request';
+import type { StreamingMessage } from './streams';
 
 /** Arguments of `chat.history()`: the newest `limit` (1–100, default 50) messages older than `before`. */
 export interface HistoryOptions {
@@ -20,7 +21,8 @@ export interface HistoryOptions {
 
 /** What `chat.history()` resolves to: messages oldest first, and whether older ones remain. */
 export interface HistoryPage {
-  messages: ClientInboundMessage[];
+  /** An answer still being streamed is there with the text this chat holds and `streaming: true`. */
+  messages: Array<ClientInboundMessage | StreamingMessage>;
   hasMore: boolean;
 }
 

@@ -174,11 +174,18 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;
     return requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
-      for (const message of page.messages) this.seen.seen(message.id);
-      const newest = page.messages[page.messages.length - 1];
+      let newest: string | undefined;
+      page.messages = page.messages.map((m) => {
+        // The log holds an open stream at its start with text '': show what this chat holds
+        // instead, and leave its id unseen, since its end is still to come.
+        const held = this.streams.get(m.id);
+        if (held) return { ...m, ...held, streaming: true };
+        this.seen.seen((newest = m.id));
+        return m;
+      });
       // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
       // from, unless this connection already delivered something (that is at least as new).
-      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest.id);
+      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest);
       return page;
     });
   }
@@ -295,18 +302,19 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.flush();
     });
     socket.on(Events.message, (message) => {
+      // A stream that ended while offline comes back as its final message in the replay.
+      const held = this.streams.end(message?.id);
       if (typeof message?.id === 'string') {
-        if (this.seen.seen(message.id)) return;
+        if (this.seen.seen(message.id) && !held) return;
         this.delivered(message.id);
       }
+      if (held) return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
       if (message?.author === 'user') {
         this.lastClientMessageId = message.clientMessageId;
         // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
         if (this.outbox.has(message.clientMessageId)) return;
       }
-      // A stream that ended while offline comes back as its final message in the replay.
-      if (this.streams.end(message?.id)) this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
-      else this.emit('message', message);
+      this.emit('message', message);
     });
     socket.on(Events.messageStart, (m) => {
       if (typeof m?.id !== 'string') return;
@@ -319,8 +327,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     });
     socket.on(Events.messageEnd, (m) => {
       if (typeof m?.id !== 'string') return;
+      // A history page may have marked an open stream's id seen; its end is still news.
+      if (this.seen.seen(m.id) && !this.streams.end(m.id)) return;
       this.streams.end(m.id);
-      if (this.seen.seen(m.id)) return;
       this.delivered(m.id);
       this.emit('message:end', m);
     });

@@ -44,9 +44,9 @@ export class OpenStreams {
     return this.open.delete(id) || this.stale.delete(id);
   }
 
-  /** Whether `id` is a stream held open or stale. */
-  has(id: string): boolean {
-    return this.open.has(id) || this.stale.has(id);
+  /** The text and seq held for an open stream. */
+  get(id: string): MessageUpdate | undefined {
+    return this.open.get(id);
   }
 
   /** The newest open stream's id. */
