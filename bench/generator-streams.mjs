@@ -194,6 +194,7 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
       const clients = group(name).streamClients;
       let complete = 0;
       let wrong = 0;
+      let refused = 0;
       const t0 = performance.now();
       let lastAt = t0;
       const done = new Promise((resolve) => {
@@ -202,6 +203,8 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
           Object.assign(client, { seq: 0, text: '' });
           client.socket = io(`${client.url}/ws/client`, socketOptions({ token: client.token, agentId: client.agentId }));
           watch(client);
+          // These clients do not retry: a refused reconnect is counted, not waited for.
+          client.socket.once('connect_error', () => refused++);
           client.onStart = (m) => {
             client.onStart = undefined;
             if (m.seq !== client.expected.seq || m.text.length !== client.expected.length) wrong++;
@@ -212,7 +215,7 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
         }
       });
       await Promise.race([done, sleep(timeoutMs)]);
-      return { total: clients.length, complete, wrong, seconds: (lastAt - t0) / 1000 };
+      return { total: clients.length, complete, wrong, refused, seconds: (lastAt - t0) / 1000 };
     },
 
     async streamEnd({ group: name }) {

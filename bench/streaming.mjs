@@ -179,10 +179,11 @@ async function resumeStorm(ctx, load, [agentsOn, clientsOn], memoryPid, label) {
     seconds: Math.max(...storms.map((s) => s.seconds)),
     complete: storms.reduce((n, s) => n + s.complete, 0),
     wrong: storms.reduce((n, s) => n + s.wrong, 0),
+    refused: storms.reduce((n, s) => n + s.refused, 0),
     total: load.storm,
   };
   ctx.log(
-    `hub ${label}: resume storm, ${storm.complete}/${storm.total} clients had their snapshot after ${storm.seconds.toFixed(2)} s (${storm.wrong} wrong)`,
+    `hub ${label}: resume storm, ${storm.complete}/${storm.total} clients had their snapshot after ${storm.seconds.toFixed(2)} s (${storm.wrong} wrong, ${storm.refused} reconnects refused)`,
   );
   await Promise.all(gens.map((g) => g.call('streamEnd', { group: 'rs' })));
   return { ...result, lastStorm: storm };
