@@ -1,6 +1,8 @@
 // `npm run bench`: the hub against the baseline relay (bench/baseline.mjs) under identical load
 // generators, loopback only, every phase bounded in count and time. Prints a markdown table of
-// hub ÷ baseline ratios against the targets and writes it to bench/results/latest.md.
+// hub ÷ baseline ratios against the targets and writes it to bench/results/latest.md, and, after a
+// full run against the baseline (default phases, no --versus or --hub), into docs/benchmarks.md
+// between its `bench:latest` markers.
 //
 // Each server runs in its own process (`node dist/main.js` for the hub), the generators in one or
 // two more; for the two-replica runs a private redis-server is started on a free port (never
@@ -13,9 +15,12 @@
 // that build; the targets do not apply; --versus-node-flags="…" gives it node flags of its own,
 // e.g. to compare the hub under two heap settings). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
-// log off and on, one and two replicas, and a recovery storm (SPEC §8). `--phases=scale` (not in
+// log off and on, one and two replicas, and a recovery storm (docs/protocol.md). `--phases=scale` (not in
 // the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
 // relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
+// `--phases=streaming` (in the default set) runs bench/streaming.mjs: streamed replies, deltas per
+// second, latency per delta and a resume storm; its options are --stream-concurrent, --stream-rate,
+// --stream-saturation, --stream-storm.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,11 +31,12 @@ import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
+import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split(/=(.*)/s).slice(0, 2)));
-const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history').split(','));
+const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history,streaming').split(','));
 const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
 const WARMUP_MS = 2000;
 
@@ -554,7 +560,7 @@ function latencyRows(ratioRow) {
   ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
 }
 
-/** The conversation log's cost (SPEC §8): at most 15 % of throughput, at most 1.25× p99. */
+/** The conversation log's cost (docs/benchmarks.md): at most 15 % of throughput, at most 1.25× p99. */
 function historyTable() {
   const on = results.logOn;
   if (on.rt1 === undefined && on.rt2 === undefined) return '';
@@ -633,6 +639,25 @@ async function main() {
     if (PHASES.has('cluster')) await clusterPhase(gen);
     if (PHASES.has('memory')) for (const kind of KINDS) await memoryPhase(kind, gen, gen2);
     if (PHASES.has('history')) await historyPhase(gen, gen2);
+    if (PHASES.has('streaming')) {
+      const ctx = {
+        gen,
+        gen2,
+        startServer,
+        startRedis,
+        stop,
+        alternate,
+        median,
+        settledRss,
+        log,
+        agentIds: AGENT_IDS,
+        apiKey: API_KEY,
+        secret: SECRET,
+        windowMs: WINDOW_MS,
+        kinds: KINDS,
+      };
+      results.streaming = await streamingPhase(ctx, streamLoad(args));
+    }
     if (PHASES.has('scale')) results.scale = await scalePhase(args);
   } finally {
     gen.child.disconnect?.();
@@ -652,6 +677,8 @@ async function main() {
     '',
     historyTable(),
     '',
+    results.streaming ? streamingTable(results.streaming, { comparisonRows, format }) : '',
+    '',
     `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +
       `machine falls on both alike; throughput and latency percentiles are the median over slices (the log shows each slice's p99 and the pooled one). Closed loop = one ` +
@@ -670,7 +697,21 @@ async function main() {
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.json'), JSON.stringify({ started, command, load: LOAD, results }, null, 2));
+  if (!args.versus && !args.hub && !args.phases) recordInDocs(report);
   process.stdout.write(`${report}\n`);
+}
+
+/** The report of a full run replaces the "Latest results" of docs/benchmarks.md (its heading one level down). */
+function recordInDocs(report) {
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  const [start, end] = ['<!-- bench:latest:start -->', '<!-- bench:latest:end -->'];
+  const page = readFileSync(file, 'utf8');
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) return log(`${file} has no ${start} … ${end}: not recorded there`);
+  const body = report.replace(/^## relay-hub bench, (.*)$/m, 'Run of $1, written by `npm run bench`.').trim();
+  writeFileSync(file, `${page.slice(0, from + start.length)}\n${body}\n${page.slice(to)}`);
+  log(`recorded in ${file}`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

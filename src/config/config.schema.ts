@@ -152,9 +152,9 @@ function splitList(value: unknown): unknown {
 }
 
 /**
- * Every setting of the hub. The environment variable of each key is the key itself. README's
- * configuration table is generated from this object (`node scripts/config-table.mjs`), and a test
- * checks that it lists every key.
+ * Every setting of the hub. The environment variable of each key is the key itself. The table of
+ * docs/configuration.md is generated from this object (`npm run docs`), and a test checks that it is
+ * current and lists every key.
  */
 export const configSchema = {
   NODE_ENV: {
@@ -247,7 +247,7 @@ export const configSchema = {
     sensitive: true,
   },
   ADMIN_JWT_SECRET: {
-    doc: 'HMAC secret of admin tokens (≥ 32 chars, different from JWT_SECRET), held by operators: the ADMIN REST routes (users, API keys, agents) accept only tokens it signed (`npm run token -- --admin`), so a backend holding JWT_SECRET cannot administer the hub. Generated outside production when unset and no REDIS_URL; otherwise unset turns the ADMIN REST routes off (403).',
+    doc: 'HMAC secret of admin tokens (≥ 32 chars, different from JWT_SECRET), held by operators: the ADMIN REST routes (users, API keys, agents) accept only tokens it signed (`npm run token -- --admin`), so a backend holding JWT_SECRET cannot administer the hub. Required with NODE_ENV=production (the hub refuses to start without it); generated outside production when unset and no REDIS_URL; unset outside production with Redis turns the ADMIN REST routes off (403).',
     format: 'secret',
     default: null as string | null,
     env: 'ADMIN_JWT_SECRET',
@@ -315,7 +315,7 @@ export const configSchema = {
     env: 'LOG_LEVEL',
   },
   LOG_PERSONAL_DATA: {
-    doc: "Whether the connect line ('handshake accepted') carries the client's email from its token, as the seed's logs do. No other line carries it; false drops it there too.",
+    doc: "Whether the connect line ('handshake accepted') carries the client's email from its token (on by default, for operators who trace a user's sessions). No other line carries it; false drops it there too.",
     format: 'strict-boolean',
     default: true,
     env: 'LOG_PERSONAL_DATA',
@@ -380,6 +380,18 @@ export const configSchema = {
     default: 40,
     env: 'MESSAGE_RATE_BURST',
   },
+  USER_MESSAGE_RATE_PER_S: {
+    doc: 'Sustained messages per second one user (token sub) may send to one bot over all their sockets on every replica (token bucket refill rate, shared through Redis when configured; 0 = unlimited); excess gets RATE_LIMITED and is neither delivered nor logged. Twice MESSAGE_RATE_PER_S by default: a user with a few tabs is not held back, one with many sockets cannot multiply what the bot is sent.',
+    format: 'nat',
+    default: 40,
+    env: 'USER_MESSAGE_RATE_PER_S',
+  },
+  USER_MESSAGE_RATE_BURST: {
+    doc: 'Token bucket size of USER_MESSAGE_RATE_PER_S: messages one user may send to one bot at once.',
+    format: 'nat',
+    default: 80,
+    env: 'USER_MESSAGE_RATE_BURST',
+  },
   AGENT_MESSAGE_RATE_PER_S: {
     doc: 'Sustained events per second one agent runtime socket may send (0 = unlimited); excess gets RATE_LIMITED.',
     format: 'nat',
@@ -391,6 +403,24 @@ export const configSchema = {
     format: 'nat',
     default: 4000,
     env: 'AGENT_MESSAGE_RATE_BURST',
+  },
+  AGENT_DELIVERY_RATE_PER_S: {
+    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply costs one per socket it reaches, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent, so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/notes/t28-limits.md.",
+    format: 'nat',
+    default: 5000,
+    env: 'AGENT_DELIVERY_RATE_PER_S',
+  },
+  AGENT_DELIVERY_RATE_BURST: {
+    doc: "Token bucket size of AGENT_DELIVERY_RATE_PER_S: deliveries one bot may cause at once on one replica. Small, as deliveries at once are a stall for everyone else on the replica; a publish that costs more than the bucket holds (a broadcast to more clients) still goes while the bucket is not empty, and the bot's next ones wait the debt out.",
+    format: 'nat',
+    default: 1000,
+    env: 'AGENT_DELIVERY_RATE_BURST',
+  },
+  MAX_RUNTIMES_PER_AGENT: {
+    doc: 'Runtimes one bot may have connected at once over all replicas (0 = unlimited); one more is refused at the /ws/agent handshake with AGENT_RUNTIME_LIMIT (retryable: a runtime that leaves makes room, as in a rolling restart). Every client message reads and scores all runtimes of its bot.',
+    format: 'nat',
+    default: 50,
+    env: 'MAX_RUNTIMES_PER_AGENT',
   },
   HANDSHAKE_FAILURES_PER_MIN: {
     doc: 'Failed authentications (refused handshakes and REST 401s; not Origin refusals) allowed per client IP per minute, and again per IP and verified identity (token sub, API key). Past the IP budget, credentials that do not verify get RATE_LIMITED or 429; verified ones still get in unless their own identity is past its budget (shared through Redis when configured; 0 = unlimited).',
@@ -405,22 +435,40 @@ export const configSchema = {
     env: 'DEACTIVATION_RECHECK_S',
   },
   MAX_CONNECTIONS_PER_IP: {
-    doc: 'Concurrent connections per client IP on one replica, refused before the websocket upgrade (0 = unlimited).',
+    doc: 'Concurrent connections per client IP on one replica, counted twice: engine connections (refused before the websocket upgrade) and namespace sockets, however many share one connection (refused at their handshake) (0 = unlimited).',
     format: 'nat',
     default: 1000,
     env: 'MAX_CONNECTIONS_PER_IP',
   },
   MAX_CONNECTIONS: {
-    doc: 'Concurrent connections per replica, refused before the websocket upgrade (0 = unlimited).',
+    doc: 'Concurrent connections per replica, counted like MAX_CONNECTIONS_PER_IP: engine connections and namespace sockets (0 = unlimited).',
     format: 'nat',
     default: 20000,
     env: 'MAX_CONNECTIONS',
   },
   CONNECT_TIMEOUT_MS: {
-    doc: 'A connection that has not joined a namespace within this time is closed.',
+    doc: 'A connection with no accepted namespace this long after it opened, or after its last namespace left, is closed.',
     format: 'nat',
     default: 10000,
     env: 'CONNECT_TIMEOUT_MS',
+  },
+  MAX_SOCKET_BUFFER_BYTES: {
+    doc: 'Bytes the hub may hold queued for one peer (a socket that stops reading): past it the hub closes that transport and the client recovers from the conversation log on reconnect (lastMessageId). History replies count against it: a page is cut to what still fits (0 = unlimited).',
+    format: 'nat',
+    default: 1048576,
+    env: 'MAX_SOCKET_BUFFER_BYTES',
+  },
+  HISTORY_BYTES_PER_S: {
+    doc: 'Sustained bytes of history pages per second one client socket may read (byte token bucket refill rate; 0 = unlimited); a page is cut to the budget left, and a request with none left gets RATE_LIMITED.',
+    format: 'nat',
+    default: 262144,
+    env: 'HISTORY_BYTES_PER_S',
+  },
+  HISTORY_BYTES_BURST: {
+    doc: 'Byte token bucket size for history pages per client socket (with HISTORY_BYTES_PER_S).',
+    format: 'nat',
+    default: 1048576,
+    env: 'HISTORY_BYTES_BURST',
   },
   METRICS_TOKEN: {
     doc: 'When set (≥ 32 chars), /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>` (else 401). Set it wherever /metrics is reachable from outside, e.g. behind an Ingress.',
@@ -442,7 +490,7 @@ export const configSchema = {
     env: 'PRESENCE_TTL_S',
   },
   HISTORY_ENABLED: {
-    doc: 'Keep the conversation log (SPEC §8): every message is written before delivery, replayed on reconnect (lastMessageId) and served by the history event and REST. false turns logging, recovery and history off.',
+    doc: 'Keep the conversation log (docs/protocol.md, delivery guarantees): every message is written before delivery, replayed on reconnect (lastMessageId) and served by the history event and REST. false turns logging, recovery and history off.',
     format: 'strict-boolean',
     default: true,
     env: 'HISTORY_ENABLED',
@@ -471,6 +519,12 @@ export const configSchema = {
     default: 200000,
     env: 'HISTORY_MEMORY_MAX_MESSAGES',
   },
+  HISTORY_MEMORY_MAX_BYTES: {
+    doc: "Embedded (in-memory) log only: bytes its conversations may hold (each one's buffer, used or not), 64 MiB by default; the least recently used conversations go first. One conversation is always kept whole, so keep this above about 4 × HISTORY_MAX_MESSAGES × MAX_MESSAGE_BYTES (51 MiB at the defaults) for the bound to hold; see docs/notes/t28-limits.md.",
+    format: 'positive-int',
+    default: 67108864,
+    env: 'HISTORY_MEMORY_MAX_BYTES',
+  },
   RECOVERY_MAX_MESSAGES: {
     doc: 'Most messages replayed to a reconnecting client (lastMessageId); when more are missing nothing is replayed and session.recovered is false.',
     format: 'positive-int',
@@ -482,6 +536,54 @@ export const configSchema = {
     format: 'nat',
     default: 15000,
     env: 'AGENT_RECONNECT_GRACE_MS',
+  },
+  STREAM_MAX_BYTES: {
+    doc: 'Largest accumulated text of a streamed reply, in UTF-8 bytes; a stream:delta beyond it gets PAYLOAD_TOO_LARGE and changes nothing.',
+    format: 'positive-int',
+    default: 262144,
+    env: 'STREAM_MAX_BYTES',
+  },
+  STREAM_MAX_OPEN: {
+    doc: 'Most streams one runtime socket may have open at once; stream:start beyond it gets STREAM_LIMIT.',
+    format: 'positive-int',
+    default: 100,
+    env: 'STREAM_MAX_OPEN',
+  },
+  STREAM_IDLE_TIMEOUT_MS: {
+    doc: 'A stream with no delta for this long is ended by the hub with status timeout (also how a stream whose replica died is closed).',
+    format: 'positive-int',
+    default: 60000,
+    env: 'STREAM_IDLE_TIMEOUT_MS',
+  },
+  STREAM_MAX_DURATION_MS: {
+    doc: 'A stream open this long is ended by the hub with status timeout, however active.',
+    format: 'positive-int',
+    default: 600000,
+    env: 'STREAM_MAX_DURATION_MS',
+  },
+  STREAM_STOP_GRACE_MS: {
+    doc: 'After a user stops a stream, its runtime has this long to end it (status cancelled) before the hub ends it itself.',
+    format: 'nat',
+    default: 5000,
+    env: 'STREAM_STOP_GRACE_MS',
+  },
+  STREAM_DELTA_RATE_PER_S: {
+    doc: 'Sustained stream:delta rate per runtime socket (a token bucket separate from replies); beyond it a delta gets RATE_LIMITED.',
+    format: 'positive-int',
+    default: 200,
+    env: 'STREAM_DELTA_RATE_PER_S',
+  },
+  STREAM_DELTA_RATE_BURST: {
+    doc: 'Burst of the stream:delta token bucket per runtime socket.',
+    format: 'positive-int',
+    default: 400,
+    env: 'STREAM_DELTA_RATE_BURST',
+  },
+  ACTIVITY_TTL_MS: {
+    doc: 'How long an agent:activity state holds on the clients without a new activity: the hub sends idle itself after it (and when a message or stream of the bot reaches that client).',
+    format: 'positive-int',
+    default: 15000,
+    env: 'ACTIVITY_TTL_MS',
   },
   SHUTDOWN_GRACE_MS: {
     doc: 'On SIGTERM, the time over which connections are closed in batches before the process exits.',

@@ -33,13 +33,21 @@ export interface HubConfig extends RedisSettings {
   readonly DEDUPE_WINDOW_S: number;
   readonly MESSAGE_RATE_PER_S: number;
   readonly MESSAGE_RATE_BURST: number;
+  readonly USER_MESSAGE_RATE_PER_S: number;
+  readonly USER_MESSAGE_RATE_BURST: number;
   readonly AGENT_MESSAGE_RATE_PER_S: number;
   readonly AGENT_MESSAGE_RATE_BURST: number;
+  readonly AGENT_DELIVERY_RATE_PER_S: number;
+  readonly AGENT_DELIVERY_RATE_BURST: number;
+  readonly MAX_RUNTIMES_PER_AGENT: number;
   readonly HANDSHAKE_FAILURES_PER_MIN: number;
   readonly DEACTIVATION_RECHECK_S: number;
   readonly MAX_CONNECTIONS_PER_IP: number;
   readonly MAX_CONNECTIONS: number;
   readonly CONNECT_TIMEOUT_MS: number;
+  readonly MAX_SOCKET_BUFFER_BYTES: number;
+  readonly HISTORY_BYTES_PER_S: number;
+  readonly HISTORY_BYTES_BURST: number;
   readonly METRICS_TOKEN: string | null;
   readonly REST_BODY_LIMIT_BYTES: number;
   readonly PRESENCE_TTL_S: number;
@@ -49,8 +57,17 @@ export interface HubConfig extends RedisSettings {
   readonly HISTORY_TTL_S: number;
   readonly HISTORY_MEMORY_MAX_CONVERSATIONS: number;
   readonly HISTORY_MEMORY_MAX_MESSAGES: number;
+  readonly HISTORY_MEMORY_MAX_BYTES: number;
   readonly RECOVERY_MAX_MESSAGES: number;
   readonly AGENT_RECONNECT_GRACE_MS: number;
+  readonly STREAM_MAX_BYTES: number;
+  readonly STREAM_MAX_OPEN: number;
+  readonly STREAM_IDLE_TIMEOUT_MS: number;
+  readonly STREAM_MAX_DURATION_MS: number;
+  readonly STREAM_STOP_GRACE_MS: number;
+  readonly STREAM_DELTA_RATE_PER_S: number;
+  readonly STREAM_DELTA_RATE_BURST: number;
+  readonly ACTIVITY_TTL_MS: number;
 }
 
 export type ConfigKey = keyof HubConfig;
@@ -113,6 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   if (raw.ADMIN_JWT_SECRET === null && mayGenerate) {
     raw.ADMIN_JWT_SECRET = generated.ADMIN_JWT_SECRET = randomBytes(32).toString('base64url');
   }
+  // A production hub without it would start with its ADMIN REST routes off, which an operator
+  // finds out only when the first admin call gets 403.
+  if (raw.ADMIN_JWT_SECRET === null && production) throw new ConfigError(missingSecretMessage('ADMIN_JWT_SECRET', production));
   if (raw.ADMIN_JWT_SECRET !== null && [raw.JWT_SECRET, ...(raw.JWT_PREVIOUS_SECRETS as string[])].includes(raw.ADMIN_JWT_SECRET)) {
     throw new ConfigError(
       'ADMIN_JWT_SECRET must differ from JWT_SECRET and every JWT_PREVIOUS_SECRETS entry (whoever signs chat tokens must not sign admin tokens)',

@@ -19,14 +19,16 @@ import { HubMetrics } from '../metrics/metrics';
 import { clientIpResolver } from '../net/client-ip';
 import { ConnectionInfoRegistry } from '../net/connection-info';
 import { installEngineGate } from '../net/engine-gate';
-import { BatchingWebSocketServer } from '../net/websocket-engine';
+import { SendBuffers } from '../net/send-buffers';
+import { SocketGate } from '../net/socket-gate';
+import { boundedWebSocketServer } from '../net/websocket-engine';
 import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
 import { DeactivationSweep } from '../relay/client/deactivation-sweep';
 import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
-import { attachRelay, relayNamespaces } from '../relay/relay';
+import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 
@@ -94,9 +96,10 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   // its routes are mounted once the relay they act on exists.
   const app = express();
   const httpServer = createServer(app);
+  const sendBuffers = new SendBuffers(config.MAX_SOCKET_BUFFER_BYTES);
   const io = new Server(httpServer, {
     transports: ['websocket', 'polling'],
-    wsEngine: BatchingWebSocketServer,
+    wsEngine: boundedWebSocketServer(sendBuffers),
     maxHttpBufferSize: 2 * config.MAX_MESSAGE_BYTES,
     connectTimeout: config.CONNECT_TIMEOUT_MS,
     cors: { origin: corsOrigin(config.CORS_ORIGINS), credentials: false },
@@ -112,6 +115,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
     isDraining,
   });
+  sendBuffers.install(io);
 
   const jwt = new JwtService(config);
   const ctx: RelayContext = {
@@ -129,6 +133,13 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       metrics,
     ),
     connections,
+    socketGate: new SocketGate({
+      maxConnections: config.MAX_CONNECTIONS,
+      maxConnectionsPerIp: config.MAX_CONNECTIONS_PER_IP,
+      connectTimeoutMs: config.CONNECT_TIMEOUT_MS,
+      metrics,
+    }),
+    sendBuffers,
     handlerFailures: new ThrottledLog(logger.child({ component: 'relay' })),
     replicaId: infra.replicaId,
     clustered: infra.clustered,
@@ -139,10 +150,11 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     subscriptionsIntact: () => infra.subscriptions.intact(),
   };
   const namespaces = relayNamespaces(io);
+  closeDefaultNamespace(io, ctx);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
-  const service = attachRelay(namespaces, ctx, dispatcher, statuses);
+  const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
   infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
@@ -152,6 +164,8 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
   );
   const asyncApi = loadAsyncApiDocument(publicUrl(config));
+  const readinessChecks = async () => ({ notDraining: !draining, ...(await infra.readinessChecks()) });
+  metrics.readFrom(readinessChecks);
 
   createHttpApp(
     {
@@ -164,7 +178,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       authFailures: ctx.authFailures,
       clientIp,
       readiness: async () => {
-        const checks = { notDraining: !draining, ...(await infra.readinessChecks()) };
+        const checks = await readinessChecks();
         return { ready: Object.values(checks).every(Boolean), checks };
       },
       // Optional routers: after the SDK, docs and metrics, before the REST routes.
@@ -184,6 +198,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     started ??= (async () => {
       infra.start();
       deactivationSweep.start();
+      streams.startSweep();
       const httpLogger = logger.child({ component: 'http' });
       await Promise.all([
         writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
@@ -212,6 +227,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       deactivationSweep.stop();
       demo?.close();
       service.stop();
+      streams.stop();
       // io.close() ends every transport here (`transport close`, which clients reconnect from); a
       // disconnectSockets() would go through the adapter to every replica.
       await new Promise<void>((resolve) => io.close(() => resolve()));

@@ -1,4 +1,8 @@
+import { totalmem } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
+
+/** The checks behind /health/ready, by name; the replica is ready when all of them pass. */
+export type ReadinessChecks = () => Promise<Record<string, boolean>>;
 
 /** One label set of a {@link TalliedCounter}, bound once and counted in a plain number. */
 export interface Tally {
@@ -66,8 +70,15 @@ export class HubMetrics {
 
   readonly engineRefusals = new Counter({
     name: 'relay_engine_refusals_total',
-    help: 'Connections refused before the Socket.IO handshake, by reason',
+    help: 'Connections refused by the connection limits (engine connections before the Socket.IO handshake, namespace sockets at theirs), while draining, or for the default namespace, by reason',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly slowConsumerCloses = new Counter({
+    name: 'relay_slow_consumer_closes_total',
+    help: 'Sockets whose transport was closed because more than MAX_SOCKET_BUFFER_BYTES were queued for the peer, by namespace',
+    labelNames: ['namespace'] as const,
     registers: [this.registry],
   });
 
@@ -166,8 +177,70 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  /** Set by the hub ({@link HubMetrics.readFrom}): the checks /health/ready answers from. */
+  private readinessChecks: ReadinessChecks | undefined;
+
+  // Both asked at scrape time, so an unready replica that Prometheus can still reach says why.
+  readonly readinessCheck = new Gauge({
+    name: 'relay_readiness_check',
+    help: 'Each check behind /health/ready (notDraining, redisPubSub, …): 1 passing, 0 failing',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      for (const [check, passing] of Object.entries((await this.readinessChecks?.()) ?? {})) {
+        this.readinessCheck.set({ check }, passing ? 1 : 0);
+      }
+    },
+  });
+
+  readonly ready = new Gauge({
+    name: 'relay_ready',
+    help: '1 when this replica answers /health/ready with 200 (every relay_readiness_check passing), else 0',
+    registers: [this.registry],
+    collect: async () => {
+      const checks = await this.readinessChecks?.();
+      if (checks) this.ready.set(Object.values(checks).every(Boolean) ? 1 : 0);
+    },
+  });
+
+  // The limit RSS is measured against: the OOM killer acts on the container's, not on V8's heap limit.
+  readonly memoryLimit = new Gauge({
+    name: 'relay_memory_limit_bytes',
+    help: "Memory this process may use: its cgroup's (container's) limit, else the machine's total memory",
+    registers: [this.registry],
+    collect() {
+      this.set(Math.min(process.constrainedMemory() || Infinity, totalmem()));
+    },
+  });
+  readonly rateLimited = new TalliedCounter({
+    name: 'relay_rate_limited_total',
+    help: "Refusals for a spent budget, by scope: socket (one socket's events), user (a sub's messages to a bot over every socket and replica), agent_delivery (a bot's deliveries on this replica), agent_runtimes (a runtime past MAX_RUNTIMES_PER_AGENT)",
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
+
+  /** What {@link historyMemoryBytes} reads on each scrape; none with Redis. */
+  private historyMemory: (() => number) | null = null;
+
+  readonly historyMemoryBytes: Gauge = new Gauge({
+    name: 'relay_history_memory_bytes',
+    help: 'Bytes held by the embedded (in-memory) conversation log, bounded by HISTORY_MEMORY_MAX_BYTES (0 with Redis)',
+    registers: [this.registry],
+    collect: (): void => this.historyMemoryBytes.set(this.historyMemory?.() ?? 0),
+  });
+
+  /** Makes {@link historyMemoryBytes} report `read()`. */
+  watchHistoryMemory(read: () => number): void {
+    this.historyMemory = read;
+  }
+
   constructor() {
     this.registry.setDefaultLabels({});
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
+  }
+
+  /** Reports `checks` (the ones /health/ready answers from) as relay_ready and relay_readiness_check. */
+  readFrom(checks: ReadinessChecks): void {
+    this.readinessChecks = checks;
   }
 }

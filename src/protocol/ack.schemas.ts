@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { AckCodeSchema } from './code.schemas';
 import { MessageIdSchema, TimeSchema } from './common.schemas';
 import { ClientInboundMessageSchema } from './outbound.schemas';
-import type { AckError, DebugAck, HistoryAck, RefreshAck, RuntimeAck, SendAck } from './payloads';
+import type { AckError, DebugAck, HistoryAck, OkAck, RefreshAck, RuntimeAck, SendAck, StreamDeltaAck } from './payloads';
 import type { Assert, Same } from './type-checks';
 
 /**
@@ -17,11 +17,21 @@ export const AckErrorSchema = Type.Object(
 
 const failed = Type.Object({ ok: Type.Literal(false), error: AckErrorSchema });
 
+/** `{ ok, id, ts }` acks; one title per event, since the AsyncAPI document names a channel's messages by title. */
+const sendAck = (title: string, description: string) =>
+  Type.Union([Type.Object({ ok: Type.Literal(true), id: MessageIdSchema, ts: TimeSchema }), failed], { title, description });
+
 /** Ack of a client `message` and of an agent `reply`. */
-export const SendAckSchema = Type.Union([Type.Object({ ok: Type.Literal(true), id: MessageIdSchema, ts: TimeSchema }), failed], {
-  title: 'SendAck',
-  description: 'ok: the message is accepted (for a client message: the chosen runtime acknowledged it) with its id and ts.',
-});
+export const SendAckSchema = sendAck(
+  'SendAck',
+  'ok: the message is accepted (for a client message: the chosen runtime acknowledged it) with its id and ts.',
+);
+
+/** Ack of `stream:start`. */
+export const StreamStartAckSchema = sendAck('StreamStartAck', "ok: the open stream is recorded; id is the message's id from now on.");
+
+/** Ack of `stream:end`. */
+export const StreamEndAckSchema = sendAck('StreamEndAck', 'ok: the final message is in the log, at the position of its start.');
 
 /** Ack of an agent `debug`. */
 export const DebugAckSchema = Type.Union([Type.Object({ ok: Type.Literal(true) }), failed], { title: 'DebugAck' });
@@ -45,6 +55,20 @@ export const HistoryAckSchema = Type.Union(
   { title: 'HistoryAck' },
 );
 
+/** Ack of `stream:delta`, when the runtime asks for one. */
+export const StreamDeltaAckSchema = Type.Union([Type.Object({ ok: Type.Literal(true), seq: Type.Integer({ minimum: 1 }) }), failed], {
+  title: 'StreamDeltaAck',
+  description: "ok: the delta is the stream's seq-th.",
+});
+
+/** An `{ ok }` ack; one title per event, since the AsyncAPI document names a channel's messages by title. */
+const okAck = (title: string) => Type.Union([Type.Object({ ok: Type.Literal(true) }), failed], { title });
+
+/** Acks of `activity`, `stop` and `feedback`. */
+export const ActivityAckSchema = okAck('ActivityAck');
+export const StopAckSchema = okAck('StopAck');
+export const FeedbackAckSchema = okAck('FeedbackAck');
+
 /** The runtime's ack of an H→A `message`. */
 export const RuntimeAckSchema = Type.Object(
   { ok: Type.Boolean() },
@@ -58,4 +82,10 @@ export type AckSchemasMatchProtocol = [
   Assert<Same<Static<typeof RefreshAckSchema>, RefreshAck>>,
   Assert<Same<Static<typeof HistoryAckSchema>, HistoryAck>>,
   Assert<Same<Static<typeof RuntimeAckSchema>, RuntimeAck>>,
+  Assert<Same<Static<typeof StreamDeltaAckSchema>, StreamDeltaAck>>,
+  Assert<Same<Static<typeof StreamStartAckSchema>, SendAck>>,
+  Assert<Same<Static<typeof StreamEndAckSchema>, SendAck>>,
+  Assert<Same<Static<typeof ActivityAckSchema>, OkAck>>,
+  Assert<Same<Static<typeof StopAckSchema>, OkAck>>,
+  Assert<Same<Static<typeof FeedbackAckSchema>, OkAck>>,
 ];

@@ -23,13 +23,56 @@ export const Events = {
   authRefresh: 'auth:refresh',
   /** H→C and H→A just before the hub ends a session. */
   sessionClosed: 'session:closed',
-  /** C→H a page of the conversation's earlier messages (SPEC §8). */
+  /** C→H a page of the conversation's earlier messages (docs/protocol.md). */
   history: 'history',
   /** A→H a reply to one client or `'*'`. */
   reply: 'reply',
   /** A→H a trace; H→C the same, to admin sockets only. */
   debug: 'debug',
+  /** A→H opens a streamed reply to one client (docs/streaming.md). */
+  streamStart: 'stream:start',
+  /** A→H a piece of text appended to an open stream. */
+  streamDelta: 'stream:delta',
+  /** A→H ends a stream with its final text and status. */
+  streamEnd: 'stream:end',
+  /** A→H what the bot is doing for one client (thinking, typing, a tool, idle). */
+  activity: 'activity',
+  /** H→C a streamed message began, or is open on (re)connect: the text so far and its seq. */
+  messageStart: 'message:start',
+  /** H→C a piece of an open stream's text. */
+  messageDelta: 'message:delta',
+  /** H→C a stream ended: its final text and status. */
+  messageEnd: 'message:end',
+  /** H→C what the bot is doing; ephemeral, never logged or replayed. */
+  agentActivity: 'agent:activity',
+  /** C→H stop a stream (by id, or by the user's clientMessageId); H→A the same, to the owning runtime. */
+  stop: 'stop',
+  /** C→H a rating of a bot message; H→A the same, best effort. */
+  feedback: 'feedback',
 } as const;
+
+/** How a streamed message ended. A runtime may end with the first three; the hub sets the others. */
+export const StreamStatuses = {
+  complete: 'complete',
+  error: 'error',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+  timeout: 'timeout',
+} as const;
+export type StreamStatus = (typeof StreamStatuses)[keyof typeof StreamStatuses];
+/** The statuses a runtime may give `stream:end`. */
+export type AgentStreamStatus = 'complete' | 'error' | 'cancelled';
+
+/** What `activity` says the bot is doing. `idle` clears it. */
+export const ActivityStates = { thinking: 'thinking', typing: 'typing', tool: 'tool', idle: 'idle' } as const;
+export type ActivityState = (typeof ActivityStates)[keyof typeof ActivityStates];
+
+/** A rating of a bot message; `null` withdraws an earlier one. */
+export type Rating = 'up' | 'down';
+
+/** Longest `activity` label and `feedback` comment, in characters. */
+export const ACTIVITY_LABEL_MAX = 128;
+export const FEEDBACK_COMMENT_MAX = 1000;
 
 /** Literal `clientId` of admin clients and the `to` value addressing every client of a bot. */
 export const ADMIN_CLIENT_ID = 'admin';

@@ -1,9 +1,24 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SessionClosedCodeSchema } from './code.schemas';
-import { AgentIdSchema, MessageDataSchema, MessageIdSchema, TimeSchema } from './common.schemas';
+import {
+  ActivityStateSchema,
+  AgentIdSchema,
+  MessageDataSchema,
+  MessageIdSchema,
+  RatingSchema,
+  StreamStatusSchema,
+  TimeSchema,
+} from './common.schemas';
 import { Authors } from './names';
 import type {
+  AgentActivity,
+  AgentFeedback,
   AgentInboundMessage,
+  AgentStop,
+  MessageDelta,
+  MessageEnd,
+  MessageFeedback,
+  MessageStart,
   AgentStatus,
   AuthExpiring,
   ClientInboundMessage,
@@ -32,6 +47,12 @@ export const AgentInboundMessageSchema = Type.Object(
   { title: 'AgentInboundMessage' },
 );
 
+/** The latest rating of a bot message, as history and REST show it. */
+export const MessageFeedbackSchema = Type.Object(
+  { rating: RatingSchema, comment: Type.Optional(Type.String()), ts: TimeSchema },
+  { title: 'MessageFeedback' },
+);
+
 /** H→C `message`. */
 export const ClientInboundMessageSchema = Type.Object(
   {
@@ -45,8 +66,83 @@ export const ClientInboundMessageSchema = Type.Object(
     data: Type.Optional(MessageDataSchema),
     replyTo: Type.Optional(Type.String({ description: 'The id of the message this one answers.' })),
     clientMessageId: Type.Optional(Type.String({ description: "On 'user' messages: the sender's clientMessageId." })),
+    status: Type.Optional(
+      Type.Union([Type.Literal('error'), Type.Literal('cancelled'), Type.Literal('interrupted'), Type.Literal('timeout')], {
+        description: 'On a streamed message that did not end complete: how it ended.',
+      }),
+    ),
+    feedback: Type.Optional(MessageFeedbackSchema),
   },
   { title: 'ClientInboundMessage' },
+);
+
+const agentAuthor = Type.Literal(Authors.agent);
+
+/** H→C `message:start`. */
+export const MessageStartSchema = Type.Object(
+  {
+    id: MessageIdSchema,
+    ts: TimeSchema,
+    agentId: AgentIdSchema,
+    author: agentAuthor,
+    replyTo: Type.Optional(Type.String({ description: 'The id of the message this one answers.' })),
+    data: Type.Optional(MessageDataSchema),
+    text: Type.String({ description: "The accumulated text so far ('' at a fresh start)." }),
+    seq: Type.Integer({ minimum: 0, description: 'How many deltas text contains.' }),
+  },
+  { title: 'MessageStart' },
+);
+
+/** H→C `message:delta`. */
+export const MessageDeltaSchema = Type.Object(
+  {
+    id: MessageIdSchema,
+    seq: Type.Integer({ minimum: 1, description: 'Counts from 1 per stream; append when it is one more than the deltas held.' }),
+    text: Type.String(),
+  },
+  { title: 'MessageDelta' },
+);
+
+/** H→C `message:end`. */
+export const MessageEndSchema = Type.Object(
+  {
+    id: MessageIdSchema,
+    ts: TimeSchema,
+    agentId: AgentIdSchema,
+    author: agentAuthor,
+    text: Type.String({ description: 'Final; replaces what the client holds.' }),
+    data: Type.Optional(MessageDataSchema),
+    replyTo: Type.Optional(Type.String()),
+    status: StreamStatusSchema,
+  },
+  { title: 'MessageEnd' },
+);
+
+/** H→C `agent:activity`. */
+export const AgentActivitySchema = Type.Object(
+  { agentId: AgentIdSchema, state: ActivityStateSchema, label: Type.Optional(Type.String()), ts: TimeSchema },
+  { title: 'AgentActivity', description: 'Ephemeral: not logged, not replayed.' },
+);
+
+/** H→A `stop`. */
+export const AgentStopSchema = Type.Object(
+  {
+    id: Type.Optional(MessageIdSchema),
+    messageId: Type.Optional(Type.String({ description: 'The client message the stream answers, when the user stopped by it.' })),
+    from: Type.String({ description: 'The clientId that asked.' }),
+  },
+  { title: 'AgentStop', description: 'End that stream with status cancelled within STREAM_STOP_GRACE_MS, or the hub ends it.' },
+);
+
+/** H→A `feedback`. */
+export const AgentFeedbackSchema = Type.Object(
+  {
+    id: MessageIdSchema,
+    from: Type.String(),
+    rating: Type.Union([RatingSchema, Type.Null()]),
+    comment: Type.Optional(Type.String()),
+  },
+  { title: 'AgentFeedback' },
 );
 
 /** H→C `session`. */
@@ -93,4 +189,11 @@ export type OutboundSchemasMatchProtocol = [
   Assert<Same<Static<typeof AuthExpiringSchema>, AuthExpiring>>,
   Assert<Same<Static<typeof DebugTraceSchema>, DebugTrace>>,
   Assert<Same<Static<typeof SessionClosedSchema>, SessionClosed>>,
+  Assert<Same<Static<typeof MessageFeedbackSchema>, MessageFeedback>>,
+  Assert<Same<Static<typeof MessageStartSchema>, MessageStart>>,
+  Assert<Same<Static<typeof MessageDeltaSchema>, MessageDelta>>,
+  Assert<Same<Static<typeof MessageEndSchema>, MessageEnd>>,
+  Assert<Same<Static<typeof AgentActivitySchema>, AgentActivity>>,
+  Assert<Same<Static<typeof AgentStopSchema>, AgentStop>>,
+  Assert<Same<Static<typeof AgentFeedbackSchema>, AgentFeedback>>,
 ];

@@ -5,7 +5,7 @@
  * Times on the wire are ISO 8601 UTC strings. Message ids are UUIDv7 assigned by the hub.
  */
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
-import type { Author } from './names';
+import type { ActivityState, AgentStreamStatus, Author, Rating, StreamStatus } from './names';
 
 /** `err.data` of a rejected handshake. */
 export interface HandshakeErrorData {
@@ -21,7 +21,7 @@ export interface AgentAuth {
 export interface ClientAuth {
   token: string;
   agentId: string;
-  /** The `id` of the last message this client saw; the hub replays what came after it (SPEC §8). */
+  /** The `id` of the last message this client saw; the hub replays what came after it (docs/protocol.md, recovery). */
   lastMessageId?: string;
 }
 
@@ -66,6 +66,91 @@ export interface ClientInboundMessage {
   replyTo?: string;
   /** On `user` messages: the sender's `clientMessageId`. */
   clientMessageId?: string;
+  /** On a streamed message that did not end `complete` (history, replay): how it ended. */
+  status?: Exclude<StreamStatus, 'complete'>;
+  /** On a bot message the user rated (history, REST): the latest rating. */
+  feedback?: MessageFeedback;
+}
+
+/** The latest rating of a bot message, as kept in the log. */
+export interface MessageFeedback {
+  rating: Rating;
+  comment?: string;
+  ts: string;
+}
+
+// Streamed replies (docs/streaming.md) -------------------------------------------------------
+
+/** A→H `stream:start`: a streamed reply to one client (never `'*'`). */
+export type StreamStart = { to: string; replyTo?: string; data?: MessageData };
+
+/** A→H `stream:delta`: `text` (non-empty) appended to the open stream `id`. */
+export type StreamDelta = { id: string; text: string };
+
+/** A→H `stream:end`: `text`, when given, replaces the accumulated text; `status` defaults to `complete`. */
+export type StreamEnd = { id: string; text?: string; data?: MessageData; status?: AgentStreamStatus };
+
+/** A→H `activity`: what the bot is doing for client `to`; `label` ≤ 128 chars. */
+export type ActivityUpdate = { to: string; state: ActivityState; label?: string };
+
+/** C→H `stop`: a stream of this conversation by `id`, or the stream answering the user's message `clientMessageId`. */
+export type StopRequest = { id: string } | { clientMessageId: string };
+
+/** C→H `feedback`: a rating of a bot message of this conversation; `null` withdraws it. */
+export type FeedbackRequest = { id: string; rating: Rating | null; comment?: string };
+
+/** H→C `message:start`: a stream began, or is still open at (re)connect with `text` so far holding `seq` deltas. */
+export interface MessageStart {
+  id: string;
+  ts: string;
+  agentId: string;
+  author: 'agent';
+  replyTo?: string;
+  data?: MessageData;
+  text: string;
+  seq: number;
+}
+
+/** H→C `message:delta`: append `text` when `seq` is one more than the deltas held. */
+export interface MessageDelta {
+  id: string;
+  seq: number;
+  text: string;
+}
+
+/** H→C `message:end`: `text` is final and replaces what the client holds. */
+export interface MessageEnd {
+  id: string;
+  ts: string;
+  agentId: string;
+  author: 'agent';
+  text: string;
+  data?: MessageData;
+  replyTo?: string;
+  status: StreamStatus;
+}
+
+/** H→C `agent:activity` (ephemeral). */
+export interface AgentActivity {
+  agentId: string;
+  state: ActivityState;
+  label?: string;
+  ts: string;
+}
+
+/** H→A `stop`: end the stream `id` (or the answer to the client message `messageId`) with status `cancelled`. */
+export interface AgentStop {
+  id?: string;
+  messageId?: string;
+  from: string;
+}
+
+/** H→A `feedback` (best effort). */
+export interface AgentFeedback {
+  id: string;
+  from: string;
+  rating: Rating | null;
+  comment?: string;
 }
 
 /** C→H `history`: the newest `limit` (1–100, default 50) messages older than `before` (or the newest). */
@@ -119,6 +204,10 @@ export interface AckError {
 export type SendAck = { ok: true; id: string; ts: string } | { ok: false; error: AckError };
 export type DebugAck = { ok: true } | { ok: false; error: AckError };
 export type RefreshAck = { ok: true; tokenExpiresAt: string | null } | { ok: false; error: AckError };
+/** Ack of `stream:delta` when the runtime asks for one: the delta's `seq`. */
+export type StreamDeltaAck = { ok: true; seq: number } | { ok: false; error: AckError };
+/** Ack of `activity`, `stop` and `feedback`. */
+export type OkAck = { ok: true } | { ok: false; error: AckError };
 /** The runtime's ack of an H→A `message` (the agent SDK sends `{ ok: true }` on receipt). */
 export type RuntimeAck = { ok: boolean };
 /** Ack of `history`: messages oldest first. */
@@ -131,6 +220,8 @@ export interface ClientToHubEvents {
   message: (payload: ClientMessage, ack: (res: SendAck) => void) => void;
   'auth:refresh': (payload: AuthRefresh, ack: (res: RefreshAck) => void) => void;
   history: (payload: HistoryRequest, ack: (res: HistoryAck) => void) => void;
+  stop: (payload: StopRequest, ack: (res: OkAck) => void) => void;
+  feedback: (payload: FeedbackRequest, ack: (res: OkAck) => void) => void;
 }
 
 export interface HubToClientEvents {
@@ -140,14 +231,25 @@ export interface HubToClientEvents {
   'auth:expiring': (info: AuthExpiring) => void;
   'session:closed': (info: SessionClosed) => void;
   debug: (trace: DebugTrace) => void;
+  'message:start': (message: MessageStart) => void;
+  'message:delta': (delta: MessageDelta) => void;
+  'message:end': (message: MessageEnd) => void;
+  'agent:activity': (activity: AgentActivity) => void;
 }
 
 export interface AgentToHubEvents {
   reply: (payload: AgentReply, ack: (res: SendAck) => void) => void;
   debug: (payload: AgentDebug, ack: (res: DebugAck) => void) => void;
+  'stream:start': (payload: StreamStart, ack: (res: SendAck) => void) => void;
+  /** The ack is optional: a runtime that sends no callback gets none. */
+  'stream:delta': (payload: StreamDelta, ack: (res: StreamDeltaAck) => void) => void;
+  'stream:end': (payload: StreamEnd, ack: (res: SendAck) => void) => void;
+  activity: (payload: ActivityUpdate, ack: (res: OkAck) => void) => void;
 }
 
 export interface HubToAgentEvents {
   message: (message: AgentInboundMessage, ack: (res: RuntimeAck) => void) => void;
   'session:closed': (info: SessionClosed) => void;
+  stop: (request: AgentStop) => void;
+  feedback: (feedback: AgentFeedback) => void;
 }

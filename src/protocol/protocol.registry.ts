@@ -1,11 +1,29 @@
 import type { TSchema } from '@sinclair/typebox';
-import { DebugAckSchema, HistoryAckSchema, RefreshAckSchema, RuntimeAckSchema, SendAckSchema } from './ack.schemas';
+import {
+  ActivityAckSchema,
+  DebugAckSchema,
+  FeedbackAckSchema,
+  StopAckSchema,
+  StreamEndAckSchema,
+  StreamStartAckSchema,
+  HistoryAckSchema,
+  RefreshAckSchema,
+  RuntimeAckSchema,
+  SendAckSchema,
+  StreamDeltaAckSchema,
+} from './ack.schemas';
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
 import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schemas';
 import { Events, Namespaces } from './names';
 import {
+  AgentActivitySchema,
+  AgentFeedbackSchema,
   AgentInboundMessageSchema,
   AgentStatusSchema,
+  AgentStopSchema,
+  MessageDeltaSchema,
+  MessageEndSchema,
+  MessageStartSchema,
   AuthExpiringSchema,
   ClientInboundMessageSchema,
   DebugTraceSchema,
@@ -13,7 +31,19 @@ import {
   SessionInfoSchema,
 } from './outbound.schemas';
 import type { AgentToHubEvents, ClientToHubEvents, HubToAgentEvents, HubToClientEvents } from './payloads';
-import { AgentDebugSchema, AgentReplySchema, AuthRefreshSchema, ClientMessageSchema, HistoryRequestSchema } from './schemas';
+import {
+  ActivityUpdateSchema,
+  AgentDebugSchema,
+  AgentReplySchema,
+  AuthRefreshSchema,
+  ClientMessageSchema,
+  FeedbackRequestSchema,
+  HistoryRequestSchema,
+  StopRequestSchema,
+  StreamDeltaSchema,
+  StreamEndSchema,
+  StreamStartSchema,
+} from './schemas';
 
 /**
  * The relay protocol as data: for each namespace its handshake and every event in each direction
@@ -106,6 +136,16 @@ const client = {
       payload: HistoryRequestSchema,
       ack: HistoryAckSchema,
     },
+    [Events.stop]: {
+      summary: "Stop a stream of this conversation, by its id or by the user's clientMessageId it answers.",
+      payload: StopRequestSchema,
+      ack: StopAckSchema,
+    },
+    [Events.feedback]: {
+      summary: 'Rate a bot message of this conversation (null withdraws); kept in the log, passed to the bot.',
+      payload: FeedbackRequestSchema,
+      ack: FeedbackAckSchema,
+    },
   } satisfies Direction<ClientToHubEvents>,
   send: {
     [Events.session]: { summary: 'Right after connect, before any other event.', payload: SessionInfoSchema },
@@ -121,6 +161,13 @@ const client = {
       codes: ['TOKEN_EXPIRED', 'USER_DEACTIVATED', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
     },
     [Events.debug]: { summary: "A runtime's trace; admin sockets only.", payload: DebugTraceSchema },
+    [Events.messageStart]: {
+      summary: 'A streamed message began, or is open at (re)connect: the text so far and how many deltas it holds.',
+      payload: MessageStartSchema,
+    },
+    [Events.messageDelta]: { summary: 'A piece of an open stream, numbered from 1.', payload: MessageDeltaSchema },
+    [Events.messageEnd]: { summary: 'A stream ended: its final text and status.', payload: MessageEndSchema },
+    [Events.agentActivity]: { summary: 'What the bot is doing; ephemeral, cleared by idle.', payload: AgentActivitySchema },
   } satisfies Direction<HubToClientEvents>,
 } satisfies NamespaceSpec;
 
@@ -139,6 +186,7 @@ const agent = {
     'AGENT_ID_REQUIRED',
     'AGENT_ID_INVALID',
     'AGENT_NOT_ALLOWED',
+    'AGENT_RUNTIME_LIMIT',
   ],
   receive: {
     [Events.reply]: {
@@ -151,6 +199,22 @@ const agent = {
       payload: AgentDebugSchema,
       ack: DebugAckSchema,
     },
+    [Events.streamStart]: {
+      summary: 'Open a streamed reply to one client; the ack carries its id once the open stream is recorded.',
+      payload: StreamStartSchema,
+      ack: StreamStartAckSchema,
+    },
+    [Events.streamDelta]: {
+      summary: 'Append a piece of text to an open stream this socket started; the ack is optional.',
+      payload: StreamDeltaSchema,
+      ack: StreamDeltaAckSchema,
+    },
+    [Events.streamEnd]: {
+      summary: 'End a stream; the ack means the final message is in the log.',
+      payload: StreamEndSchema,
+      ack: StreamEndAckSchema,
+    },
+    [Events.activity]: { summary: 'What the bot is doing for one client.', payload: ActivityUpdateSchema, ack: ActivityAckSchema },
   } satisfies Direction<AgentToHubEvents>,
   send: {
     [Events.message]: {
@@ -163,6 +227,11 @@ const agent = {
       payload: SessionClosedSchema,
       codes: ['API_KEY_REVOKED'],
     },
+    [Events.stop]: {
+      summary: 'A user stopped a stream this runtime owns (or the answer to a message it received); end it cancelled.',
+      payload: AgentStopSchema,
+    },
+    [Events.feedback]: { summary: "A user's rating of one of the bot's messages (best effort).", payload: AgentFeedbackSchema },
   } satisfies Direction<HubToAgentEvents>,
 } satisfies NamespaceSpec;
 

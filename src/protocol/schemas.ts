@@ -1,8 +1,20 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MessageDataSchema as MessageData } from './common.schemas';
-import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './names';
-import type { AgentDebug, AgentReply, AuthRefresh, ClientMessage, HistoryRequest } from './payloads';
+import { ActivityStateSchema, MessageDataSchema as MessageData, RatingSchema } from './common.schemas';
+import { ACTIVITY_LABEL_MAX, FEEDBACK_COMMENT_MAX, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './names';
+import type {
+  ActivityUpdate,
+  AgentDebug,
+  AgentReply,
+  AuthRefresh,
+  ClientMessage,
+  FeedbackRequest,
+  HistoryRequest,
+  StopRequest,
+  StreamDelta,
+  StreamEnd,
+  StreamStart,
+} from './payloads';
 import type { Assert, Same } from './type-checks';
 
 /**
@@ -55,12 +67,76 @@ export const HistoryRequestSchema = Type.Object(
   { title: 'HistoryRequest' },
 );
 
+/** A message id as a peer sends it back: checked by length, looked up by the hub. */
+const MessageIdRef = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+
+export const StreamStartSchema = Type.Object(
+  {
+    to: Type.String({ minLength: 1, maxLength: 256, description: "A clientId; '*' is refused (a stream goes to one user)." }),
+    replyTo: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The id of the message this one answers.' })),
+    data: Type.Optional(MessageData),
+  },
+  { title: 'StreamStart' },
+);
+
+export const StreamDeltaSchema = Type.Object(
+  {
+    id: MessageIdRef('The id stream:start acked.'),
+    text: Type.String({ minLength: 1, description: 'A piece to append; the accumulated text stays within STREAM_MAX_BYTES.' }),
+  },
+  { title: 'StreamDelta' },
+);
+
+export const StreamEndSchema = Type.Object(
+  {
+    id: MessageIdRef('The id stream:start acked.'),
+    text: Type.Optional(Type.String({ description: 'When given, replaces the accumulated text (a bot may correct itself).' })),
+    data: Type.Optional(MessageData),
+    status: Type.Optional(
+      Type.Union([Type.Literal('complete'), Type.Literal('error'), Type.Literal('cancelled')], { description: 'Default complete.' }),
+    ),
+  },
+  { title: 'StreamEnd' },
+);
+
+export const ActivityUpdateSchema = Type.Object(
+  {
+    to: Type.String({ minLength: 1, maxLength: 256, description: 'A clientId.' }),
+    state: ActivityStateSchema,
+    label: Type.Optional(Type.String({ maxLength: ACTIVITY_LABEL_MAX, description: 'What the bot is doing, for people.' })),
+  },
+  { title: 'ActivityUpdate' },
+);
+
+export const StopRequestSchema = Type.Union(
+  [
+    Type.Object({ id: MessageIdRef('A stream of this conversation.') }),
+    Type.Object({ clientMessageId: Type.String({ minLength: 1, maxLength: 64, description: "The user's message the bot is answering." }) }),
+  ],
+  { title: 'StopRequest' },
+);
+
+export const FeedbackRequestSchema = Type.Object(
+  {
+    id: MessageIdRef("A bot message of the sender's conversation."),
+    rating: Type.Union([RatingSchema, Type.Null()], { description: 'null withdraws an earlier rating.' }),
+    comment: Type.Optional(Type.String({ maxLength: FEEDBACK_COMMENT_MAX })),
+  },
+  { title: 'FeedbackRequest' },
+);
+
 export type SchemasMatchProtocol = [
   Assert<Same<Static<typeof ClientMessageSchema>, Omit<ClientMessage, 'data'> & { data?: Static<typeof MessageData> }>>,
   Assert<Same<Static<typeof AgentReplySchema>, Omit<AgentReply, 'data'> & { data?: Static<typeof MessageData> }>>,
   Assert<Same<Static<typeof AgentDebugSchema>, AgentDebug>>,
   Assert<Same<Static<typeof AuthRefreshSchema>, AuthRefresh>>,
   Assert<Same<Static<typeof HistoryRequestSchema>, HistoryRequest>>,
+  Assert<Same<Static<typeof StreamStartSchema>, Omit<StreamStart, 'data'> & { data?: Static<typeof MessageData> }>>,
+  Assert<Same<Static<typeof StreamDeltaSchema>, StreamDelta>>,
+  Assert<Same<Static<typeof StreamEndSchema>, Omit<StreamEnd, 'data'> & { data?: Static<typeof MessageData> }>>,
+  Assert<Same<Static<typeof ActivityUpdateSchema>, ActivityUpdate>>,
+  Assert<Same<Static<typeof StopRequestSchema>, StopRequest>>,
+  Assert<Same<Static<typeof FeedbackRequestSchema>, FeedbackRequest>>,
 ];
 
 /** A compiled validator: `check(value)` narrows `value` to the schema's type. */
@@ -74,3 +150,9 @@ export const isAgentReply = compile(AgentReplySchema);
 export const isAgentDebug = compile(AgentDebugSchema);
 export const isAuthRefresh = compile(AuthRefreshSchema);
 export const isHistoryRequest = compile(HistoryRequestSchema);
+export const isStreamStart = compile(StreamStartSchema);
+export const isStreamDelta = compile(StreamDeltaSchema);
+export const isStreamEnd = compile(StreamEndSchema);
+export const isActivityUpdate = compile(ActivityUpdateSchema);
+export const isStopRequest = compile(StopRequestSchema);
+export const isFeedbackRequest = compile(FeedbackRequestSchema);

@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import type { RateBudget } from '../limits/rate-budgets';
 import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
@@ -20,9 +21,11 @@ import {
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
 import { Conversations } from './conversations';
+import { DeliveryBudget } from './delivery-budget';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
-import { Rooms } from './rooms';
+import { Rooms, toRoom } from './rooms';
+import { ActivityTracker } from './streams/activity-tracker';
 
 /** The sender of a client message, as verified at the handshake. */
 export interface Sender {
@@ -41,9 +44,16 @@ export class RelayService {
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
+  /** Each bot's deliveries per second on this replica, spent by every publish. */
+  private readonly deliveries: DeliveryBudget;
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
+  /** What bots are doing for their users (docs/streaming.md). */
+  readonly activity: ActivityTracker;
+  private readonly userLimited: Tally;
+  /** Each user's budget for messages to one bot, over all their sockets and replicas; null: unlimited. */
+  private readonly userBudget: RateBudget | null;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -53,8 +63,13 @@ export class RelayService {
   ) {
     this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
+    this.activity = new ActivityTracker(nsp.client, ctx.config.ACTIVITY_TTL_MS);
+    this.deliveries = new DeliveryBudget(ctx, nsp);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
+    this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });
+    const { USER_MESSAGE_RATE_PER_S: ratePerS, USER_MESSAGE_RATE_BURST: burst } = ctx.config;
+    this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
   }
 
   /**
@@ -87,6 +102,7 @@ export class RelayService {
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
         handoff: prepared?.handoff ?? null,
+        budget: this.userBudget,
       });
     } catch (err) {
       prepared?.cancel();
@@ -96,6 +112,10 @@ export class RelayService {
     }
     const { existing, handedTo } = intake;
     if (handedTo === null) prepared?.cancel();
+    if (intake.limited) {
+      this.userLimited.add();
+      return errorAck('RATE_LIMITED', USER_LIMITED);
+    }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
@@ -179,9 +199,12 @@ export class RelayService {
 
   /**
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
-   * with `'*'`. Rejects with {@link LogUnavailableError} (nothing sent) when it could not be logged.
+   * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
+   * replica is spent, and with {@link LogUnavailableError} when it could not be logged: in both
+   * cases nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
+    this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
     const message: ClientInboundMessage = { id, ts, agentId, author: Authors.agent, text: reply.text };
     if (reply.data !== undefined) message.data = reply.data;
@@ -193,11 +216,12 @@ export class RelayService {
     const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
     // Published with the append: only this replica's sockets are left, and an emit encodes the
     // packet even for a room with none here (the usual case on a runtimes' replica).
-    if (!published) this.nsp.client.to(room).emit(Events.message, message);
+    if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
     // Not while the subscriptions have a gap: a socket given this one would skip, on its reconnect,
     // the replay of those that passed the replica by (it resumes after the newest it saw).
     else if (this.nsp.client.adapter.rooms.has(room) && this.ctx.subscriptionsIntact())
       this.nsp.client.local.to(room).emit(Events.message, message);
+    if (!broadcast) this.activity.reached(agentId, reply.to);
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
@@ -231,8 +255,9 @@ export class RelayService {
     const elsewhere = this.ctx.clustered && (subscribers === null || subscribers > (sockets > 0 ? 1 : 0));
     if (!othersHere && !elsewhere) return;
     // The other tabs here get it from the log after their reconnect (see publish).
-    if (!elsewhere && !this.ctx.subscriptionsIntact()) return;
-    const target = (elsewhere ? this.nsp.client : this.nsp.client.local).to(room);
+    const intact = this.ctx.subscriptionsIntact();
+    if (!elsewhere && !intact) return;
+    const target = elsewhere ? toRoom(this.nsp.client, room, intact) : this.nsp.client.local.to(room);
     (sender.socketId === undefined ? target : target.except(sender.socketId)).emit(Events.message, message);
   }
 
@@ -261,6 +286,7 @@ export class RelayService {
   /** Ends the grace timers and waiting messages; the hub calls it on close. */
   stop(): void {
     this.grace.stop();
+    this.activity.stop();
   }
 
   /** Refuses new handshakes of `sub` and ends its sessions on every replica. */
@@ -316,6 +342,8 @@ export class RelayService {
     return code ? errorAck(code) : null;
   }
 }
+
+const USER_LIMITED = 'this user sends this bot more than USER_MESSAGE_RATE_PER_S over all their sockets; retry later';
 
 function runtimeKey(runtime: RuntimeEntry): string {
   return runtime.socketId;

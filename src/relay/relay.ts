@@ -9,29 +9,38 @@ import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { RelayService } from './relay.service';
+import { refuseEveryConnection } from './handshake';
+import { StreamService } from './streams/stream.service';
+import { UserActions } from './streams/user-actions';
 
 /** The relay's namespaces of `io`. Create them after the adapter is installed. */
 export function relayNamespaces(io: Server): RelayNamespaces {
   return { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
 }
 
+/** Closes the default namespace `/` of `io` to every connection (see {@link refuseEveryConnection}). */
+export function closeDefaultNamespace(io: Server, ctx: RelayContext): void {
+  io.of('/').use(refuseEveryConnection(ctx));
+}
+
 /**
  * Mounts the relay on `/ws/agent` and `/ws/client`: handshake middleware first, so a refused peer
  * never reaches a connection handler, then the event handlers. `dispatcher` decides how a client
  * message reaches a runtime (locally, or on another replica in a cluster). Returns the service
- * that REST shares with the sockets.
+ * that REST shares with the sockets, and the streamed replies' service (its sweep is started by the hub).
  */
 export function attachRelay(
   namespaces: RelayNamespaces,
   ctx: RelayContext,
   dispatcher: RuntimeDispatcher,
   statuses: AgentStatusAnnouncer,
-): RelayService {
+): { service: RelayService; streams: StreamService } {
   const service = new RelayService(ctx, namespaces, dispatcher, statuses);
+  const streams = new StreamService(ctx, namespaces, service.activity);
   const presence = new RuntimePresence(ctx, service);
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
-  registerAgentHandlers(ctx, namespaces.agent, service, presence);
-  registerClientHandlers(ctx, namespaces.client, service);
-  return service;
+  registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
+  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams));
+  return { service, streams };
 }

@@ -1,3 +1,5 @@
+import type { Namespace } from 'socket.io';
+
 /**
  * Room names, kept here alone. `#` cannot occur in an agentId, so every name parses one way even
  * though a clientId (a JWT `sub`) may contain any character.
@@ -16,3 +18,13 @@ export const Rooms = {
   /** Every agent runtime that connected with one managed API key (revocation). */
   apiKey: (keyId: string) => `key#${keyId}`,
 } as const;
+
+/**
+ * `nsp.to(room)`, without this replica's own sockets of the room unless `here`: while its Redis
+ * subscriptions have a gap it hands its sockets nothing (see RelayContext.subscriptionsIntact), yet
+ * the other replicas still get what it sends.
+ */
+export function toRoom(nsp: Namespace, room: string, here: boolean) {
+  const local = here ? undefined : nsp.adapter.rooms.get(room);
+  return local && local.size > 0 ? nsp.to(room).except([...local]) : nsp.to(room);
+}

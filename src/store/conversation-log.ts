@@ -1,4 +1,4 @@
-import type { ClientInboundMessage } from '../protocol';
+import type { ClientInboundMessage, MessageFeedback } from '../protocol';
 
 /** A message of a conversation log, exactly as it is (or was) delivered on the wire. */
 export type LoggedMessage = ClientInboundMessage;
@@ -62,6 +62,11 @@ export interface ConversationLog {
   readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery>;
   /** The newest `limit` messages older than `before` (or the newest of all); an unknown `before` gives an empty page. */
   readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage>;
+  /**
+   * Keeps (or with null withdraws) the user's feedback on bot message `id` of the conversation, shown
+   * with the message by every read; false when `id` is not a bot message of that conversation.
+   */
+  setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean>;
   /** Erases one conversation (not the bot's broadcasts); true when it existed. */
   deleteConversation(agentId: string, clientId: string): Promise<boolean>;
   /** Erases every conversation of `clientId` with every bot; resolves with how many there were. */

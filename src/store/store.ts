@@ -1,6 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateBudget } from '../limits/rate-budgets';
 import type { AgentDepartures } from './agent-departures';
 import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
+import type { StreamStore } from './stream-store';
 
 /**
  * Shared state behind one interface: in memory for the embedded single replica, Redis when
@@ -24,6 +26,8 @@ export interface DedupeKey {
 export interface DedupeStore {
   /** Stores `record` under `key` unless a record exists; returns the existing record, or null if stored. */
   claim(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<DedupeRecord | null>;
+  /** The live record under `key`, or null. */
+  find(key: DedupeKey): Promise<DedupeRecord | null>;
   /** Marks the record delivered (keeping its id and ts) for another `ttlS`. */
   markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void>;
 }
@@ -83,6 +87,11 @@ export interface IntakeRequest {
   subscribersOf: string | null;
   /** How to hand the message to its runtime in the same step, where the store can; null: the caller delivers. */
   handoff: Handoff | null;
+  /**
+   * The sender's budget for messages to this bot (one bucket per agentId and sub, spent by every
+   * socket on every replica), taken from before anything else; absent or null: unlimited.
+   */
+  budget?: RateBudget | null;
 }
 
 /**
@@ -106,6 +115,8 @@ export interface Handoff {
 
 /** What {@link MessageIntake.admit} found and did. */
 export interface Intake {
+  /** Set when the sender's budget was spent: nothing was claimed, read, logged or handed off. */
+  limited?: true;
   /** The record stored earlier for the same key (a retry), or null: the request's record is stored now. */
   existing: DedupeRecord | null;
   /** The bot's live runtimes; not read (empty) when `existing` is delivered. */
@@ -122,7 +133,8 @@ export interface Intake {
 }
 
 /**
- * The first step of every client message, in one round trip on Redis: claim the dedupe record,
+ * The first step of every client message, in one round trip on Redis: spend the sender's budget
+ * (refusing the message when it is spent), claim the dedupe record,
  * read the bot's live runtimes and, when the record is new, a runtime is live and a message is
  * given, append the message to the sender's conversation. The rest is the caller's: the append of
  * a retry (under the first record's id) and of a message that waited for a runtime (restart grace).
@@ -230,6 +242,8 @@ export interface Store {
   readonly limiters: LimiterFactory;
   /** Conversation logs (SPEC §8). */
   readonly conversations: ConversationLog;
+  /** Open streamed replies (docs/streaming.md). */
+  readonly streams: StreamStore;
   /** When bots' last runtimes left, for the restart grace. */
   readonly departures: AgentDepartures;
   close(): Promise<void>;

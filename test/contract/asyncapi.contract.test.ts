@@ -36,11 +36,23 @@ const OPERATIONS: Record<string, [string, string, string, string, string | null]
   clientSendAuthExpiring: [Namespaces.client, 'H→C', Events.authExpiring, 'AuthExpiring', null],
   clientSendSessionClosed: [Namespaces.client, 'H→C', Events.sessionClosed, 'SessionClosed', null],
   clientSendDebug: [Namespaces.client, 'H→C', Events.debug, 'DebugTrace', null],
+  clientReceiveStop: [Namespaces.client, 'C→H', Events.stop, 'StopRequest', 'StopAck'],
+  clientReceiveFeedback: [Namespaces.client, 'C→H', Events.feedback, 'FeedbackRequest', 'FeedbackAck'],
+  clientSendMessageStart: [Namespaces.client, 'H→C', Events.messageStart, 'MessageStart', null],
+  clientSendMessageDelta: [Namespaces.client, 'H→C', Events.messageDelta, 'MessageDelta', null],
+  clientSendMessageEnd: [Namespaces.client, 'H→C', Events.messageEnd, 'MessageEnd', null],
+  clientSendAgentActivity: [Namespaces.client, 'H→C', Events.agentActivity, 'AgentActivity', null],
   agentReceiveConnect: [Namespaces.agent, 'A→H', HandshakeNames.connect, 'AgentAuth', 'HandshakeErrorData'],
   agentReceiveReply: [Namespaces.agent, 'A→H', Events.reply, 'AgentReply', 'SendAck'],
   agentReceiveDebug: [Namespaces.agent, 'A→H', Events.debug, 'AgentDebug', 'DebugAck'],
   agentSendMessage: [Namespaces.agent, 'H→A', Events.message, 'AgentInboundMessage', 'RuntimeAck'],
   agentSendSessionClosed: [Namespaces.agent, 'H→A', Events.sessionClosed, 'SessionClosed', null],
+  agentReceiveStreamStart: [Namespaces.agent, 'A→H', Events.streamStart, 'StreamStart', 'StreamStartAck'],
+  agentReceiveStreamDelta: [Namespaces.agent, 'A→H', Events.streamDelta, 'StreamDelta', 'StreamDeltaAck'],
+  agentReceiveStreamEnd: [Namespaces.agent, 'A→H', Events.streamEnd, 'StreamEnd', 'StreamEndAck'],
+  agentReceiveActivity: [Namespaces.agent, 'A→H', Events.activity, 'ActivityUpdate', 'ActivityAck'],
+  agentSendStop: [Namespaces.agent, 'H→A', Events.stop, 'AgentStop', null],
+  agentSendFeedback: [Namespaces.agent, 'H→A', Events.feedback, 'AgentFeedback', null],
 };
 
 /** Every TypeBox schema the protocol exports, by title: payloads, acks, handshake, codes, shared parts. */

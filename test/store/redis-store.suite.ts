@@ -3,6 +3,7 @@ import type { AgentStatusChange } from '../../src/store/redis/redis-presence.sto
 import { RedisStore } from '../../src/store/redis/redis.store';
 import { RedisConversationLog } from '../../src/store/redis/redis-conversation.log';
 import { describeConversationLogContract } from './conversation-log.contract';
+import { describeStreamStoreContract } from './stream-store.contract';
 import { describeStoreContract } from './store.contract';
 
 /**
@@ -43,6 +44,13 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
     const client = connect();
     clients.push(client);
     return new RedisConversationLog(client, `log${++n}:`, limits);
+  });
+
+  describeStreamStoreContract(name, async (limits) => {
+    const client = connect();
+    clients.push(client);
+    const store = new RedisStore(client, { prefix: `streams${++n}:`, history: limits });
+    return { streams: store.streams, log: store.conversations };
   });
 
   describe(`RedisStore specifics: ${name}`, () => {

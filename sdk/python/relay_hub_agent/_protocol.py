@@ -13,16 +13,22 @@ AGENT_NAMESPACE: Final = "/ws/agent"
 #: Events a runtime emits to the hub (A→H).
 AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
     {
+        "activity",
         "debug",
         "reply",
+        "stream:delta",
+        "stream:end",
+        "stream:start",
     }
 )
 
 #: Events the hub emits to a runtime (H→A).
 HUB_TO_AGENT_EVENTS: Final[frozenset[str]] = frozenset(
     {
+        "feedback",
         "message",
         "session:closed",
+        "stop",
     }
 )
 
@@ -32,6 +38,7 @@ AGENT_HANDSHAKE_CODES: Final[frozenset[str]] = frozenset(
         "AGENT_ID_INVALID",
         "AGENT_ID_REQUIRED",
         "AGENT_NOT_ALLOWED",
+        "AGENT_RUNTIME_LIMIT",
         "API_KEY_INVALID",
         "RATE_LIMITED",
         "SERVER_SHUTTING_DOWN",
@@ -44,6 +51,7 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
     "AGENT_ID_INVALID": False,
     "AGENT_ID_REQUIRED": False,
     "AGENT_NOT_ALLOWED": False,
+    "AGENT_RUNTIME_LIMIT": True,
     "API_KEY_INVALID": False,
     "ORIGIN_NOT_ALLOWED": False,
     "RATE_LIMITED": True,
@@ -61,9 +69,12 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
 ACK_CODES: Final[Mapping[str, bool]] = {
     "AGENT_OFFLINE": True,
     "INVALID_PAYLOAD": False,
+    "MESSAGE_NOT_FOUND": False,
     "PAYLOAD_TOO_LARGE": False,
     "RATE_LIMITED": True,
     "SERVER_UNAVAILABLE": True,
+    "STREAM_LIMIT": False,
+    "STREAM_NOT_FOUND": False,
     "SUB_MISMATCH": False,
     "TIMEOUT": True,
     "TOKEN_EXPIRED": False,

@@ -31,4 +31,24 @@ export interface ConversationMessageDto {
    * @example "<client_message_id>"
    */
   clientMessageId?: string;
+  /**
+   * On a streamed message that did not end `complete`: how it ended (absent when complete;
+   * docs/streaming.md).
+   * @example "cancelled"
+   */
+  status?: 'error' | 'cancelled' | 'interrupted' | 'timeout';
+  feedback?: MessageFeedbackDto;
+}
+
+/** On a bot message the user rated: the latest rating (a later one replaces it; a withdrawn one is absent). */
+export interface MessageFeedbackDto {
+  /** @example "up" */
+  rating: 'up' | 'down';
+  /**
+   * At most 1000 characters.
+   * @example "Clear and correct."
+   */
+  comment?: string;
+  /** @example "2025-01-15T09:31:00.000Z" */
+  ts: Date;
 }

@@ -23,7 +23,11 @@ export class ConversationsService {
     const end = Math.max(0, messages.length - request.offset);
     const slice = messages.slice(Math.max(0, end - request.limit), end);
     return paginated(
-      slice.map((m) => ({ ...m, ts: new Date(m.ts) })),
+      slice.map(({ feedback, ...m }): ConversationMessageDto => ({
+        ...m,
+        ts: new Date(m.ts),
+        ...(feedback ? { feedback: { ...feedback, ts: new Date(feedback.ts) } } : {}),
+      })),
       messages.length,
       request,
     );

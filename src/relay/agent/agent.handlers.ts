@@ -3,14 +3,24 @@ import { TokenBucket } from '../../limits/token-bucket';
 import { errorAck, Events } from '../../protocol';
 import { jsonValueError } from '../../protocol/payload-limits';
 import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
+import { DeliveryBudgetError } from '../delivery-budget';
 import { guardEvent } from '../event-guard';
+import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
 import { Rooms } from '../rooms';
 import type { RuntimePresence } from './runtime-presence';
+import { registerStreamHandlers } from '../streams/stream.handlers';
+import type { StreamService } from '../streams/stream.service';
 
-/** Handles accepted agent runtimes: `reply`, `debug`, leaving presence. */
-export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: RelayService, presence: RuntimePresence): void {
+/** Handles accepted agent runtimes: `reply`, `debug`, streamed replies and activity, leaving presence. */
+export function registerAgentHandlers(
+  ctx: RelayContext,
+  nsp: Namespace,
+  relay: RelayService,
+  presence: RuntimePresence,
+  streams: StreamService,
+): void {
   const { config, metrics } = ctx;
   nsp.on('connection', (socket: Socket) => {
     const { agentId, apiKeyId } = socket.data as AgentSocketData;
@@ -33,7 +43,12 @@ export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: 
         const tooLarge = relay.replyError(reply);
         if (tooLarge) return tooLarge;
         // A reply that could not be logged is not sent and rejects: the guard acks SERVER_UNAVAILABLE.
-        return { ok: true, ...(await relay.publish(agentId, reply)) };
+        try {
+          return { ok: true, ...(await relay.publish(agentId, reply)) };
+        } catch (err) {
+          if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+          throw err;
+        }
       }),
     );
     socket.on(
@@ -45,9 +60,12 @@ export function registerAgentHandlers(ctx: RelayContext, nsp: Namespace, relay: 
         return { ok: true };
       }),
     );
+    registerStreamHandlers(socket, agentId, guard, streams, relay.activity, config.STREAM_DELTA_RATE_BURST);
     socket.on('disconnect', (reason) => {
+      streams.socketLeft(socket.id);
       metrics.connections.dec({ namespace: nsp.name });
       logger.info({ reason }, 'agent runtime disconnected');
+      socketEnded(ctx, socket, nsp.name, logger);
       presence.leave(socket);
     });
 

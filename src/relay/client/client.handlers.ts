@@ -12,20 +12,31 @@ import {
   SessionClosedCodes,
   type AuthRefresh,
   type ClientMessage,
+  type FeedbackRequest,
+  type MessageStart,
+  type StopRequest,
   type HistoryAck,
   type HistoryRequest,
   type RefreshAck,
   type SendAck,
   type SessionInfo,
 } from '../../protocol';
-import { isAuthRefresh, isClientMessage, isHistoryRequest } from '../../protocol/schemas';
+import { isAuthRefresh, isClientMessage, isFeedbackRequest, isHistoryRequest, isStopRequest } from '../../protocol/schemas';
+import type { StreamService } from '../streams/stream.service';
+import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';
 import { replayMissed, type Replay } from './replay';
 import type { RelayService } from '../relay.service';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { Rooms } from '../rooms';
+import { socketEnded } from '../handshake';
 import { TokenBucket } from '../../limits/token-bucket';
+import { ByteBucket } from '../../limits/byte-bucket';
+import { fitPage } from './history-budget';
 import { SessionTimers } from './session-timers';
+
+const HISTORY_NOT_SERVED =
+  "history over this socket's byte budget (HISTORY_BYTES_PER_S) or send buffer (MAX_SOCKET_BUFFER_BYTES); retry later";
 
 /** What every client session of a namespace shares. */
 interface ClientNamespace {
@@ -35,11 +46,21 @@ interface ClientNamespace {
   message: GuardedEvent<ClientMessage>;
   refresh: GuardedEvent<AuthRefresh>;
   history: GuardedEvent<HistoryRequest>;
+  stop: GuardedEvent<StopRequest>;
+  feedback: GuardedEvent<FeedbackRequest>;
   gates: ReplayGates;
+  streams: StreamService;
+  actions: UserActions;
 }
 
 /** Handles accepted browser clients: rooms, `session`, `message`, token expiry and refresh. */
-export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay: RelayService): void {
+export function registerClientHandlers(
+  ctx: RelayContext,
+  nsp: Namespace,
+  relay: RelayService,
+  streams: StreamService,
+  actions: UserActions,
+): void {
   const { config, metrics } = ctx;
   const shared: ClientNamespace = {
     ctx,
@@ -66,7 +87,17 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
       metrics,
       failures: ctx.handlerFailures,
     },
+    stop: { event: Events.stop, maxStrikes: config.MESSAGE_RATE_BURST, validate: isStopRequest, metrics, failures: ctx.handlerFailures },
+    feedback: {
+      event: Events.feedback,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isFeedbackRequest,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
     gates: new ReplayGates(nsp),
+    streams,
+    actions,
   };
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
@@ -74,6 +105,12 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
     socket.on(Events.message, (...args: unknown[]) => runGuarded(shared.message, session, args, (payload) => session.send(payload)));
     socket.on(Events.authRefresh, (...args: unknown[]) => runGuarded(shared.refresh, session, args, (payload) => session.refresh(payload)));
     socket.on(Events.history, (...args: unknown[]) => runGuarded(shared.history, session, args, (payload) => session.history(payload)));
+    socket.on(Events.stop, (...args: unknown[]) =>
+      runGuarded(shared.stop, session, args, (payload) => actions.stop(session.user, payload)),
+    );
+    socket.on(Events.feedback, (...args: unknown[]) =>
+      runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload)),
+    );
     socket.on('disconnect', (reason: string) => session.end(reason));
     session.start();
   });
@@ -87,6 +124,9 @@ export function registerClientHandlers(ctx: RelayContext, nsp: Namespace, relay:
  */
 class ClientSession implements GuardedSocket {
   private tokens?: TokenBucket;
+  private historyBudget?: ByteBucket;
+  /** Settles a turn after the last history reply was written; unset until the first request. */
+  private historyTail?: Promise<void>;
   private readonly timers: SessionTimers;
 
   constructor(
@@ -103,6 +143,11 @@ class ClientSession implements GuardedSocket {
 
   private get data(): ClientSocketData {
     return this.socket.data as ClientSocketData;
+  }
+
+  /** The verified user of this socket. */
+  get user(): ClientSocketData {
+    return this.data;
   }
 
   get bucket(): TokenBucket {
@@ -123,8 +168,10 @@ class ClientSession implements GuardedSocket {
 
   /**
    * Joins the rooms, starts the expiry timers, registers presence and sends `session`. With a
-   * `lastMessageId`, what the client missed is replayed first, while live broadcasts are held
-   * (see {@link ReplayGates}); `session` then says whether the replay happened.
+   * `lastMessageId`, what the client missed is replayed first; `session` then says whether the
+   * replay happened. After it, one `message:start` per open stream of the conversation, with its
+   * text and seq so far (docs/streaming.md). Live broadcasts are held meanwhile and written after,
+   * less what the replay and the streams' snapshot already hold (see {@link ReplayGates}).
    */
   start(): void {
     const { ctx, gates } = this.nsp;
@@ -132,7 +179,7 @@ class ClientSession implements GuardedSocket {
     const { agentId, clientId, sub } = data;
     const lastMessageId = (this.socket.handshake.auth as { lastMessageId?: unknown } | undefined)?.lastMessageId;
     const recovering = lastMessageId !== undefined;
-    if (recovering) gates.hold(this.socket);
+    gates.hold(this.socket);
     const rooms = [Rooms.client(agentId, clientId), Rooms.clients(agentId), Rooms.subject(sub)];
     if (clientId === ADMIN_CLIENT_ID) rooms.push(Rooms.admins(agentId));
     void this.socket.join(rooms);
@@ -148,7 +195,16 @@ class ClientSession implements GuardedSocket {
     const replay: Promise<Replay | undefined> = recovering
       ? replayMissed(ctx, this.nsp.relay.conversations, data, lastMessageId, this.logger)
       : Promise.resolve(undefined);
-    void Promise.all([online, replay]).then(([agentOnline, replayed]) => {
+    // Read after the replay (itself read once the rooms' subscriptions are in effect): a delta
+    // appended after the read reaches the socket live, one before it is in the snapshot.
+    const open = replay
+      .then(() => (recovering ? undefined : ctx.subscriptionsSettled()))
+      .then(() => this.nsp.streams.snapshot(agentId, clientId))
+      .catch((err: unknown): MessageStart[] => {
+        this.logger.warn({ err }, 'open streams unavailable; none resumed');
+        return [];
+      });
+    void Promise.all([online, replay, open]).then(([agentOnline, replayed, streams]) => {
       for (const message of replayed?.messages ?? []) this.socket.emit(Events.message, message);
       const session: SessionInfo = {
         clientId,
@@ -158,7 +214,8 @@ class ClientSession implements GuardedSocket {
         ...(replayed === undefined ? {} : { recovered: replayed.recovered }),
       };
       this.socket.emit(Events.session, session);
-      if (replayed) gates.release(this.socket, new Set(replayed.messages.map((m) => m.id)));
+      for (const stream of streams) this.socket.emit(Events.messageStart, stream);
+      gates.release(this.socket, new Set(replayed?.messages.map((m) => m.id)), new Map(streams.map((s) => [s.id, s.seq])));
     });
   }
 
@@ -169,10 +226,37 @@ class ClientSession implements GuardedSocket {
     return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, payload);
   }
 
-  async history({ before, limit }: HistoryRequest): Promise<HistoryAck> {
+  /**
+   * A page of the conversation, cut to the socket's history budget (HISTORY_BYTES_PER_S) and to
+   * what may still be queued for its peer (MAX_SOCKET_BUFFER_BYTES, which history replies count
+   * against). A socket's requests are served one at a time, each a turn after the previous reply
+   * was written, so each sees what the ones before it queued, and a burst of requests holds one
+   * page in memory, not one per request.
+   */
+  history(request: HistoryRequest): Promise<HistoryAck> {
+    const served = (this.historyTail ?? Promise.resolve()).then(() => this.servePage(request));
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.historyTail = served.then(nextTurn, nextTurn);
+    return served;
+  }
+
+  private async servePage({ before, limit }: HistoryRequest): Promise<HistoryAck> {
+    const { config, sendBuffers } = this.nsp.ctx;
+    const { conn } = this.socket;
+    if (conn.readyState !== 'open') return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    const budget = (this.historyBudget ??= new ByteBucket(config.HISTORY_BYTES_PER_S, config.HISTORY_BYTES_BURST));
+    if (budget.available() <= 0) return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    if (sendBuffers.room(conn) <= 0) {
+      // A peer with nothing left under the bound is not reading what it asks for.
+      this.logger.info({ maxSocketBufferBytes: sendBuffers.maxBytes }, 'history requested with the send buffer full; closing');
+      sendBuffers.close(conn);
+      return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    }
     const { agentId, clientId } = this.data;
     const page = await this.nsp.relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
-    return { ok: true, ...page };
+    const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn)));
+    budget.spend(fitted.bytes);
+    return { ok: true, messages: fitted.messages, hasMore: fitted.hasMore };
   }
 
   /**
@@ -226,6 +310,7 @@ class ClientSession implements GuardedSocket {
     ctx.metrics.connections.dec({ namespace: this.nsp.name });
     const logger = this.logger;
     logger.info({ reason }, 'client disconnected');
+    socketEnded(ctx, this.socket, this.nsp.name, logger);
     ctx.store.presence
       .removeClient(this.data.agentId, this.presenceEntry)
       .catch((err) => logger.error({ err }, 'could not remove client from presence'));

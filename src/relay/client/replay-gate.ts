@@ -29,6 +29,8 @@ interface Gate {
   held: Held[] | null;
   /** Replayed ids whose live copy has not come yet. */
   replayed: Set<string>;
+  /** Open streams sent as `message:start` with the seq they held: live deltas up to it are copies. */
+  streams: Map<string, number>;
   until: number;
 }
 
@@ -64,14 +66,15 @@ export class ReplayGates {
 
   /** Starts holding broadcasts to `socket`; call before it joins its rooms. */
   hold(socket: Socket): void {
-    this.gates.set(socket.id, { held: [], replayed: new Set(), until: Number.POSITIVE_INFINITY });
+    this.gates.set(socket.id, { held: [], replayed: new Set(), streams: new Map(), until: Number.POSITIVE_INFINITY });
   }
 
   /**
-   * Writes what was held, in order, except copies of the `replayed` messages, then keeps dropping
-   * their live copies for a while. A socket that disconnected meanwhile is only forgotten.
+   * Writes what was held, in order, except copies of the `replayed` messages (and their ends) and of
+   * what the `streams` snapshot holds (its starts, and deltas up to its seq), then keeps dropping
+   * such copies for a while. A socket that disconnected meanwhile is only forgotten.
    */
-  release(socket: Socket, replayed: ReadonlySet<string>): void {
+  release(socket: Socket, replayed: ReadonlySet<string>, streams: ReadonlyMap<string, number> = new Map()): void {
     const gate = this.gates.get(socket.id);
     if (!gate?.held || !socket.connected) {
       this.gates.delete(socket.id);
@@ -80,10 +83,11 @@ export class ReplayGates {
     const held = gate.held;
     gate.held = null;
     gate.replayed = new Set(replayed);
+    gate.streams = new Map(streams);
     gate.until = Date.now() + TRAILING_COPIES_MS;
     const writer = socket.client as unknown as EngineWriter;
     for (const { packet, encoded, options } of held) if (!this.isCopy(socket, gate, packet)) writer.writeToEngine(encoded, options);
-    if (gate.replayed.size === 0) this.gates.delete(socket.id);
+    if (gate.replayed.size === 0 && gate.streams.size === 0) this.gates.delete(socket.id);
   }
 
   /** Forgets a socket that ended. */
@@ -91,12 +95,19 @@ export class ReplayGates {
     this.gates.delete(socket.id);
   }
 
-  /** True (and forgets the id) when `packet` is a live copy of a replayed message. */
+  /**
+   * True when `packet` is a live copy of what the socket got already: a replayed message (the id
+   * is then forgotten) or its stream's end, or a start or delta the streams' snapshot held.
+   */
   private isCopy(socket: Socket, gate: Gate, packet: Packet | undefined): boolean {
     const [event, payload] = packet?.data ?? [];
-    const id = event === Events.message ? (payload as { id?: string } | undefined)?.id : undefined;
-    if (id === undefined || !gate.replayed.delete(id)) return false;
-    if (gate.replayed.size === 0 && gate.held === null) this.gates.delete(socket.id);
+    const { id, seq } = (payload ?? {}) as { id?: string; seq?: number };
+    if (id === undefined) return false;
+    if (event === Events.messageDelta) return seq !== undefined && seq <= (gate.streams.get(id) ?? -1);
+    if (event === Events.messageStart) return gate.streams.has(id);
+    if (event === Events.messageEnd) return gate.replayed.has(id);
+    if (event !== Events.message || !gate.replayed.delete(id)) return false;
+    if (gate.replayed.size === 0 && gate.streams.size === 0 && gate.held === null) this.gates.delete(socket.id);
     return true;
   }
 

@@ -4,6 +4,9 @@
  */
 const FIRST_CAPACITY = 256;
 
+/** A slot's seq (Float64) and its three offsets (Int32). */
+const BYTES_PER_SLOT = 8 + 3 * 4;
+
 /**
  * One log's entries, oldest first, at most `maxEntries` (a push past it drops the oldest): each a
  * seq, an id and a message as JSON, the id and JSON kept as UTF-8 in one buffer outside the V8 heap.
@@ -41,9 +44,20 @@ export class EntryRing {
     return this.count;
   }
 
+  /** Bytes the ring holds: its buffer (all of it, live or not) and its slot arrays. */
+  get byteSize(): number {
+    return this.bytes.length + this.seqs.length * BYTES_PER_SLOT;
+  }
+
   /** Seq of the entry at `position` (0 = oldest). */
   seqAt(position: number): number {
     return this.seqs[this.slot(position)];
+  }
+
+  /** Id of the entry at `position` (0 = oldest). */
+  idAt(position: number): string {
+    const slot = this.slot(position);
+    return this.bytes.toString('utf8', this.starts[slot], this.idEnds[slot]);
   }
 
   /** JSON of the entry at `position` (0 = oldest). */

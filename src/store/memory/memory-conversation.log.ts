@@ -6,6 +6,8 @@ import {
   type LoggedMessage,
   type Recovery,
 } from '../conversation-log';
+import type { MessageFeedback } from '../../protocol';
+import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson, type OverlayFields } from '../log-entries';
 import { EntryRing } from './entry-ring';
 import { RecencyList, type Listed } from './recency-list';
 
@@ -15,6 +17,11 @@ export interface MemoryLogBounds {
   maxConversations: number;
   /** Messages kept over all logs, least recently used logs dropped first. */
   maxMessages: number;
+  /**
+   * Bytes of all logs' rings (their buffers, used or not, and slot arrays), least recently used
+   * logs dropped first; the log just appended to is kept whatever its size. Unbounded when absent.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -28,6 +35,8 @@ interface Log extends Listed<Log> {
   agentId: string;
   clientId: string | null;
   entries: EntryRing;
+  /** The ring's byte size as last counted in the log's total. */
+  held: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
   /**
@@ -36,6 +45,10 @@ interface Log extends Listed<Log> {
    * the conversation was stamped after it and logged first.
    */
   topId: string;
+  /** Finals of streamed messages and feedback by message id (see store/log-entries.ts); pruned with the entries. */
+  overlay: Map<string, OverlayFields>;
+  /** UTF-8 bytes of the overlay's JSON strings, counted in the byte bound with the ring. */
+  overlayBytes: number;
 }
 
 /** Entries read out of a log: `[seq, message json]` pairs, ascending. */
@@ -44,7 +57,7 @@ type Slice = [number, string][];
 const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
- * The embedded default's log: bounded in logs and messages, least recently used first, each log
+ * The embedded default's log: bounded in logs, messages and bytes, least recently used first, each log
  * expiring HISTORY_TTL_S after its last append. One sequence numbers every append, so a
  * conversation and the bot's broadcasts merge in the order they were written. Lost on restart.
  */
@@ -52,9 +65,22 @@ export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
   /** Messages over all logs. */
   private size = 0;
-  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.entries.length));
+  /** Bytes of all logs' rings. */
+  private bytes = 0;
+  private readonly logs = new RecencyList<Log>((log) => {
+    this.size -= log.entries.length;
+    this.bytes -= log.held;
+  });
   private readonly maxMessages: number;
+  private readonly maxBytes: number;
   private readonly ttlMs: number;
+  /**
+   * Whether the logs are over a bound. The log just appended to is the most recently used, so it
+   * goes last, and is never dropped itself: it alone fits the message bound, and the byte bound
+   * gives way to it rather than lose the message just written.
+   */
+  private readonly over = () =>
+    this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes || this.logs.size > this.bounds.maxConversations);
 
   constructor(
     private readonly limits: ConversationLogLimits,
@@ -62,7 +88,13 @@ export class MemoryConversationLog implements ConversationLog {
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
+    this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
     this.ttlMs = limits.ttlS * 1000;
+  }
+
+  /** Bytes held by every log's ring (buffers and slot arrays). */
+  get byteSize(): number {
+    return this.bytes;
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
@@ -71,6 +103,49 @@ export class MemoryConversationLog implements ConversationLog {
 
   /** {@link append} without the promise, for the store's own intake. */
   appendNow(agentId: string, clientId: string | null, message: LoggedMessage): void {
+    this.push(agentId, clientId, message.id, JSON.stringify(message), true);
+  }
+
+  /** Appends the start of a streamed message (text ''), its final coming later with {@link endStreamNow}. */
+  startStreamNow(agentId: string, clientId: string, message: LoggedMessage): void {
+    this.push(agentId, clientId, message.id, streamStartJson(message), true);
+  }
+
+  /** Records the final of a streamed message and appends its end marker (the position replays use). */
+  endStreamNow(agentId: string, clientId: string, final: LoggedMessage): void {
+    const log = this.push(agentId, clientId, final.id, endMarkerJson(final.id), false);
+    setOverlay(log, final.id, { ...log.overlay.get(final.id), final: JSON.stringify(final) });
+    prune(log);
+    this.account(log);
+  }
+
+  async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
+    const log = this.logs.get(logKey(agentId, clientId), Date.now());
+    if (!log) return false;
+    const position = messagePosition(log, id);
+    if (position === -1) return false;
+    const entry = decodeEntry(log.entries.jsonAt(position));
+    if (entry.kind === 'end' || entry.message.author !== 'agent') return false;
+    setOverlay(log, id, { ...log.overlay.get(id), feedback: feedback === null ? null : JSON.stringify(feedback) });
+    prune(log);
+    this.account(log);
+    return true;
+  }
+
+  /**
+   * Counts what `log` holds now (its ring, and the finals and feedback beside it) and drops the
+   * least recently used logs while the bounds are exceeded: also after a full log trimmed its
+   * oldest, since a larger message may have grown its buffer.
+   */
+  private account(log: Log): void {
+    const held = log.entries.byteSize + log.overlayBytes;
+    this.bytes += held - log.held;
+    log.held = held;
+    this.logs.trim(this.over);
+  }
+
+  /** Pushes an entry; `once`: not when an entry of the id is in the log already. */
+  private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean): Log {
     const now = Date.now();
     const key = logKey(agentId, clientId);
     const found = this.logs.peek(key, now);
@@ -80,18 +155,14 @@ export class MemoryConversationLog implements ConversationLog {
     if (found) this.logs.touch(log);
     else this.logs.add(log);
     this.logs.sweep(now);
-    const { id } = message;
     if (id > log.topId) log.topId = id;
-    else if (log.entries.positionOf(id) !== -1) return;
+    else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
-    const trimmed = log.entries.push(++this.seq, id, JSON.stringify(message));
-    if (trimmed !== 0) {
-      log.trimmedUpTo = trimmed;
-      return;
-    }
-    this.size++;
-    // The log just appended to is the most recently used, so it goes last, and it alone fits.
-    this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
+    const trimmed = log.entries.push(++this.seq, id, json);
+    if (trimmed !== 0) log.trimmedUpTo = trimmed;
+    else this.size++;
+    this.account(log);
+    return log;
   }
 
   async readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery> {
@@ -99,21 +170,26 @@ export class MemoryConversationLog implements ConversationLog {
     const from = seqOf(own, afterId) ?? seqOf(shared, afterId);
     if (from === undefined) return { ok: false, reason: 'unknown' };
     if ((own?.trimmedUpTo ?? 0) > from || (shared?.trimmedUpTo ?? 0) > from) return { ok: false, reason: 'unknown' };
-    const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq);
-    if (after.length > max) return { ok: false, reason: 'too-many' };
-    return { ok: true, messages: after.map(messageOf) };
+    const after = mergeSorted(slice(own, from + 1, Infinity), slice(shared, from + 1, Infinity), bySeq).map(entryOf);
+    const messages = replayOf(after, overlayOf(own, overlayIds(after)));
+    if (messages.length > max) return { ok: false, reason: 'too-many' };
+    return { ok: true, messages };
   }
 
   async readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage> {
     const [own, shared] = this.pair(agentId, clientId);
     let below = Number.POSITIVE_INFINITY;
     if (before !== undefined) {
-      const seq = seqOf(own, before) ?? seqOf(shared, before);
+      const position = own ? messagePosition(own, before) : -1;
+      const seq = position !== -1 ? own!.entries.seqAt(position) : seqOf(shared, before);
       if (seq === undefined) return { messages: [], hasMore: false };
       below = seq;
     }
-    const older = mergeSorted(slice(own, 0, below), slice(shared, 0, below), bySeq);
-    return { messages: older.slice(-limit).map(messageOf), hasMore: older.length > limit };
+    const older = mergeSorted(slice(own, 0, below), slice(shared, 0, below), bySeq)
+      .map(entryOf)
+      .filter((entry) => entry.kind !== 'end');
+    const page = older.slice(-limit);
+    return { messages: pageOf(page, overlayOf(own, overlayIds(page))), hasMore: older.length > limit };
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
@@ -132,6 +208,7 @@ export class MemoryConversationLog implements ConversationLog {
   async close(): Promise<void> {
     this.logs.clear();
     this.size = 0;
+    this.bytes = 0;
   }
 
   /** A conversation's log and the bot's broadcasts, both made the most recently used. */
@@ -147,8 +224,11 @@ function newLog(key: string, agentId: string, clientId: string | null, maxMessag
     agentId,
     clientId,
     entries: new EntryRing(maxMessages),
+    held: 0,
     trimmedUpTo: 0,
     topId: '',
+    overlay: new Map(),
+    overlayBytes: 0,
     expiresAt: 0,
     older: null,
     newer: null,
@@ -179,4 +259,42 @@ function slice(log: Log | undefined, from: number, to: number): Slice {
   return out;
 }
 
-const messageOf = (entry: Slice[number]) => JSON.parse(entry[1]) as LoggedMessage;
+const entryOf = (entry: Slice[number]) => decodeEntry(entry[1]);
+
+/** Position of the entry of message `id` (its start for a streamed one, never its end marker), or -1. */
+function messagePosition(log: Log, id: string): number {
+  const { entries } = log;
+  for (let position = entries.positionOf(id); position >= 0; position--) {
+    if (entries.idAt(position) === id && !entries.jsonAt(position).startsWith('{"endOf"')) return position;
+  }
+  return -1;
+}
+
+function overlayOf(log: Log | undefined, ids: readonly string[]): Map<string, OverlayFields> {
+  const out = new Map<string, OverlayFields>();
+  if (!log) return out;
+  for (const id of ids) {
+    const fields = log.overlay.get(id);
+    if (fields) out.set(id, fields);
+  }
+  return out;
+}
+
+/** Drops overlay fields of messages older than the oldest entry kept (UUIDv7 ids sort by time). */
+function prune(log: Log): void {
+  const oldest = log.entries.length === 0 ? null : log.entries.idAt(0);
+  for (const id of log.overlay.keys()) if (oldest === null || id < oldest) setOverlay(log, id, undefined);
+}
+
+/** Sets (or, with undefined, deletes) the overlay fields of `id`, keeping {@link Log.overlayBytes}. */
+function setOverlay(log: Log, id: string, fields: OverlayFields | undefined): void {
+  log.overlayBytes -= overlayFieldBytes(log.overlay.get(id));
+  if (fields === undefined) log.overlay.delete(id);
+  else log.overlay.set(id, fields);
+  log.overlayBytes += overlayFieldBytes(fields);
+}
+
+function overlayFieldBytes(fields: OverlayFields | undefined): number {
+  if (!fields) return 0;
+  return Buffer.byteLength(fields.final ?? '') + Buffer.byteLength(fields.feedback ?? '');
+}

@@ -62,6 +62,12 @@ export class MemoryDedupeStore implements DedupeStore {
     return null;
   }
 
+  async find(key: DedupeKey): Promise<DedupeRecord | null> {
+    const slot = this.liveSlot(recordName(key), Date.now());
+    if (slot === NO_SLOT) return null;
+    return { id: this.table.idOf(slot), ts: this.table.tsOf(slot), delivered: this.delivered[slot] === 1 };
+  }
+
   async markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void> {
     const now = Date.now();
     const name = recordName(key);

@@ -9,6 +9,7 @@ import { MemoryIntake } from './memory-intake';
 import { MemoryPresenceStore } from './memory-presence.store';
 import { MemoryLimiterFactory } from './memory-limiters';
 import { MemoryUserStore } from './memory-user.store';
+import { MemoryStreamStore } from './memory-stream.store';
 
 /** State of the embedded single replica. Lost on restart. */
 export class MemoryStore implements Store {
@@ -22,17 +23,20 @@ export class MemoryStore implements Store {
   readonly conversations: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
   readonly intake: MemoryIntake;
+  readonly streams: MemoryStreamStore;
 
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: 200, ttlS: 604800 },
-      log.bounds ?? { maxConversations: 10000, maxMessages: 200000 },
+      log.bounds ?? { maxConversations: 10000, maxMessages: 200000, maxBytes: 64 * 1024 * 1024 },
     );
+    this.streams = new MemoryStreamStore(this.conversations);
     this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {
     this.dedupe.clear();
+    this.streams.clear();
     this.departures.marks.clear();
     await this.conversations.close();
   }

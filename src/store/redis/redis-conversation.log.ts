@@ -9,6 +9,8 @@ import {
   type Publication,
   type Recovery,
 } from '../conversation-log';
+import type { MessageFeedback } from '../../protocol';
+import { decodeEntry, overlayIds, pageOf, replayOf, type LogEntry, type OverlayFields } from '../log-entries';
 import { LuaScript } from './lua-script';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
@@ -40,8 +42,8 @@ import { LuaScript } from './lua-script';
 // Lua: the stream id of message `id` among the newest `max` entries of any of `streams`, or false.
 // Searches from the newest entries of all of them, in chunks of 16, 64, 256 and then 1,024 entries
 // (a bound on what one call holds in the script's memory, whatever HISTORY_MAX_MESSAGES is).
-const LUA_FIND = `
-local function find(id, streams, max)
+export const LUA_FIND = `
+local function find(id, streams, max, messages_only)
   local tops, seen, count = {}, {}, 16
   for i = 1, #streams do tops[i] = '+'; seen[i] = 0 end
   local searching = true
@@ -52,7 +54,7 @@ local function find(id, streams, max)
         local want = math.min(count, max - seen[i])
         local entries = redis.call('XREVRANGE', stream, tops[i], '-', 'COUNT', want)
         for _, e in ipairs(entries) do
-          if e[2][2] == id then return e[1] end
+          if e[2][2] == id and (not messages_only or e[2][1] == 'id') then return e[1] end
         end
         seen[i] = seen[i] + #entries
         tops[i] = #entries == want and seen[i] < max and '(' .. entries[#entries][1]
@@ -79,7 +81,7 @@ end`;
 // bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max entries, ttl
 // seconds. Returns 2 when the caller must refresh the user's index of conversations, else 1.
 export const LUA_APPEND = `
-local function append(stream, clock, marker, id, json, max, ttl)
+local function append(stream, clock, marker, id, json, max, ttl, field)
   local ms, n = now, 0
   local last = redis.call('GET', clock)
   if last then
@@ -89,7 +91,7 @@ local function append(stream, clock, marker, id, json, max, ttl)
   end
   local sid = string.format('%d-%d', ms, n)
   redis.call('SET', clock, sid, 'EX', ttl)
-  redis.call('XADD', stream, 'MAXLEN', '~', max, sid, 'id', id, 'm', json)
+  redis.call('XADD', stream, 'MAXLEN', '~', max, sid, field or 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
   if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
@@ -132,15 +134,19 @@ local function trimmed_after(stream, sid, max)
   return newer(oldest_kept(stream, field['length'], max) or field['recorded-first-entry-id'], sid)
 end`;
 
-// KEYS: stream, broadcasts. ARGV: after id, max returned, the log's max entries.
+// KEYS: stream, broadcasts. ARGV: after id (an end marker's position when the id names a streamed message that
+// ended), max returned, the log's max entries.
 // Returns -1 (unknown id, or a trimmed gap after it), else { conversation entries, broadcast entries }.
 const READ_AFTER = new LuaScript(`${LUA_FIND}${LUA_TRIMMED_AFTER}
 local kept = tonumber(ARGV[3])
 local sid = find(ARGV[1], KEYS, kept)
 if not sid then return -1 end
 if trimmed_after(KEYS[1], sid, kept) or trimmed_after(KEYS[2], sid, kept) then return -1 end
-local n = tonumber(ARGV[2]) + 1
+local n = 2 * tonumber(ARGV[2]) + 2
 return { redis.call('XRANGE', KEYS[1], '(' .. sid, '+', 'COUNT', n), redis.call('XRANGE', KEYS[2], '(' .. sid, '+', 'COUNT', n) }`);
+
+/** Entries READ_AFTER returns at most per stream for `max` messages: a streamed message may take two (start, end marker). */
+const afterCap = (max: number) => 2 * max + 2;
 
 // KEYS: as READ_AFTER. ARGV: before id or '', limit, the log's max entries. Returns both streams'
 // entries newest first.
@@ -148,16 +154,39 @@ const READ_BEFORE = new LuaScript(`${LUA_FIND}
 local kept = tonumber(ARGV[3])
 local top = '+'
 if ARGV[1] ~= '' then
-  local sid = find(ARGV[1], KEYS, kept)
+  local sid = find(ARGV[1], KEYS, kept, true)
   if not sid then return { {}, {} } end
   top = '(' .. sid
 end
 local n = tonumber(ARGV[2]) + 1
+-- n entries that are messages (end markers are skipped: pages count messages).
 local function page(stream)
   local bottom = oldest_kept(stream, redis.call('XLEN', stream), kept) or '-'
-  return redis.call('XREVRANGE', stream, top, bottom, 'COUNT', n)
+  local out, from = {}, top
+  while #out < n do
+    local chunk = redis.call('XREVRANGE', stream, from, bottom, 'COUNT', n)
+    for _, e in ipairs(chunk) do
+      if e[2][1] == 'id' and #out < n then out[#out + 1] = e end
+    end
+    if #chunk < n then break end
+    from = '(' .. chunk[#chunk][1]
+  end
+  return out
 end
 return { page(KEYS[1]), page(KEYS[2]) }`);
+
+// KEYS: conversation stream, overlay. ARGV: message id, the log's max entries, feedback json ('' withdraws it), ttl
+// seconds. Returns 1 when the id is a bot message of the conversation (and the feedback was kept), else 0.
+const SET_FEEDBACK = new LuaScript(`${LUA_FIND}
+local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
+if not sid then return 0 end
+local fields = redis.call('XRANGE', KEYS[1], sid, sid)[1][2]
+local entry = cjson.decode(fields[4])
+local message = entry['stream'] or entry
+if message['author'] ~= 'agent' then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[2], 'r:' .. ARGV[1])
+else redis.call('HSET', KEYS[2], 'r:' .. ARGV[1], ARGV[3]); redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+return 1`);
 
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
@@ -167,7 +196,7 @@ export class RedisConversationLog implements ConversationLog {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
-    private readonly limits: ConversationLogLimits,
+    readonly limits: ConversationLogLimits,
     /** Told when a conversation could not be added to its user's index (see {@link appended}). */
     private readonly indexFailed: (err: unknown) => void = () => {},
   ) {}
@@ -233,9 +262,12 @@ export class RedisConversationLog implements ConversationLog {
       this.limits.maxMessages,
     ]);
     if (found === -1) return { ok: false, reason: 'unknown' };
-    const after = mergeSorted(found[0], found[1], compareEntries);
-    if (after.length > max) return { ok: false, reason: 'too-many' };
-    return { ok: true, messages: after.map(parseEntry) };
+    // A stream that filled its cap may hold more: all or nothing, so nothing.
+    if (found[0].length >= afterCap(max) || found[1].length >= afterCap(max)) return { ok: false, reason: 'too-many' };
+    const after = mergeSorted(found[0], found[1], compareEntries).map(parseEntry);
+    const messages = replayOf(after, await this.overlay(agentId, clientId, overlayIds(after)));
+    if (messages.length > max) return { ok: false, reason: 'too-many' };
+    return { ok: true, messages };
   }
 
   async readBefore(agentId: string, clientId: string, before: string | undefined, limit: number): Promise<HistoryPage> {
@@ -245,7 +277,31 @@ export class RedisConversationLog implements ConversationLog {
       this.limits.maxMessages,
     ]);
     const newestFirst = mergeSorted(own, shared, (x, y) => compareEntries(y, x));
-    return { messages: newestFirst.slice(0, limit).reverse().map(parseEntry), hasMore: newestFirst.length > limit };
+    const page = newestFirst.slice(0, limit).reverse().map(parseEntry);
+    return { messages: pageOf(page, await this.overlay(agentId, clientId, overlayIds(page))), hasMore: newestFirst.length > limit };
+  }
+
+  async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
+    const keys = [this.conversationKeys(agentId, clientId)[0], this.overlayKey(agentId, clientId)];
+    const args = [id, this.limits.maxMessages, feedback === null ? '' : JSON.stringify(feedback), this.limits.ttlS];
+    return (await SET_FEEDBACK.run<number>(this.redis, keys, args)) === 1;
+  }
+
+  /** The overlay fields of `ids` in a conversation: finals of streamed messages and feedback. */
+  private async overlay(agentId: string, clientId: string, ids: readonly string[]): Promise<Map<string, OverlayFields>> {
+    const out = new Map<string, OverlayFields>();
+    if (ids.length === 0) return out;
+    const values = await this.redis.hmget(this.overlayKey(agentId, clientId), ...ids.flatMap((id) => [`f:${id}`, `r:${id}`]));
+    ids.forEach((id, i) => {
+      const [final, feedback] = [values[2 * i], values[2 * i + 1]];
+      if (final !== null || feedback !== null) out.set(id, { final, feedback });
+    });
+    return out;
+  }
+
+  /** A conversation's overlay: `f:<id>` the final of a streamed message, `r:<id>` the feedback on a bot message. */
+  overlayKey(agentId: string, clientId: string): string {
+    return `${this.botKey(agentId)}:overlay:${clientId}`;
   }
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
@@ -280,7 +336,7 @@ export class RedisConversationLog implements ConversationLog {
     const replies = await this.redis
       .multi()
       .del(stream)
-      .del(marker, `${this.botKey(agentId)}:logidx:${clientId}`)
+      .del(marker, `${this.botKey(agentId)}:logidx:${clientId}`, this.overlayKey(agentId, clientId))
       .exec();
     const [err, deleted] = replies![0];
     if (err) throw err;
@@ -331,7 +387,7 @@ export class RedisConversationLog implements ConversationLog {
   }
 
   /** The prefix of every key of a bot: its hash tag puts them in one slot. */
-  private botKey(agentId: string): string {
+  botKey(agentId: string): string {
     return `${this.prefix}${hashTag(agentId)}`;
   }
 
@@ -346,9 +402,9 @@ function compareEntries(x: StreamEntry, y: StreamEntry): number {
   return xm - ym || xs - ys;
 }
 
-function parseEntry(entry: StreamEntry): LoggedMessage {
+function parseEntry(entry: StreamEntry): LogEntry {
   const fields = entry[1];
-  return JSON.parse(fields[fields.indexOf('m') + 1]) as LoggedMessage;
+  return decodeEntry(fields[fields.indexOf('m') + 1]);
 }
 
 /** `value` matched literally in a SCAN/KEYS pattern. */

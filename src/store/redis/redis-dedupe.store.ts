@@ -18,6 +18,11 @@ export class RedisDedupeStore implements DedupeStore {
     return existing === null ? null : (JSON.parse(existing) as DedupeRecord);
   }
 
+  async find(key: DedupeKey): Promise<DedupeRecord | null> {
+    const json = await this.redis.get(this.key(key));
+    return json === null ? null : (JSON.parse(json) as DedupeRecord);
+  }
+
   async markDelivered(key: DedupeKey, record: DedupeRecord, ttlS: number): Promise<void> {
     await this.redis.set(this.key(key), deliveredJson(record), 'EX', dedupeSeconds(ttlS));
   }

@@ -10,6 +10,7 @@ import { RedisPresenceStore } from './redis-presence.store';
 import { RedisUserStore } from './redis-user.store';
 import { RedisConversationLog } from './redis-conversation.log';
 import { RedisMessageIntake } from './redis-message-intake';
+import { RedisStreamStore } from './redis-stream.store';
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `relay:`), so several hubs or tests can share one Redis. */
@@ -40,6 +41,7 @@ export class RedisStore implements Store {
   readonly conversations: RedisConversationLog;
   readonly departures: RedisAgentDepartures;
   readonly intake: RedisMessageIntake;
+  readonly streams: RedisStreamStore;
 
   constructor(redis: RedisClient, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'relay:';
@@ -56,7 +58,8 @@ export class RedisStore implements Store {
       options.history ?? { maxMessages: 200, ttlS: 604800 },
       options.onIndexFailure,
     );
-    this.intake = new RedisMessageIntake(redis, this.dedupe, this.presence, this.conversations);
+    this.streams = new RedisStreamStore(redis, prefix, this.conversations);
+    this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {}

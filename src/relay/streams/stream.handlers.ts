@@ -1,0 +1,46 @@
+import type { Socket } from 'socket.io';
+import { Events } from '../../protocol';
+import { isActivityUpdate, isStreamDelta, isStreamEnd, isStreamStart } from '../../protocol/schemas';
+import { guardEvent, type GuardOptions } from '../event-guard';
+import type { ActivityTracker } from './activity-tracker';
+import type { StreamService } from './stream.service';
+
+/** The parts of an agent socket's guard every event shares (bucket, logger, metrics). */
+type AgentGuard = Omit<GuardOptions<unknown>, 'event' | 'validate'>;
+
+/**
+ * A runtime's streamed replies and activity (docs/streaming.md). Deltas count against their own
+ * token bucket (STREAM_DELTA_RATE_*), separate from replies; a delta is acked only when the runtime
+ * asked for an ack.
+ */
+export function registerStreamHandlers(
+  socket: Socket,
+  agentId: string,
+  guard: AgentGuard,
+  streams: StreamService,
+  activity: ActivityTracker,
+  deltaBurst: number,
+): void {
+  socket.on(
+    Events.streamStart,
+    guardEvent({ ...guard, event: Events.streamStart, validate: isStreamStart }, (payload) => streams.start(socket, agentId, payload)),
+  );
+  socket.on(
+    Events.streamDelta,
+    guardEvent(
+      { ...guard, bucket: streams.bucketOf(socket.id), maxStrikes: deltaBurst, event: Events.streamDelta, validate: isStreamDelta },
+      (payload) => streams.delta(socket, payload),
+    ),
+  );
+  socket.on(
+    Events.streamEnd,
+    guardEvent({ ...guard, event: Events.streamEnd, validate: isStreamEnd }, (payload) => streams.end(socket, payload)),
+  );
+  socket.on(
+    Events.activity,
+    guardEvent({ ...guard, event: Events.activity, validate: isActivityUpdate }, (payload) => {
+      activity.update(agentId, payload);
+      return { ok: true };
+    }),
+  );
+}

@@ -1,0 +1,335 @@
+import type { Socket } from 'socket.io';
+import { TokenBucket } from '../../limits/token-bucket';
+import { payloadError } from '../../protocol/payload-limits';
+import {
+  Authors,
+  BROADCAST_TO,
+  errorAck,
+  Events,
+  type MessageEnd,
+  type MessageStart,
+  type SendAck,
+  type StreamDelta,
+  type StreamDeltaAck,
+  type StreamEnd,
+  type StreamStart,
+  type StreamStatus,
+} from '../../protocol';
+import type { LoggedMessage } from '../../store/conversation-log';
+import { finalMessage } from '../../store/log-entries';
+import type { OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
+import { DeadlineQueue, type Deadline } from '../deadline-queue';
+import { MessageStamper } from '../ids';
+import type { RelayContext, RelayNamespaces } from '../relay.context';
+import { Rooms, toRoom } from '../rooms';
+import type { ActivityTracker } from './activity-tracker';
+
+/** A stream owned by a runtime socket of this replica. */
+interface Owned extends Deadline, StreamRef {
+  clientId: string;
+  socketId: string;
+  start: LoggedMessage;
+  /** The text so far, kept here too so the clients get it if shared state fails mid-stream. */
+  text: string;
+  seq: number;
+  lastDeltaAt: number;
+  endsBy: number;
+}
+
+/** Per runtime socket: its open streams and its delta token bucket. */
+interface SocketStreams {
+  ids: Set<string>;
+  bucket: TokenBucket;
+}
+
+/**
+ * Streamed replies on the hub (docs/streaming.md). A stream belongs to the runtime socket that
+ * started it: only that socket's events reach it here, and the store's atomic end makes sure one
+ * ender wins when a replica's timeout, a stop grace and the orphan sweep race. Deltas go to the
+ * user's room at once, published by the store with the append where it can (one round trip).
+ */
+export class StreamService {
+  private readonly owned = new Map<string, Owned>();
+  private readonly sockets = new Map<string, SocketStreams>();
+  /** Idle and max-duration deadlines of owned streams, and stop graces, on one timer. */
+  private readonly deadlines = new DeadlineQueue();
+  private readonly graces = new Set<Deadline>();
+  /** Ends the store refused (shared state unreachable): retried by {@link tick}. */
+  private readonly pendingEnds = new Map<string, StreamRef & { status: StreamStatus }>();
+  private readonly stamps = new MessageStamper();
+  private readonly bounds: StreamBounds;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly nsp: RelayNamespaces,
+    private readonly activity: ActivityTracker,
+  ) {
+    const { config } = ctx;
+    // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
+    this.bounds = { maxBytes: config.STREAM_MAX_BYTES, ttlMs: 2 * config.STREAM_IDLE_TIMEOUT_MS + 60_000 };
+  }
+
+  private get logged(): boolean {
+    return this.ctx.config.HISTORY_ENABLED;
+  }
+
+  /** How often the orphan sweep runs and how far ahead a replica promises its streams are alive. */
+  private get sweepMs(): number {
+    return Math.max(100, Math.min(1000, this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 4));
+  }
+
+  /** Starts the sweep: keeps this replica's streams alive in shared state, ends dead replicas' ones, retries failed ends. */
+  startSweep(): void {
+    this.timer ??= setInterval(() => void this.tick(), this.sweepMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    for (const owned of this.owned.values()) this.deadlines.remove(owned);
+    for (const grace of this.graces) this.deadlines.remove(grace);
+    this.graces.clear();
+  }
+
+  /** The delta bucket of a runtime socket. */
+  bucketOf(socketId: string): TokenBucket {
+    return this.streamsOf(socketId).bucket;
+  }
+
+  async start(socket: Socket, agentId: string, payload: StreamStart): Promise<SendAck> {
+    const { config, metrics } = this.ctx;
+    if (payload.to === BROADCAST_TO) return errorAck('INVALID_PAYLOAD', "a stream goes to one user: '*' is refused");
+    const tooLarge = payloadError('', payload.data, config.MAX_MESSAGE_BYTES);
+    if (tooLarge) return errorAck(tooLarge);
+    const mine = this.streamsOf(socket.id);
+    if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
+    const { id, ts } = this.stamps.next();
+    const start: LoggedMessage = { id, ts, agentId, author: Authors.agent, text: '' };
+    if (payload.data !== undefined) start.data = payload.data;
+    if (payload.replyTo !== undefined) start.replyTo = payload.replyTo;
+    // Counted before the write, so a concurrent start cannot pass the limit while this one awaits.
+    mine.ids.add(id);
+    try {
+      await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
+    } catch (err) {
+      mine.ids.delete(id);
+      throw err;
+    }
+    const now = Date.now();
+    const owned: Owned = {
+      agentId,
+      id,
+      clientId: payload.to,
+      socketId: socket.id,
+      start,
+      text: '',
+      seq: 0,
+      lastDeltaAt: now,
+      endsBy: now + config.STREAM_MAX_DURATION_MS,
+      dueMs: 0,
+      slot: -1,
+      fire: () => this.due(owned),
+    };
+    if (!socket.connected) {
+      // The runtime left while the stream was being opened: it will not end it.
+      mine.ids.delete(id);
+      void this.hubEnd(owned, 'interrupted');
+      return { ok: true, id, ts };
+    }
+    this.owned.set(id, owned);
+    this.deadlines.add(owned, Math.min(now + config.STREAM_IDLE_TIMEOUT_MS, owned.endsBy));
+    this.keepAlive([owned]);
+    metrics.streamsStarted.inc();
+    metrics.streamsOpen.inc();
+    this.activity.reached(agentId, payload.to);
+    const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
+    toRoom(this.nsp.client, Rooms.client(agentId, payload.to), this.ctx.subscriptionsIntact()).emit(Events.messageStart, message);
+    return { ok: true, id, ts };
+  }
+
+  async delta(socket: Socket, { id, text }: StreamDelta): Promise<StreamDeltaAck> {
+    const owned = this.ownedBy(socket, id);
+    if (!owned) return errorAck('STREAM_NOT_FOUND');
+    this.ctx.metrics.streamDeltas.inc({ direction: 'in' });
+    const room = Rooms.client(owned.agentId, owned.clientId);
+    const publication = this.ctx.publicationTo(room, Events.messageDelta);
+    let result;
+    try {
+      result = await this.ctx.store.streams.append(owned.agentId, id, text, this.bounds, publication);
+    } catch (err) {
+      // The delta cannot be recorded: the stream ends `error` on the clients that can be reached.
+      this.failed(owned);
+      throw err;
+    }
+    if (!result.ok) {
+      if (result.reason === 'too-large') return errorAck('PAYLOAD_TOO_LARGE');
+      this.forget(owned);
+      return errorAck('STREAM_NOT_FOUND');
+    }
+    owned.text += text;
+    owned.seq = result.seq;
+    owned.lastDeltaAt = Date.now();
+    const delta = { id, seq: result.seq, text };
+    const clients = this.nsp.client;
+    const intact = this.ctx.subscriptionsIntact();
+    if (publication === null) toRoom(clients, room, intact).emit(Events.messageDelta, delta);
+    else if (clients.adapter.rooms.has(room) && intact) clients.local.to(room).emit(Events.messageDelta, delta);
+    const here = clients.adapter.rooms.get(room)?.size ?? 0;
+    if (here > 0) this.ctx.metrics.streamDeltas.inc({ direction: 'out' }, here);
+    return { ok: true, seq: result.seq };
+  }
+
+  async end(socket: Socket, payload: StreamEnd): Promise<SendAck> {
+    const owned = this.ownedBy(socket, payload.id);
+    if (!owned) return errorAck('STREAM_NOT_FOUND');
+    const { config } = this.ctx;
+    if (payload.text !== undefined && Buffer.byteLength(payload.text) > config.STREAM_MAX_BYTES) return errorAck('PAYLOAD_TOO_LARGE');
+    const tooLarge = payloadError('', payload.data, config.MAX_MESSAGE_BYTES);
+    if (tooLarge) return errorAck(tooLarge);
+    const ending: StreamEnding = { status: payload.status ?? 'complete' };
+    if (payload.text !== undefined) ending.text = payload.text;
+    if (payload.data !== undefined) ending.data = payload.data;
+    const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged);
+    this.forget(owned);
+    if (!ended) return errorAck('STREAM_NOT_FOUND');
+    this.announceEnd(owned, ended.final, ending.status);
+    return { ok: true, id: owned.id, ts: owned.start.ts };
+  }
+
+  /** The runtime socket left: its open streams end `interrupted`. */
+  socketLeft(socketId: string): void {
+    const mine = this.sockets.get(socketId);
+    this.sockets.delete(socketId);
+    for (const id of mine?.ids ?? []) {
+      const owned = this.owned.get(id);
+      if (owned) void this.hubEnd(owned, 'interrupted');
+    }
+  }
+
+  /** The open streams of a conversation, as `message:start` gives them to a (re)connecting client. */
+  async snapshot(agentId: string, clientId: string): Promise<MessageStart[]> {
+    const open = await this.ctx.store.streams.openOf(agentId, clientId);
+    return open.map(startOf);
+  }
+
+  /** An open stream of the bot, from shared state. */
+  find(agentId: string, id: string): Promise<OpenStream | null> {
+    return this.ctx.store.streams.get(agentId, id);
+  }
+
+  /** After a stop: the hub ends the stream `cancelled` unless it ended within STREAM_STOP_GRACE_MS. */
+  cancelAfterGrace(ref: StreamRef): void {
+    const grace: Deadline = {
+      dueMs: 0,
+      slot: -1,
+      fire: () => {
+        this.graces.delete(grace);
+        const owned = this.owned.get(ref.id);
+        void this.hubEnd(owned ?? ref, 'cancelled').then((ended) => {
+          if (ended) this.ctx.metrics.streamStops.inc({ result: 'ended_by_hub' });
+        });
+      },
+    };
+    this.graces.add(grace);
+    this.deadlines.add(grace, Date.now() + this.ctx.config.STREAM_STOP_GRACE_MS);
+  }
+
+  /** An owned stream's deadline: idle or too long, it ends `timeout`; else it waits for the next. */
+  private due(owned: Owned): void {
+    const now = Date.now();
+    const idleAt = owned.lastDeltaAt + this.ctx.config.STREAM_IDLE_TIMEOUT_MS;
+    if (now < idleAt && now < owned.endsBy) {
+      this.deadlines.add(owned, Math.min(idleAt, owned.endsBy));
+      return;
+    }
+    void this.hubEnd(owned, 'timeout');
+  }
+
+  /**
+   * Ends a stream from the hub with the text accumulated so far; true when this call ended it. When
+   * shared state is unreachable, the end is retried by the sweep.
+   */
+  private async hubEnd(ref: StreamRef | Owned, status: StreamStatus): Promise<boolean> {
+    const owned = this.owned.get(ref.id);
+    if (owned) this.forget(owned);
+    try {
+      const ended = await this.ctx.store.streams.end(ref.agentId, ref.id, { status }, this.logged);
+      this.pendingEnds.delete(ref.id);
+      void this.ctx.store.streams.forget([ref]).catch(() => {});
+      if (!ended) return false;
+      this.announceEnd({ agentId: ref.agentId, clientId: ended.clientId }, ended.final, status);
+      return true;
+    } catch (err) {
+      this.ctx.handlerFailures.warn('stream-end', err, 'could not end a stream in shared state; retrying');
+      this.pendingEnds.set(ref.id, { agentId: ref.agentId, id: ref.id, status });
+      return false;
+    }
+  }
+
+  private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus): void {
+    const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
+    toRoom(this.nsp.client, Rooms.client(to.agentId, to.clientId), this.ctx.subscriptionsIntact()).emit(Events.messageEnd, end);
+    this.ctx.metrics.streamsEnded.inc({ status });
+    this.activity.reached(to.agentId, to.clientId);
+  }
+
+  /** A delta could not be recorded: the clients that can be reached see the stream end `error`; the store's end is retried. */
+  private failed(owned: Owned): void {
+    this.forget(owned);
+    const end: MessageEnd = { ...(finalMessage(owned.start, owned.text, 'error', owned.start.data) as MessageEnd), status: 'error' };
+    toRoom(this.nsp.client, Rooms.client(owned.agentId, owned.clientId), this.ctx.subscriptionsIntact()).emit(Events.messageEnd, end);
+    this.ctx.metrics.streamsEnded.inc({ status: 'error' });
+    this.pendingEnds.set(owned.id, { agentId: owned.agentId, id: owned.id, status: 'error' });
+  }
+
+  private forget(owned: Owned): void {
+    if (!this.owned.delete(owned.id)) return;
+    this.deadlines.remove(owned);
+    this.sockets.get(owned.socketId)?.ids.delete(owned.id);
+    this.ctx.metrics.streamsOpen.dec();
+  }
+
+  private ownedBy(socket: Socket, id: string): Owned | undefined {
+    const owned = this.owned.get(id);
+    return owned?.socketId === socket.id ? owned : undefined;
+  }
+
+  private streamsOf(socketId: string): SocketStreams {
+    let mine = this.sockets.get(socketId);
+    if (!mine) {
+      const { config } = this.ctx;
+      mine = { ids: new Set(), bucket: new TokenBucket(config.STREAM_DELTA_RATE_PER_S, config.STREAM_DELTA_RATE_BURST) };
+      this.sockets.set(socketId, mine);
+    }
+    return mine;
+  }
+
+  private keepAlive(streams: readonly StreamRef[]): void {
+    const until = Date.now() + this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 2;
+    void this.ctx.store.streams
+      .keepAlive(
+        streams.map(({ agentId, id }) => ({ agentId, id })),
+        until,
+      )
+      .catch(() => {});
+  }
+
+  /** One sweep: keep ours alive, end dead replicas' streams (`interrupted`: their runtimes are gone), retry ends. */
+  private async tick(): Promise<void> {
+    if (this.owned.size > 0) this.keepAlive([...this.owned.values()]);
+    for (const pending of [...this.pendingEnds.values()]) await this.hubEnd(pending, pending.status);
+    try {
+      const orphans = await this.ctx.store.streams.orphans(Date.now(), 100);
+      for (const ref of orphans) if (!this.owned.has(ref.id)) await this.hubEnd(ref, 'interrupted');
+    } catch {
+      // Shared state unreachable: the next sweep tries again.
+    }
+  }
+}
+
+/** `message:start` of an open stream: the start message with the text so far and its seq. */
+function startOf(open: OpenStream): MessageStart {
+  return { ...(open.message as MessageStart), text: open.text, seq: open.seq };
+}

@@ -1,0 +1,85 @@
+import {
+  errorAck,
+  Events,
+  type AgentFeedback,
+  type AgentStop,
+  type FeedbackRequest,
+  type MessageFeedback,
+  type OkAck,
+  type StopRequest,
+} from '../../protocol';
+import type { RuntimeEntry } from '../../store/store';
+import { isoNow } from '../ids';
+import type { ClientSocketData, RelayContext, RelayNamespaces } from '../relay.context';
+import { pickByRendezvous } from '../rendezvous';
+import type { StreamService } from './stream.service';
+
+/**
+ * What a user does to the bot's answers (docs/streaming.md): stop one (by its id, or by the user's
+ * own message it answers, so stop works before the stream exists) and rate one. Both reach the
+ * runtime through its socket's own room, on whatever replica holds it.
+ */
+export class UserActions {
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly nsp: RelayNamespaces,
+    private readonly streams: StreamService,
+  ) {}
+
+  async stop(user: ClientSocketData, request: StopRequest): Promise<OkAck> {
+    const { agentId, clientId, sub } = user;
+    const stops = this.ctx.metrics.streamStops;
+    if ('id' in request) return this.stopStream(user, request.id);
+    const record = await this.ctx.store.dedupe.find({ agentId, sub, clientMessageId: request.clientMessageId });
+    if (!record) {
+      stops.inc({ result: 'not_found' });
+      return errorAck('STREAM_NOT_FOUND');
+    }
+    const open = await this.ctx.store.streams.openOf(agentId, clientId);
+    const answering = open.find((stream) => stream.message.replyTo === record.id);
+    if (answering) return this.stopStream(user, answering.message.id);
+    // No stream yet: the runtime that got the message (rendezvous over the live runtimes) is told to stop it.
+    const runtime = await this.runtimeFor(agentId, sub);
+    if (!runtime) {
+      stops.inc({ result: 'not_found' });
+      return errorAck('STREAM_NOT_FOUND');
+    }
+    const stop: AgentStop = { messageId: record.id, from: clientId };
+    this.nsp.agent.to(runtime.socketId).emit(Events.stop, stop);
+    stops.inc({ result: 'routed' });
+    return { ok: true };
+  }
+
+  async feedback(user: ClientSocketData, { id, rating, comment }: FeedbackRequest): Promise<OkAck> {
+    const { agentId, clientId, sub } = user;
+    const kept: MessageFeedback | null = rating === null ? null : { rating, ...(comment === undefined ? {} : { comment }), ts: isoNow() };
+    const found = this.ctx.config.HISTORY_ENABLED && (await this.ctx.store.conversations.setFeedback(agentId, clientId, id, kept));
+    if (!found) return errorAck('MESSAGE_NOT_FOUND');
+    this.ctx.metrics.feedback.inc({ rating: rating ?? 'none' });
+    // Best effort: the rating is kept whether or not a runtime hears of it.
+    const runtime = await this.runtimeFor(agentId, sub).catch(() => undefined);
+    if (runtime) {
+      const event: AgentFeedback = { id, from: clientId, rating, ...(comment === undefined ? {} : { comment }) };
+      this.nsp.agent.to(runtime.socketId).emit(Events.feedback, event);
+    }
+    return { ok: true };
+  }
+
+  /** Stops an open stream of the user's conversation; another user's (or an unknown) one is not found. */
+  private async stopStream({ agentId, clientId }: ClientSocketData, id: string): Promise<OkAck> {
+    const open = await this.streams.find(agentId, id);
+    if (!open || open.clientId !== clientId) {
+      this.ctx.metrics.streamStops.inc({ result: 'not_found' });
+      return errorAck('STREAM_NOT_FOUND');
+    }
+    const stop: AgentStop = { id, from: clientId };
+    this.nsp.agent.to(open.owner).emit(Events.stop, stop);
+    this.streams.cancelAfterGrace({ agentId, id });
+    this.ctx.metrics.streamStops.inc({ result: 'routed' });
+    return { ok: true };
+  }
+
+  private async runtimeFor(agentId: string, sub: string): Promise<RuntimeEntry | undefined> {
+    return pickByRendezvous(sub, await this.ctx.store.presence.listRuntimes(agentId), (r) => r.socketId);
+  }
+}

@@ -1,0 +1,237 @@
+import type { LoggedMessage } from '../conversation-log';
+import {
+  finalHead,
+  type DeltaPublication,
+  type DeltaResult,
+  type EndedStream,
+  type OpenStream,
+  type StreamBounds,
+  type StreamEnding,
+  type StreamRecord,
+  type StreamRef,
+  type StreamStore,
+} from '../stream-store';
+import { streamStartJson } from '../log-entries';
+import { hashTag, type RedisClient } from './redis-client';
+import { LUA_APPEND, LUA_FIND, type RedisConversationLog } from './redis-conversation.log';
+import { LuaScript } from './lua-script';
+
+// Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
+// message `m`, the final's JSON parts `head`/`tail`, start `data`, `client`, `owner`, `seq`) and its text
+// `…:stream:<id>:text` (APPEND per delta); per conversation a set `…:streams:<clientId>` of open ids. All
+// expire `ttlMs` after the last write, so nothing outlives a dead replica for long; the orphan sweep
+// (`…{streams}:orphans`, a sorted set of every open stream by the time its owner last promised to be
+// alive) ends them before that.
+
+// KEYS: hash, text, set, then the log's stream, clock, user-index marker. ARGV: m, head, tail, data, client,
+// owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms. Returns append's result or 1.
+const OPEN = new LuaScript(`local now = tonumber(ARGV[13])${LUA_APPEND}
+redis.call('HSET', KEYS[1], 'm', ARGV[1], 'head', ARGV[2], 'tail', ARGV[3], 'data', ARGV[4], 'client', ARGV[5], 'owner', ARGV[6], 'seq', 0)
+redis.call('SET', KEYS[2], '', 'PX', ARGV[7])
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+redis.call('SADD', KEYS[3], ARGV[9])
+redis.call('PEXPIRE', KEYS[3], ARGV[7])
+if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12]) end
+return 1`);
+
+// KEYS: hash, text. ARGV: text, its JSON, max bytes, ttl ms, id, then a shard channel ('' for none)
+// and the publication's parts around the delta's JSON, then the bot's key prefix (the conversation's set,
+// in the same slot, is named after the hash's client). Returns -1 (not open), -2 (too large) or { seq, bytes }.
+const APPEND = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local bytes = redis.call('STRLEN', KEYS[2]) + #ARGV[1]
+if bytes > tonumber(ARGV[3]) then return -2 end
+redis.call('APPEND', KEYS[2], ARGV[1])
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', ARGV[9] .. ':streams:' .. redis.call('HGET', KEYS[1], 'client'), ARGV[4])
+if ARGV[6] ~= '' then
+  redis.call('SPUBLISH', ARGV[6], ARGV[7] .. '{"id":"' .. ARGV[5] .. '","seq":' .. seq .. ',"text":' .. ARGV[2] .. '}' .. ARGV[8])
+end
+return { seq, bytes }`);
+
+// KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
+// the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms.
+// Returns false (not open) or { final json, seq }. Overlay fields of messages older than the oldest entry
+// the log keeps are pruned here (UUIDv7 ids sort by time).
+const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_FIND}${LUA_APPEND}
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local m = redis.call('HMGET', KEYS[1], 'head', 'tail', 'data', 'seq')
+local text = ARGV[2]
+if text == '' then text = cjson.encode(redis.call('GET', KEYS[2]) or '') end
+local data = ARGV[3]
+if data == '' then data = m[3] end
+local final = m[1] .. ',"text":' .. text
+if data ~= '' then final = final .. ',"data":' .. data end
+final = final .. m[2]
+if ARGV[4] ~= 'complete' then final = final .. ',"status":"' .. ARGV[4] .. '"' end
+final = final .. '}'
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('SREM', KEYS[3], ARGV[1])
+if ARGV[5] == '1' then
+  local max, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
+  append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e')
+  redis.call('HSET', KEYS[7], 'f:' .. ARGV[1], final)
+  redis.call('EXPIRE', KEYS[7], ttl)
+  local sid = oldest_kept(KEYS[4], redis.call('XLEN', KEYS[4]), max)
+  local first = sid and redis.call('XRANGE', KEYS[4], sid, sid) or redis.call('XRANGE', KEYS[4], '-', '+', 'COUNT', 1)
+  if first[1] then
+    local oldest = first[1][2][2]
+    for _, field in ipairs(redis.call('HKEYS', KEYS[7])) do
+      if string.sub(field, 3) < oldest then redis.call('HDEL', KEYS[7], field) end
+    end
+  end
+end
+return { final, tonumber(m[4]) }`);
+
+// KEYS: hash, text. Returns false or { m, client, owner, seq, text }.
+const GET = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local m = redis.call('HMGET', KEYS[1], 'm', 'client', 'owner', 'seq')
+return { m[1], m[2], m[3], m[4], redis.call('GET', KEYS[2]) or '' }`);
+
+// KEYS: the conversation's set. ARGV: the bot's key prefix. Returns { m, client, owner, seq, text } per open
+// stream (forgetting ids whose stream expired). The stream keys are built here: they share the set's slot.
+const OPEN_OF = new LuaScript(`
+local out = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local hash = ARGV[1] .. ':stream:' .. id
+  if redis.call('EXISTS', hash) == 1 then
+    local m = redis.call('HMGET', hash, 'm', 'client', 'owner', 'seq')
+    out[#out + 1] = { m[1], m[2], m[3], m[4], redis.call('GET', hash .. ':text') or '' }
+  else
+    redis.call('SREM', KEYS[1], id)
+  end
+end
+return out`);
+
+type Row = [message: string, client: string, owner: string, seq: string, text: string];
+
+/** Open streams on Redis; see the layout above. */
+export class RedisStreamStore implements StreamStore {
+  private readonly orphanKey: string;
+
+  constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+    private readonly log: RedisConversationLog,
+  ) {
+    this.orphanKey = `${prefix}${hashTag('streams')}:orphans`;
+  }
+
+  async open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void> {
+    const { message, clientId, owner } = record;
+    const { agentId, id } = message;
+    const { head, tail } = finalHead(message);
+    const keys = [...this.streamKeys(agentId, id, clientId), ...this.log.appendKeys(agentId, clientId)];
+    const [, json, max, ttl] = this.log.appendArgs(id, streamStartJson(message));
+    const data = message.data === undefined ? '' : JSON.stringify(message.data);
+    const args = [
+      JSON.stringify(message),
+      head,
+      tail,
+      data,
+      clientId,
+      owner,
+      bounds.ttlMs,
+      logged ? '1' : '',
+      id,
+      json,
+      max,
+      ttl,
+      Date.now(),
+    ];
+    const result = await OPEN.run<number>(this.redis, keys, args);
+    if (logged) await this.log.appended(agentId, clientId, result);
+  }
+
+  async append(
+    agentId: string,
+    id: string,
+    text: string,
+    bounds: StreamBounds,
+    publication: DeltaPublication | null,
+  ): Promise<DeltaResult> {
+    const keys = this.streamKeys(agentId, id, null).slice(0, 2);
+    const args = [
+      text,
+      JSON.stringify(text),
+      bounds.maxBytes,
+      bounds.ttlMs,
+      id,
+      publication?.channel ?? '',
+      publication?.before ?? '',
+      publication?.after ?? '',
+      this.log.botKey(agentId),
+    ];
+    const result = await APPEND.run<number | [number, number]>(this.redis, keys, args);
+    if (result === -1) return { ok: false, reason: 'not-found' };
+    if (result === -2) return { ok: false, reason: 'too-large' };
+    const [seq, bytes] = result as [number, number];
+    return { ok: true, seq, bytes };
+  }
+
+  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
+    // The conversation is in the stream's hash; read it first (the set key needs it).
+    const open = await this.get(agentId, id);
+    if (!open) return null;
+    const { clientId } = open;
+    const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
+    const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
+    const { maxMessages, ttlS } = this.log.limits;
+    const text = ending.text === undefined ? '' : JSON.stringify(ending.text);
+    const data = ending.data === undefined ? '' : JSON.stringify(ending.data);
+    const args = [id, text, data, ending.status, logged ? '1' : '', maxMessages, ttlS, Date.now()];
+    const result = await END.run<[string, number] | null>(this.redis, keys, args);
+    if (!result) return null;
+    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId };
+  }
+
+  async get(agentId: string, id: string): Promise<OpenStream | null> {
+    const [hash, text] = this.streamKeys(agentId, id, null);
+    const row = await GET.run<Row | null>(this.redis, [hash, text]);
+    return row ? parseRow(row) : null;
+  }
+
+  async openOf(agentId: string, clientId: string): Promise<OpenStream[]> {
+    const set = this.setKey(agentId, clientId);
+    const rows = await OPEN_OF.run<Row[]>(this.redis, [set], [this.log.botKey(agentId)]);
+    return rows.map(parseRow).sort((a, b) => (a.message.id < b.message.id ? -1 : 1));
+  }
+
+  async keepAlive(refs: readonly StreamRef[], untilMs: number): Promise<void> {
+    if (refs.length === 0) return;
+    await this.redis.zadd(this.orphanKey, ...refs.flatMap((ref) => [untilMs, member(ref)]));
+  }
+
+  async orphans(nowMs: number, limit: number): Promise<StreamRef[]> {
+    const members = await this.redis.zrangebyscore(this.orphanKey, '-inf', nowMs, 'LIMIT', 0, limit);
+    return members.map((m) => {
+      const at = m.indexOf(' ');
+      return { agentId: m.slice(0, at), id: m.slice(at + 1) };
+    });
+  }
+
+  async forget(refs: readonly StreamRef[]): Promise<void> {
+    if (refs.length > 0) await this.redis.zrem(this.orphanKey, ...refs.map(member));
+  }
+
+  /** Hash, text and (when the conversation is known) the conversation's set of open streams. */
+  private streamKeys(agentId: string, id: string, clientId: string | null): string[] {
+    const hash = `${this.log.botKey(agentId)}:stream:${id}`;
+    return clientId === null ? [hash, `${hash}:text`, hash] : [hash, `${hash}:text`, this.setKey(agentId, clientId)];
+  }
+
+  private setKey(agentId: string, clientId: string): string {
+    return `${this.log.botKey(agentId)}:streams:${clientId}`;
+  }
+}
+
+/** An agentId has no space (AGENT_ID_PATTERN). */
+function member(ref: StreamRef): string {
+  return `${ref.agentId} ${ref.id}`;
+}
+
+function parseRow([message, client, owner, seq, text]: Row): OpenStream {
+  return { message: JSON.parse(message) as LoggedMessage, clientId: client, owner, seq: Number(seq), text };
+}

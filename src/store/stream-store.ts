@@ -1,0 +1,89 @@
+import type { MessageData, StreamStatus } from '../protocol';
+import type { LoggedMessage, Template } from './conversation-log';
+
+/**
+ * Open streamed replies (docs/streaming.md): their accumulated text and delta count beside the
+ * conversation log, bounded and expiring. Opening a stream also logs its start; ending it logs its
+ * final, in the same step (one script on Redis), so a stream is either open here or final in the log.
+ */
+
+/** A stream as opened: its start message (text ''), the conversation and the runtime socket that owns it. */
+export interface StreamRecord {
+  message: LoggedMessage;
+  clientId: string;
+  owner: string;
+}
+
+/** An open stream with what it holds so far. */
+export interface OpenStream extends StreamRecord {
+  text: string;
+  seq: number;
+}
+
+/** A stream of a bot, as the orphan sweep names it. */
+export interface StreamRef {
+  agentId: string;
+  id: string;
+}
+
+export type DeltaResult = { ok: true; seq: number; bytes: number } | { ok: false; reason: 'not-found' | 'too-large' };
+
+/** How a stream ends: `text` and `data`, when given, replace the accumulated text and the start's data. */
+export interface StreamEnding {
+  text?: string;
+  data?: MessageData;
+  status: StreamStatus;
+}
+
+/** What {@link StreamStore.end} ended: the final as logged, the deltas it held, and the conversation. */
+export interface EndedStream {
+  final: LoggedMessage;
+  seq: number;
+  clientId: string;
+}
+
+/** Per-call bounds: the accumulated text's bytes, and how long an untouched stream lives. */
+export interface StreamBounds {
+  maxBytes: number;
+  ttlMs: number;
+}
+
+/**
+ * What other replicas get of a delta, published by the store with the append where it can:
+ * `before + {"id","seq","text"} + after` on `channel`.
+ */
+export interface DeltaPublication extends Template {
+  channel: string;
+}
+
+export interface StreamStore {
+  /** Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means recorded. */
+  open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
+  /**
+   * Appends `text` to an open stream: its new seq and accumulated bytes; `too-large` past
+   * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
+   * delta is published once appended.
+   */
+  append(agentId: string, id: string, text: string, bounds: StreamBounds, publication: DeltaPublication | null): Promise<DeltaResult>;
+  /**
+   * Ends a stream if it is still open, logging its final and an end marker: the final and the deltas
+   * it held, or null when it was not open (ended by another call, expired, never there).
+   */
+  end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null>;
+  /** An open stream by id, or null. */
+  get(agentId: string, id: string): Promise<OpenStream | null>;
+  /** The open streams of a conversation, oldest first. */
+  openOf(agentId: string, clientId: string): Promise<OpenStream[]>;
+  /** Marks streams as owned by a live replica until `untilMs`; past it, {@link orphans} lists them. */
+  keepAlive(refs: readonly StreamRef[], untilMs: number): Promise<void>;
+  /** Streams whose owner stopped keeping them alive before `nowMs` (a dead replica's). */
+  orphans(nowMs: number, limit: number): Promise<StreamRef[]>;
+  /** Forgets streams for {@link orphans} (ended). */
+  forget(refs: readonly StreamRef[]): Promise<void>;
+}
+
+/** The final's JSON parts before and after its text, data and status (see store/log-entries.ts finalMessage). */
+export function finalHead(message: LoggedMessage): { head: string; tail: string } {
+  const head = JSON.stringify({ id: message.id, ts: message.ts, agentId: message.agentId, author: 'agent' }).slice(0, -1);
+  return { head, tail: message.replyTo === undefined ? '' : `,"replyTo":${JSON.stringify(message.replyTo)}` };
+}
