@@ -21,7 +21,7 @@ import type { OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../st
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
-import { Rooms, toRoom } from '../rooms';
+import { Rooms } from '../rooms';
 import type { ActivityTracker } from './activity-tracker';
 
 /** A stream owned by a runtime socket of this replica. */
@@ -145,7 +145,7 @@ export class StreamService {
     metrics.streamsOpen.inc();
     this.activity.reached(agentId, payload.to);
     const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
-    toRoom(this.nsp.client, Rooms.client(agentId, payload.to), this.ctx.subscriptionsIntact()).emit(Events.messageStart, message);
+    this.nsp.client.to(Rooms.client(agentId, payload.to)).emit(Events.messageStart, message);
     return { ok: true, id, ts };
   }
 
@@ -173,9 +173,8 @@ export class StreamService {
     owned.lastDeltaAt = Date.now();
     const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
-    const intact = this.ctx.subscriptionsIntact();
-    if (publication === null) toRoom(clients, room, intact).emit(Events.messageDelta, delta);
-    else if (clients.adapter.rooms.has(room) && intact) clients.local.to(room).emit(Events.messageDelta, delta);
+    if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
+    else if (clients.adapter.rooms.has(room)) clients.local.to(room).emit(Events.messageDelta, delta);
     const here = clients.adapter.rooms.get(room)?.size ?? 0;
     if (here > 0) this.ctx.metrics.streamDeltas.inc({ direction: 'out' }, here);
     return { ok: true, seq: result.seq };
@@ -270,7 +269,7 @@ export class StreamService {
 
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus): void {
     const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-    toRoom(this.nsp.client, Rooms.client(to.agentId, to.clientId), this.ctx.subscriptionsIntact()).emit(Events.messageEnd, end);
+    this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }
@@ -279,7 +278,7 @@ export class StreamService {
   private failed(owned: Owned): void {
     this.forget(owned);
     const end: MessageEnd = { ...(finalMessage(owned.start, owned.text, 'error', owned.start.data) as MessageEnd), status: 'error' };
-    toRoom(this.nsp.client, Rooms.client(owned.agentId, owned.clientId), this.ctx.subscriptionsIntact()).emit(Events.messageEnd, end);
+    this.nsp.client.to(Rooms.client(owned.agentId, owned.clientId)).emit(Events.messageEnd, end);
     this.ctx.metrics.streamsEnded.inc({ status: 'error' });
     this.pendingEnds.set(owned.id, { agentId: owned.agentId, id: owned.id, status: 'error' });
   }
