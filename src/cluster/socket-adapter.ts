@@ -72,24 +72,32 @@ export function roomChannelNamer(nsp: Namespace): ((room: string) => string | nu
   return (room) => (a.shouldUseASeparateNamespace(room) ? a.dynamicChannel(room) : null);
 }
 
+/** The sender of a publication made with a log append: no adapter's uid, so none ignores it as its own. */
+const FROM_THE_LOG = 'relay-log';
+
 /** socket.io-adapter's `MessageType.BROADCAST` and socket.io-parser's `PacketType.EVENT` (4.8). */
 const ADAPTER_BROADCAST = 3;
 const EVENT_PACKET = 2;
 
 /**
  * What the namespace's adapter publishes for `nsp.to(room).emit(event, data)`, for a store to
- * publish in the same step as a log append (the caller then emits to this replica's sockets only,
- * with `nsp.local`): the room's own channel and the adapter's JSON encoding of a BROADCAST with no
- * flags, from this replica (whose adapter ignores its own message), around the place of `data`'s
- * JSON, which the store fills in with the text it logs. Null where {@link roomChannelNamer} gives
- * no channel. Relayed messages are JSON values (validated on the way in), which the adapter
- * encodes as JSON too; with binary parts it would use MessagePack.
+ * publish in the same step as a log append: the room's own channel and the adapter's JSON encoding
+ * of a BROADCAST with no flags, around the place of `data`'s JSON, which the store fills in with the
+ * text it logs. Null where {@link roomChannelNamer} gives no channel. Relayed messages are JSON
+ * values (validated on the way in), which the adapter encodes as JSON too; with binary parts it
+ * would use MessagePack.
+ *
+ * It names no replica as its sender ({@link FROM_THE_LOG}), so this replica's adapter delivers it
+ * to its own sockets too and the caller emits nothing itself. Every message a socket gets this way
+ * comes on one connection in the order Redis ran the appends, which is the log's order: a socket
+ * never holds a newer message while an older one is still on its way (as it would with a direct
+ * local emit while the subscription lags), so when the subscription drops, what the socket missed
+ * is exactly what comes after the last message it saw, and a replay from there restores it.
  */
 export function roomBroadcastEncoder(nsp: Namespace): ((room: string, event: string) => Publication | null) | null {
   const channelOf = roomChannelNamer(nsp);
   if (channelOf === null) return null;
-  const { uid } = nsp.adapter as unknown as ShardedAdapterInternals;
-  const from = `"uid":${JSON.stringify(uid)},"nsp":${JSON.stringify(nsp.name)}`;
+  const from = `"uid":${JSON.stringify(FROM_THE_LOG)},"nsp":${JSON.stringify(nsp.name)}`;
   return (room, event) => {
     const channel = channelOf(room);
     if (channel === null) return null;

@@ -214,13 +214,11 @@ export class RelayService {
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
-    // Published with the append: only this replica's sockets are left, and an emit encodes the
-    // packet even for a room with none here (the usual case on a runtimes' replica).
+    // Published with the append, this replica's sockets included: they get it in log order, after
+    // everything appended before it (see roomBroadcastEncoder). Otherwise none of them while the
+    // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
+    // those that passed the replica by (it resumes after the newest it saw).
     if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
-    // Not while the subscriptions have a gap: a socket given this one would skip, on its reconnect,
-    // the replay of those that passed the replica by (it resumes after the newest it saw).
-    else if (this.nsp.client.adapter.rooms.has(room) && this.ctx.subscriptionsIntact())
-      this.nsp.client.local.to(room).emit(Events.message, message);
     if (!broadcast) this.activity.reached(agentId, reply.to);
     this.toClients.add();
     return { id: message.id, ts: message.ts };

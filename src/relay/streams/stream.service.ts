@@ -173,8 +173,8 @@ export class StreamService {
     owned.lastDeltaAt = Date.now();
     const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
+    // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
     if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
-    else if (clients.adapter.rooms.has(room)) clients.local.to(room).emit(Events.messageDelta, delta);
     const here = clients.adapter.rooms.get(room)?.size ?? 0;
     if (here > 0) this.ctx.metrics.streamDeltas.inc({ direction: 'out' }, here);
     return { ok: true, seq: result.seq };
