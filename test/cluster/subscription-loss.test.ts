@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import Redis from 'ioredis';
 import { RelayChat } from '../../src/sdk/embed';
 import type { ClientInboundMessage } from '../../src/protocol';
@@ -45,16 +46,28 @@ async function subscribers(): Promise<{ id: string; name: string }[]> {
     .map((c) => ({ id: c.id, name: c.name }));
 }
 
-it('a replica whose subscription had a gap ends its client sessions once it is back, so they reconnect and get what it missed replayed', async () => {
-  // One runtime of the bot on each replica: a reply from A reaches B's sockets through Redis only,
-  // one from B straight from B.
-  const agent: RelayAgent = await a.agent('sub-bot');
-  const local: RelayAgent = await b.agent('sub-bot');
+interface Tab {
+  agent: RelayAgent;
+  local: RelayAgent;
+  chat: RelayChat;
+  shown: string[];
+  states: { state: string; code?: string }[];
+  /** The id of the tab's first message. */
+  sentId: string;
+}
+
+/**
+ * One runtime of `bot` on each replica (a reply from A reaches B's sockets through Redis only, one
+ * from B from B itself) and a tab of `sub` on B that has seen one reply.
+ */
+async function tabOnB(bot: string, sub: string): Promise<Tab> {
+  const agent: RelayAgent = await a.agent(bot);
+  const local: RelayAgent = await b.agent(bot);
   for (const runtime of [agent, local]) runtime.onMessage((m) => void runtime.reply(m.from, `echo:${m.text}`, undefined, m.id));
   const chat = new RelayChat({
     url: b.url,
-    agentId: 'sub-bot',
-    token: () => Promise.resolve(mintToken({ sub: 'sub-user' })),
+    agentId: bot,
+    token: () => Promise.resolve(mintToken({ sub })),
     persist: false,
     backoff: { baseMs: 100, capMs: 500 },
   });
@@ -63,11 +76,15 @@ it('a replica whose subscription had a gap ends its client sessions once it is b
   chat.on('message', (m: ClientInboundMessage) => shown.push(m.text));
   const states: { state: string; code?: string }[] = [];
   chat.on('state', (s) => states.push(s));
-  try {
-    await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
-    await chat.send('before');
-    await waitFor(() => shown.includes('echo:before'), 5000, 'the first reply');
+  await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
+  const { id: sentId } = await chat.send('before');
+  await waitFor(() => shown.includes('echo:before'), 5000, 'the first reply');
+  return { agent, local, chat, shown, states, sentId };
+}
 
+it('a replica whose subscription had a gap ends its client sessions once it is back, so they reconnect and get what it missed replayed', async () => {
+  const { agent, local, chat, shown, states } = await tabOnB('sub-bot', 'sub-user');
+  try {
     // B's subscriber goes away and cannot come back until maxclients is raised again; A keeps its
     // connections, so what its runtime sends is logged and published while B hears nothing.
     const bSub = (await subscribers()).find((s) => s.name === bSubscriber);
@@ -89,6 +106,30 @@ it('a replica whose subscription had a gap ends its client sessions once it is b
     // Live delivery works again once B has subscribed.
     await agent.reply('sub-user', 'after');
     await waitFor(() => shown.includes('after'), 10_000, 'a live reply after the recovery');
+  } finally {
+    chat.close();
+  }
+}, 60_000);
+
+it("a reply of B's own runtime does not overtake one from A that B's stalled subscription still holds, which its reset then loses", async () => {
+  const { agent, local, chat, shown, sentId } = await tabOnB('stall-bot', 'stall-user');
+  try {
+    // B stops reading its subscriber connection (a partition, a frozen replica): A's reply waits there.
+    const subscriber = (b.hub.relay.namespaces.client.adapter as unknown as { subClient: { stream: Socket } }).subClient;
+    subscriber.stream.pause();
+    await agent.reply('stall-user', 'from A, held up');
+    await local.reply('stall-user', "from B's own runtime");
+    // The tab's websocket is FIFO: once this answer is in, whatever B sent the tab before it is too.
+    // (A page older than anything of interest: the ids a page returns count as seen.)
+    await chat.history({ before: sentId, limit: 1 });
+    // The held-up connection is lost with what it held; B reconnects, ends the tab's session, and
+    // the tab resumes after the last message it saw.
+    subscriber.stream.destroy();
+    await waitFor(() => shown.includes('from A, held up') && shown.includes("from B's own runtime"), 15_000, 'both replies');
+    expect(shown.filter((t) => t === 'from A, held up' || t === "from B's own runtime")).toEqual([
+      'from A, held up',
+      "from B's own runtime",
+    ]);
   } finally {
     chat.close();
   }
