@@ -145,6 +145,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     clustered: infra.clustered,
     roomChannel: (room) => infra.roomChannel(room),
     publicationTo: (room, event) => infra.publicationTo(room, event),
+    publishToRoom: (room, event, data) => infra.publishToRoom(room, event, data),
     isDraining,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
     subscriptionsIntact: () => infra.subscriptions.intact(),

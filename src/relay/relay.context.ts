@@ -48,6 +48,8 @@ export interface RelayContext {
    * (then emit as usual).
    */
   publicationTo(room: string, event: string): Publication | null;
+  /** See Infrastructure.publishToRoom: false where the room has no such publication (emit as usual). */
+  publishToRoom(room: string, event: string, data: unknown): Promise<boolean>;
   isDraining(): boolean;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;

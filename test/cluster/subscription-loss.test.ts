@@ -134,3 +134,24 @@ it("a reply of B's own runtime does not overtake one from A that B's stalled sub
     chat.close();
   }
 }, 60_000);
+
+it("neither does the end of B's own runtime's stream, which moves the tab's resume point to its end", async () => {
+  const { agent, local, chat, shown, sentId } = await tabOnB('end-bot', 'end-user');
+  const ended: string[] = [];
+  chat.on('message:end', (m) => ended.push(m.text));
+  try {
+    const stream = await local.stream('end-user');
+    await stream.write('streamed');
+    const subscriber = (b.hub.relay.namespaces.client.adapter as unknown as { subClient: { stream: Socket } }).subClient;
+    await waitFor(() => shown.includes(''), 5000, 'the stream to start on the tab');
+    subscriber.stream.pause();
+    await agent.reply('end-user', 'from A, held up');
+    await stream.end();
+    await chat.history({ before: sentId, limit: 1 });
+    subscriber.stream.destroy();
+    await waitFor(() => shown.includes('from A, held up') && ended.includes('streamed'), 15_000, 'the reply and the end');
+    expect(shown.filter((t) => t === 'from A, held up')).toHaveLength(1);
+  } finally {
+    chat.close();
+  }
+}, 60_000);

@@ -267,9 +267,23 @@ export class StreamService {
     }
   }
 
+  /**
+   * `message:end` moves a tab's resume point to the end marker, so it travels like the messages
+   * logged before it (through Redis, to this replica's sockets too: roomBroadcastEncoder), never
+   * ahead of one still on its way. When Redis cannot take it, the sockets this replica reaches get
+   * it directly: they learn the stream is over, and reconnect after the outage anyway.
+   */
+  private sendEnd(room: string, end: MessageEnd): void {
+    const emit = () => this.nsp.client.to(room).emit(Events.messageEnd, end);
+    this.ctx.publishToRoom(room, Events.messageEnd, end).then(
+      (published) => published || emit(),
+      () => emit(),
+    );
+  }
+
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus): void {
     const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-    this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
+    this.sendEnd(Rooms.client(to.agentId, to.clientId), end);
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }
@@ -278,7 +292,7 @@ export class StreamService {
   private failed(owned: Owned): void {
     this.forget(owned);
     const end: MessageEnd = { ...(finalMessage(owned.start, owned.text, 'error', owned.start.data) as MessageEnd), status: 'error' };
-    this.nsp.client.to(Rooms.client(owned.agentId, owned.clientId)).emit(Events.messageEnd, end);
+    this.sendEnd(Rooms.client(owned.agentId, owned.clientId), end);
     this.ctx.metrics.streamsEnded.inc({ status: 'error' });
     this.pendingEnds.set(owned.id, { agentId: owned.agentId, id: owned.id, status: 'error' });
   }
