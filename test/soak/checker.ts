@@ -58,7 +58,7 @@ export function check(input: CheckInput): CheckResult {
   const streams = runtime.filter((r): r is Extract<RuntimeRecord, { k: 'stream' }> => r.k === 'stream');
   const logIds = new Map(clients.map((c) => [c.sub, new Map((c.log ?? []).map((m, i) => [m.id, i]))]));
   const emitted = new Map(clients.map((c) => [c.sub, new Set(c.emissions.map((e) => e.id))]));
-  const loaded = new Map(clients.map((c) => [c.sub, new Set(c.fromHistory)]));
+  const loaded = new Map(clients.map((c) => [c.sub, new Set(c.fromHistory.map((h) => h.id))]));
   const verdicts: Verdict[] = [];
   const info: string[] = [];
 
@@ -172,19 +172,50 @@ export function check(input: CheckInput): CheckResult {
     );
 
   // --- streams ------------------------------------------------------------------------------------
-  const okStreams = streams.filter((s) => s.ok && s.id);
+  const started = streams.filter((s) => s.phase === 'start' && s.ok && s.id);
+  const endedOk = new Map(streams.filter((s) => s.phase === 'end' && s.ok && s.id).map((s) => [s.id!, s]));
+  const logged = new Map(clients.map((c) => [c.sub, new Map((c.log ?? []).map((m) => [m.id, m]))]));
+  const streamLog: string[] = [];
+  const streamView: string[] = [];
+  for (const s of started) {
+    const c = bySub.get(s.to);
+    const entry = logged.get(s.to)?.get(s.id!);
+    if (!c || !entry) {
+      streamLog.push(`${s.text} (${s.id}) not in the log of ${s.to}`);
+      continue;
+    }
+    // Open streams show as their start: no text yet, no status (`complete` is shown as none).
+    if (entry.text === '' && entry.status === undefined) streamLog.push(`${s.text} (${s.id}) never ended`);
+    const end = endedOk.get(s.id!);
+    if (end && (entry.status !== undefined || entry.text !== end.final)) {
+      streamLog.push(`${s.text} (${s.id}): end acked ok, log shows ${entry.status ?? 'complete'} "${entry.text.slice(0, 40)}"`);
+    }
+    // The client's last word on it: a message:end, a final replayed as a message, or the history a page loads.
+    const finals = [
+      ...c.ends.filter((e) => e.id === s.id).map((e) => ({ text: e.text, status: e.status })),
+      ...c.emissions.filter((e) => e.id === s.id && !e.streaming).map((e) => ({ text: e.text, status: 'complete' })),
+      ...c.fromHistory
+        .filter((h) => h.id === s.id && !(h.text === '' && h.status === undefined))
+        .map((h) => ({ text: h.text, status: h.status ?? 'complete' })),
+    ];
+    const final = finals.at(-1);
+    if (!final) streamView.push(`${s.to} never saw ${s.text} (${s.id}) end`);
+    else if (final.text !== entry.text) streamView.push(`${s.to} ended ${s.text} (${s.id}) with other text than the log`);
+  }
   if (streams.length > 0) {
-    const unfinished = okStreams.flatMap((s) => {
-      const c = bySub.get(s.to);
-      const entry = c?.log?.find((m) => m.id === s.id);
-      if (!entry) return [`${s.text} (${s.id}) not in the log of ${s.to}`];
-      if (entry.status === undefined || entry.status === 'streaming')
-        return [`${s.text} (${s.id}) still ${entry.status ?? 'without status'}`];
-      if (s.final !== undefined && entry.status === 'complete' && entry.text !== s.final)
-        return [`${s.text} (${s.id}) ended with other text`];
-      return [];
-    });
-    verdicts.push(verdict('every stream ended with a final status and its final text', okStreams.length, unfinished));
+    verdicts.push(
+      verdict(
+        'every stream started ok ended in the log with a final status; an end acked ok as complete with its text',
+        started.length,
+        streamLog,
+      ),
+    );
+    verdicts.push(verdict("…and the client saw it end, with the log's final text", started.length, streamView));
+    const cut = started.filter((s) => !endedOk.has(s.id!)).length;
+    if (cut > 0)
+      info.push(
+        `${cut} streams had no end acked ok (their runtime was killed mid-stream, or the end was refused): the hub ended them itself`,
+      );
   }
 
   // --- processes ----------------------------------------------------------------------------------
@@ -227,8 +258,8 @@ export function check(input: CheckInput): CheckResult {
       repliesOk: okReplies.length,
       broadcasts: broadcasts.length,
       broadcastsOk: okBroadcasts.length,
-      streams: streams.length,
-      streamsOk: okStreams.length,
+      streams: streams.filter((s) => s.phase === 'start').length,
+      streamsOk: started.length,
       deliveriesChecked: expected.length,
     },
     info,

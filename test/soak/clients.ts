@@ -50,9 +50,24 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       persist: false,
       ...(options.backoff ? { backoff: options.backoff } : {}),
     });
-    const record: ClientRecord = { sub, bot, sends: [], emissions: [], connects: 0, gaps: 0, fromHistory: [], log: undefined };
+    const record: ClientRecord = {
+      sub,
+      bot,
+      sends: [],
+      emissions: [],
+      connects: 0,
+      gaps: 0,
+      fromHistory: [],
+      ends: [],
+      states: [],
+      log: undefined,
+    };
     chat.on('error', () => {});
-    chat.on('message', (m: ClientInboundMessage) => record.emissions.push({ id: m.id, author: m.author, text: m.text, at: Date.now() }));
+    chat.on('message', (m) => {
+      const streaming = 'streaming' in m && m.streaming === true;
+      record.emissions.push({ id: m.id, author: m.author, text: m.text, ...(streaming ? { streaming } : {}), at: Date.now() });
+    });
+    chat.on('message:end', (m) => record.ends.push({ id: m.id, text: m.text, status: m.status, at: Date.now() }));
     // README.md's page: load history on a connect with nothing to resume from and after a gap; a
     // load that fails (the connection dropped again) is done on the next connect.
     let needsHistory = false;
@@ -60,12 +75,16 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       chat.history({ limit: 100 }).then(
         (page) => {
           needsHistory = false;
-          for (const m of page.messages) record.fromHistory.push(m.id);
+          for (const m of page.messages) {
+            const status = (m as { status?: unknown }).status;
+            record.fromHistory.push({ id: m.id, text: m.text, ...(typeof status === 'string' ? { status } : {}) });
+          }
         },
         () => {},
       );
     };
-    chat.on('state', ({ state, recovered }) => {
+    chat.on('state', ({ state, recovered, code }) => {
+      record.states.push({ at: Date.now(), state, ...(code ? { code } : {}), ...(recovered === undefined ? {} : { recovered }) });
       if (state !== 'connected') return;
       record.connects++;
       if (recovered === undefined) needsHistory = true;

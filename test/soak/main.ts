@@ -74,6 +74,7 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
       apiKey: cluster.secrets.AGENT_API_KEYS,
       bots,
       broadcastEveryMs: options.broadcastEveryMs,
+      streamEvery: options.streamEvery,
     });
     cleanups.push(() => runtimes.stop());
     log(`${options.runtimes} runtimes of ${bots.length} bots connected`);
@@ -192,6 +193,7 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
       faultCounts,
       check: result,
     };
+    writeFileSync(join(dir, 'verdict.md'), `${formatResult(soakResult)}\n`);
     if (soakResult.pass && !options.keep) rmSync(dir, { recursive: true, force: true });
     else log(`run directory kept: ${dir} (hub logs, runtime records)`);
     return soakResult;

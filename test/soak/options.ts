@@ -12,6 +12,8 @@ export interface SoakOptions {
   sendEveryMs: number;
   /** Each runtime broadcasts to each bot's clients once per this period (jittered). */
   broadcastEveryMs: number;
+  /** Every n-th message of a user is answered by a streamed reply (0: none). */
+  streamEvery: number;
   /** Without the network-namespace faults even as root. */
   netns: boolean;
   /** Where to write the result as JSON. */
@@ -21,7 +23,7 @@ export interface SoakOptions {
 }
 
 export const USAGE = `npm run soak -- [--seconds=60] [--seed=<n>] [--redis=sentinel|single] [--clients=200] [--runtimes=4]
-  [--bots=2] [--send-every-ms=6000] [--broadcast-every-ms=8000] [--no-netns] [--json=<file>] [--keep]
+  [--bots=2] [--send-every-ms=6000] [--broadcast-every-ms=8000] [--stream-every=3] [--no-netns] [--json=<file>] [--keep]
 npm run soak -- --outage [--widgets=2000] [--outage-seconds=60] [--backoff-cap-ms=<n>] [--json=<file>]`;
 
 export function parseArgs(argv: readonly string[]): Record<string, string> {
@@ -52,6 +54,7 @@ export function soakOptions(args: Record<string, string>): SoakOptions {
     'bots',
     'send-every-ms',
     'broadcast-every-ms',
+    'stream-every',
     'no-netns',
     'json',
     'keep',
@@ -69,6 +72,7 @@ export function soakOptions(args: Record<string, string>): SoakOptions {
     bots: number(args, 'bots', 2),
     sendEveryMs: number(args, 'send-every-ms', 6000),
     broadcastEveryMs: number(args, 'broadcast-every-ms', 8000),
+    streamEvery: number(args, 'stream-every', 3),
     netns: args['no-netns'] === undefined,
     json: args.json,
     keep: args.keep !== undefined,

@@ -21,8 +21,23 @@ export type RuntimeRecord =
       code?: string;
       at: number;
     }
-  /** A streamed reply: its start ack, and how it ended (`end` ack ok, an error, or the process died first). */
-  | { k: 'stream'; rt: string; bot: string; to: string; text: string; ok: boolean; id?: string; code?: string; final?: string; at: number };
+  /**
+   * A streamed reply: its start (`ok` with the message id, or the error code), then its end (`ok`
+   * with the final text it wrote, or the error code). A process killed mid-stream records no end.
+   */
+  | {
+      k: 'stream';
+      phase: 'start' | 'end';
+      rt: string;
+      bot: string;
+      to: string;
+      text: string;
+      ok: boolean;
+      id?: string;
+      code?: string;
+      final?: string;
+      at: number;
+    };
 
 /** One send of a client: `ok` with the hub's id, an error code, or still pending when the run ended. */
 export interface SendRecord {
@@ -36,6 +51,16 @@ export interface Emission {
   id: string;
   author: string;
   text: string;
+  /** A streamed answer starting (its final comes as a `message:end`). */
+  streaming?: boolean;
+  at: number;
+}
+
+/** A `message:end` the client SDK emitted: a stream's final text and status. */
+export interface StreamEndSeen {
+  id: string;
+  text: string;
+  status: string;
   at: number;
 }
 
@@ -48,11 +73,14 @@ export interface ClientRecord {
   /** Times the SDK reported `connected`, and how many of them came with `recovered: false`. */
   connects: number;
   gaps: number;
+  /** Each `connected` (and each drop to `connecting`, with its code), for the post-mortem of a failed run. */
+  states: { at: number; state: string; code?: string; recovered?: boolean }[];
   /**
    * Ids the app got from `history()` the way README.md's "Resuming the conversation" tells a page
    * to: on a `connected` with nothing to resume from, and on `gap`.
    */
-  fromHistory: string[];
+  fromHistory: { id: string; text: string; status?: string }[];
+  ends: StreamEndSeen[];
   /** The conversation log, oldest first, read page by page after the traffic stopped. */
   log: { id: string; author: string; text: string; status?: string }[] | undefined;
   /** Why the final history read failed, if it did. */

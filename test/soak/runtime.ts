@@ -13,6 +13,8 @@ export interface RuntimeConfig {
   rt: string;
   recordFile: string;
   broadcastEveryMs: number;
+  /** Every n-th message of a user is answered by a stream (0: none). */
+  streamEvery: number;
 }
 
 const REPLY_ATTEMPTS = 4;
@@ -60,9 +62,46 @@ function main(): void {
         }
       }
     };
+    const streamReply = async (to: string, text: string, replyTo: string) => {
+      const base = { k: 'stream' as const, rt: config.rt, bot, to, text };
+      let stream;
+      try {
+        stream = await agent.stream(to, { replyTo });
+      } catch (err) {
+        record({ ...base, phase: 'start', ok: false, code: err instanceof RelayAgentError ? err.code : 'NO_ACK', at: Date.now() });
+        return;
+      }
+      record({ ...base, phase: 'start', ok: true, id: stream.id, at: Date.now() });
+      // A few words some way apart, as a model's tokens come: the stream is open for about a second.
+      const words = Array.from({ length: 3 + (text.length % 4) }, (_, i) => `${text}#${i} `);
+      try {
+        for (const word of words) {
+          await stream.write(word);
+          await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
+        }
+        await stream.end();
+        record({ ...base, phase: 'end', ok: true, id: stream.id, final: words.join(''), at: Date.now() });
+      } catch (err) {
+        record({
+          ...base,
+          phase: 'end',
+          ok: false,
+          id: stream.id,
+          code: err instanceof RelayAgentError ? err.code : String(err),
+          at: Date.now(),
+        });
+      }
+    };
     agent.onMessage((m) => {
       record({ k: 'handled', rt: config.rt, bot, id: m.id, from: m.from, text: m.text, at: Date.now() });
-      void send(m.from, `r:${m.text}`, 'reply', m.id);
+      // Every streamEvery-th message of a user is answered by a stream, the others by a reply.
+      const n = Number(/:(\d+)$/.exec(m.text)?.[1] ?? 0);
+      inFlight++;
+      const answer =
+        config.streamEvery > 0 && n % config.streamEvery === 0
+          ? streamReply(m.from, `s:${m.text}`, m.id)
+          : sendWithRetries(m.from, `r:${m.text}`, 'reply', m.id);
+      void answer.finally(() => inFlight--);
     });
     let n = 0;
     const broadcast = () => {

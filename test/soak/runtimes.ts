@@ -25,6 +25,7 @@ export interface RuntimePoolOptions {
   apiKey: string;
   bots: string[];
   broadcastEveryMs: number;
+  streamEvery: number;
 }
 
 /** `count` runtime processes, each serving every bot; resolves once all are connected. */
@@ -46,6 +47,7 @@ export async function startRuntimes(options: RuntimePoolOptions): Promise<Runtim
       rt,
       recordFile: join(options.dir, `${rt.replace('#', '-')}.jsonl`),
       broadcastEveryMs: options.broadcastEveryMs,
+      streamEvery: options.streamEvery,
     };
     const child = fork(options.script, [], {
       env: { ...process.env, SOAK_RUNTIME: JSON.stringify(config) },
