@@ -9,6 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// The hubs and peers run on this Node: the one the hub is built for (package.json engines).
+if (Number(process.versions.node.split('.')[0]) !== 24) {
+  process.stderr.write(
+    `soak: this is Node ${process.version}; the hub runs on Node 24. Run \`npm run soak -- …\` (npm puts node_modules/.bin/node first on PATH) or node_modules/.bin/node scripts/soak.mjs.\n`,
+  );
+  process.exit(2);
+}
 const outdir = join(root, 'dist', 'soak');
 if (!existsSync(join(root, 'dist', 'main.js'))) {
   process.stderr.write('soak: dist/main.js is missing; run `npm run build` first (`npm run soak` does)\n');

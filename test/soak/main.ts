@@ -30,12 +30,6 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) await Promise.resolve(fn()).catch((err: Error) => log(`cleanup: ${err.message}`));
   };
-  const onSignal = () => {
-    log('interrupted: stopping everything');
-    process.exit(130); // the exit handlers of each part kill its processes and delete the namespace
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
 
   let netns: SoakNetns | undefined;
   const unavailable = new Set<FaultKind>();
@@ -60,7 +54,6 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
   try {
     const redis = await startRedis({ kind: options.redis, dir, host: netns?.rootAddress ?? '127.0.0.1', onLog: fileLog(dir) });
     cleanups.push(() => redis.stop());
-    process.on('exit', () => redis.processes.forEach((p) => p.killGroup('SIGKILL')));
     log(`Redis ${options.redis} up`);
     const cluster = await startSoakCluster({ dir, replicas: options.replicas, redis, netns, onLog: fileLog(dir) });
     cleanups.push(() => cluster.stop());
@@ -199,8 +192,6 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
     return soakResult;
   } finally {
     await cleanup();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 
@@ -210,6 +201,9 @@ function fileLog(dir: string): (name: string, line: string) => void {
 }
 
 async function main(): Promise<void> {
+  // process.exit runs the exit handlers each part installed: they kill its process groups and
+  // delete the network namespace. A signal's default action would skip them.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
   const args = parseArgs(process.argv.slice(2));
   if (args.help !== undefined) {
     process.stdout.write(`${USAGE}\n`);

@@ -46,6 +46,7 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
   const chats: RelayChat[] = [];
   try {
     const connectedAt: (number | undefined)[] = [];
+    const lastError: string[] = [];
     for (let i = 0; i < widgets; i++) {
       const sub = `w${i}`;
       const chat = new RelayChat({
@@ -55,7 +56,7 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
         persist: false,
         ...(backoff ? { backoff } : {}),
       });
-      chat.on('error', () => {});
+      chat.on('error', (e) => (lastError[i] = e.code));
       chat.on('state', ({ state }) => {
         if (state === 'connected') connectedAt[i] = Date.now();
         else connectedAt[i] = undefined;
@@ -69,12 +70,14 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
     const accessLog = join(dir, 'nginx', 'access.log');
     await Promise.all(cluster.replicas.map((r) => r.kill('SIGKILL')));
     const downAt = Date.now();
+    log(`replicas killed: ${cluster.replicas.map((r) => (r.running ? 'still running' : 'down')).join(', ')}`);
     await sleep(Math.min(5000, outageSeconds * 500));
     const before = lines(accessLog);
     const measuredFrom = Date.now();
     await sleep(Math.max(0, downAt + outageSeconds * 1000 - Date.now()));
     const edgeRate = (lines(accessLog) - before) / ((Date.now() - measuredFrom) / 1000);
 
+    log('replicas start again');
     const starting = cluster.replicas.map((r) => r.start());
     while (!(await httpOk(`${cluster.url}/health/ready`))) await sleep(50);
     const backAt = Date.now();
@@ -94,7 +97,15 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
     }, 500);
     await Promise.all(starting);
     const allReadyAt = Date.now();
-    await until(() => chats.every((c) => c.state === 'connected'), 120_000, 'every widget back').catch((err: Error) => log(err.message));
+    await until(() => chats.every((c) => c.state === 'connected'), 120_000, 'every widget back').catch((err: Error) => {
+      const stuck = new Map<string, number>();
+      chats.forEach((c, i) => {
+        if (c.state === 'connected') return;
+        const key = `${c.state} after ${lastError[i] ?? 'no error'}`;
+        stuck.set(key, (stuck.get(key) ?? 0) + 1);
+      });
+      log(`${err.message}; not back: ${[...stuck].map(([k, n]) => `${n} ${k}`).join(', ')}`);
+    });
     await sleep(1000);
     clearInterval(sampler);
 

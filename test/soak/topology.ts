@@ -41,10 +41,28 @@ export interface RedisOptions {
 const BASE = ['--save', '', '--appendonly', 'yes', '--daemonize', 'no', '--repl-diskless-sync-delay', '0', '--protected-mode', 'no'];
 
 export async function startRedis(options: RedisOptions): Promise<SoakRedis> {
+  const processes: ManagedProcess[] = [];
+  const killAll = () => processes.forEach((p) => p.killGroup('SIGKILL'));
+  process.on('exit', killAll);
+  try {
+    const redis = await startIn(options, processes);
+    const stop = redis.stop;
+    redis.stop = async () => {
+      await stop();
+      process.off('exit', killAll);
+    };
+    return redis;
+  } catch (err) {
+    killAll();
+    process.off('exit', killAll);
+    throw err;
+  }
+}
+
+async function startIn(options: RedisOptions, processes: ManagedProcess[]): Promise<SoakRedis> {
   const { dir, host, onLog } = options;
   const bind = ['--bind', ...new Set(['127.0.0.1', host])];
   const redisBin = redisBinary();
-  const processes: ManagedProcess[] = [];
   const server = async (name: string, port: number, extra: string[] = []) => {
     const serverDir = join(dir, name);
     mkdirSync(serverDir, { recursive: true });
