@@ -24,6 +24,13 @@ describe('embed Backoff', () => {
     }
   });
 
+  it('defaults to a 500 ms base and a 5 s cap: widgets are back within about 0.78 × cap of the hub answering again (docs/soak.md)', () => {
+    const backoff = new Backoff();
+    expect(backoff.bound()).toBe(500);
+    for (let i = 0; i < 20; i++) backoff.next();
+    expect(backoff.bound()).toBe(5_000);
+  });
+
   it('never exceeds the cap, even after very many attempts', () => {
     const backoff = new Backoff({ baseMs: 1_000, capMs: 30_000 }, () => 0.999999);
     for (let i = 0; i < 2_000; i++) {

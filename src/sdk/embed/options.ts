@@ -16,7 +16,7 @@ import type { TokenOption } from './token-source';
  *
  * @example
  * // Hub mounted under a path prefix behind a proxy, with a fixed token and a shorter backoff cap.
- * new RelayChat({ url: 'https://example.com', path: '/relay', agentId: 'bot', token: jwt, backoff: { capMs: 10_000 } });
+ * new RelayChat({ url: 'https://example.com', path: '/relay', agentId: 'bot', token: jwt, backoff: { capMs: 2_000 } });
  */
 export interface RelayChatOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
@@ -33,7 +33,7 @@ export interface RelayChatOptions {
   path?: string;
   /** Most unacknowledged messages held; further sends reject with `OUTBOX_FULL`. Default 100. */
   outboxLimit?: number;
-  /** Reconnect delays: exponential with full jitter. Defaults `{ baseMs: 500, capMs: 30000 }`. */
+  /** Reconnect delays: exponential with full jitter. Defaults `{ baseMs: 500, capMs: 5000 }`. */
   backoff?: BackoffOptions;
   /** How long the token getter may take before the attempt counts as failed. Default 10000. */
   tokenTimeoutMs?: number;
