@@ -75,7 +75,7 @@ function writeNginxConfig(dir, { listen, servers }) {
   const confFile = path.join(confDir, 'nginx.conf');
   fs.rmSync(confFile, { force: true });
   fs.symlinkSync(NGINX_CONF, confFile);
-  const serverLines = servers.map((s) => `server ${s} max_fails=3 fail_timeout=10s;`);
+  const serverLines = servers.map((s) => `server ${s} max_fails=0 fail_timeout=10s;`);
   fs.writeFileSync(path.join(confDir, 'relay-hub', 'servers.conf'), `${serverLines.join('\n')}\n`);
   fs.writeFileSync(path.join(confDir, 'relay-hub', 'listen.conf'), `listen ${listen};\n`);
   // A root master runs its workers as nobody; they must be able to reach the temp dirs it creates.

@@ -24,7 +24,7 @@ export interface SoakOptions {
 
 export const USAGE = `npm run soak -- [--seconds=60] [--seed=<n>] [--redis=sentinel|single] [--clients=200] [--runtimes=4]
   [--bots=2] [--send-every-ms=6000] [--broadcast-every-ms=8000] [--stream-every=3] [--no-netns] [--json=<file>] [--keep]
-npm run soak -- --outage [--widgets=2000] [--outage-seconds=60] [--backoff-cap-ms=<n>] [--json=<file>]`;
+npm run soak -- --outage [--widgets=2000] [--outage-seconds=60] [--backoff-cap-ms=<n>] [--edge-max-fails=3] [--json=<file>]`;
 
 export function parseArgs(argv: readonly string[]): Record<string, string> {
   const args: Record<string, string> = {};

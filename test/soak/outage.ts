@@ -14,10 +14,13 @@ export interface OutageResult {
   widgets: number;
   outageSeconds: number;
   backoff: { baseMs?: number; capMs?: number } | 'SDK default';
-  /** Seconds from the hub answering again (nginx /health/ready 200) until each widget was connected. */
+  /** nginx's max_fails per replica (deploy/cluster.cjs: 3). */
+  edgeMaxFails: number;
+  /** Seconds from the hub answering again (a replica's /health/ready 200) until each widget was connected. */
   reconnect: { p50: number; p95: number; max: number; all: boolean };
-  /** Seconds until every replica was ready, on the same clock. */
+  /** Seconds until every replica was ready, and until nginx answered /health/ready, on the same clock. */
   allReplicasReadyAfter: number;
+  edgeReadyAfter: number;
   /** Client handshakes the hubs counted per second while the widgets came back: peak one-second bucket and mean. */
   handshakesPerS: { peak: number; mean: number };
   /** Handshakes the hubs refused, and engine refusals (connection limits, draining), after the restart. */
@@ -42,7 +45,14 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
   const dir = mkdtempSync(join(tmpdir(), 'relay-outage-'));
   const redis = await startRedis({ kind: 'single', dir, host: '127.0.0.1' });
   // All widgets come through one nginx from one address: the per-address limit is for real crowds.
-  const cluster = await startSoakCluster({ dir, replicas: 3, redis, env: { MAX_CONNECTIONS_PER_IP: '0', LOG_LEVEL: 'error' } });
+  const edgeMaxFails = number(args, 'edge-max-fails', 3);
+  const cluster = await startSoakCluster({
+    dir,
+    replicas: 3,
+    redis,
+    env: { MAX_CONNECTIONS_PER_IP: '0', LOG_LEVEL: 'error' },
+    edgeMaxFails,
+  });
   const chats: RelayChat[] = [];
   try {
     const connectedAt: (number | undefined)[] = [];
@@ -79,9 +89,15 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
 
     log('replicas start again');
     const starting = cluster.replicas.map((r) => r.start());
-    while (!(await httpOk(`${cluster.url}/health/ready`))) await sleep(50);
+    // The hub answers again: the first replica ready (nginx may take longer to use it: edgeReadyAfter).
+    while (!(await Promise.all(cluster.replicas.map((r) => httpOk(`${r.url}/health/ready`)))).some(Boolean)) await sleep(50);
     const backAt = Date.now();
     log('the hub answers again');
+    let edgeAt: number | undefined;
+    void (async () => {
+      while (!(await httpOk(`${cluster.url}/health/ready`))) await sleep(50);
+      edgeAt = Date.now();
+    })();
     const samples: { at: number; accepted: number; refused: Record<string, number>; engine: number }[] = [];
     const sampler = setInterval(() => {
       void Promise.all(cluster.replicas.map((r) => scrape(r.url))).then((per) => {
@@ -123,7 +139,9 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
       outageSeconds,
       backoff: backoff ?? 'SDK default',
       reconnect: { p50: round(at(0.5)), p95: round(at(0.95)), max: round(at(1)), all: times.every(Number.isFinite) },
+      edgeMaxFails,
       allReplicasReadyAfter: round((allReadyAt - backAt) / 1000),
+      edgeReadyAfter: edgeAt === undefined ? Infinity : round((edgeAt - backAt) / 1000),
       handshakesPerS: {
         peak: Math.round(Math.max(0, ...perSecond)),
         mean: Math.round((lastSample.accepted + sum(lastSample.refused)) / window),
@@ -144,9 +162,9 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
 export function formatOutage(r: OutageResult): string {
   const backoff = r.backoff === 'SDK default' ? 'SDK default' : JSON.stringify(r.backoff);
   return [
-    `| widgets | outage | backoff | p50 | p95 | max | all replicas ready | handshakes/s peak (mean) | refusals | retries/s at the edge while down |`,
-    `|---|---|---|---|---|---|---|---|---|---|`,
-    `| ${r.widgets} | ${r.outageSeconds} s | ${backoff} | ${r.reconnect.p50} s | ${r.reconnect.p95} s | ${r.reconnect.max} s${r.reconnect.all ? '' : ' (not all back)'} | ${r.allReplicasReadyAfter} s | ${r.handshakesPerS.peak} (${r.handshakesPerS.mean}) | ${r.refusals.handshakes + r.refusals.engine} | ${r.edgeAttemptsPerSDuringOutage} |`,
+    `| widgets | outage | backoff | nginx max_fails | p50 | p95 | max | all replicas ready | nginx ready | handshakes/s peak (mean) | refusals | retries/s at the edge while down |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|---|`,
+    `| ${r.widgets} | ${r.outageSeconds} s | ${backoff} | ${r.edgeMaxFails} | ${r.reconnect.p50} s | ${r.reconnect.p95} s | ${r.reconnect.max} s${r.reconnect.all ? '' : ' (not all back)'} | ${r.allReplicasReadyAfter} s | ${r.edgeReadyAfter} s | ${r.handshakesPerS.peak} (${r.handshakesPerS.mean}) | ${r.refusals.handshakes + r.refusals.engine} | ${r.edgeAttemptsPerSDuringOutage} |`,
   ].join('\n');
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort, HUB_NODE_FLAGS, nginxArgs, nginxBinary, testNginxConfig, writeNginxConfig } from '../../deploy/cluster.cjs';
 import { httpOk, ManagedProcess, waitUntil } from '../../deploy/managed-process.cjs';
@@ -56,6 +56,11 @@ export interface SoakClusterOptions {
   netns?: SoakNetns;
   env?: Record<string, string>;
   onLog?: (name: string, line: string) => void;
+  /**
+   * nginx's `max_fails` per replica in place of deploy/cluster.cjs's 3 (0: never mark a replica
+   * failed), to measure what passive health checks cost after an outage.
+   */
+  edgeMaxFails?: number;
 }
 
 /** Three (or `replicas`) hub processes on the soak's Redis, nginx in front, each replica watched. */
@@ -148,6 +153,10 @@ export async function startSoakCluster(options: SoakClusterOptions): Promise<Soa
       listen: `127.0.0.1:${port}`,
       servers: replicas.map((r) => r.url.replace('http://', '')),
     });
+    if (options.edgeMaxFails !== undefined) {
+      const servers = join(layout.prefix, 'conf', 'relay-hub', 'servers.conf');
+      writeFileSync(servers, readFileSync(servers, 'utf8').replace(/max_fails=\d+/g, `max_fails=${options.edgeMaxFails}`));
+    }
     const checked = await testNginxConfig(layout);
     if (!checked.ok) throw new Error(`nginx -t failed:\n${checked.output}`);
     const accessLog = openSync(join(layout.prefix, 'access.log'), 'a');
