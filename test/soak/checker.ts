@@ -17,7 +17,8 @@ export interface CheckInput {
   resources: ResourceSamples[];
   /** When the traffic started (broadcasts from before it reached no client yet). */
   trafficStartedAt: number;
-  /** Faults that failed to run, with why. */
+  /** How many faults ran, and those that failed to, with why. */
+  faultsRun: number;
   faultErrors: string[];
   limits: { rssBytes: number; fdsOverBase: number };
 }
@@ -67,7 +68,7 @@ export function check(input: CheckInput): CheckResult {
   verdicts.push(verdict('every client reconnected and read its whole log at the end', clients.length, unread));
   const pending = clients.flatMap((c) => c.sends.filter((s) => 'pending' in s.outcome).map((s) => s.text));
   verdicts.push(verdict('every send settled (ok or an error code) after the traffic stopped', clients.length, pending));
-  verdicts.push(verdict('every scheduled fault ran', input.faultErrors.length, input.faultErrors));
+  verdicts.push(verdict('every scheduled fault ran', input.faultsRun, input.faultErrors));
 
   // --- client → bot -------------------------------------------------------------------------------
   const refused = new Map<string, number>();

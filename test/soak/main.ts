@@ -170,6 +170,7 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
       runtimeCrashes: runtimes.crashes,
       resources: cluster.resources(),
       trafficStartedAt,
+      faultsRun: runs.length,
       faultErrors: runs.filter((r) => r.error).map((r) => `${r.kind} at ${r.startedAt} ms: ${r.error}`),
       limits: { rssBytes: 400 * MB, fdsOverBase: options.clients + 100 },
     });
