@@ -103,7 +103,7 @@ export interface Handoff {
   replicaId: string;
   /** A replica's channel is `channel.before + replicaId + channel.after`. */
   channel: Template;
-  /** The request is `request.before + the runtime's socket id as a JSON string + request.after`. */
+  /** The request is `request.before + the runtime's socket id as a JSON string + request.after` (json-frames.ts). */
   request: Template;
 }
 
