@@ -1,0 +1,33 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from 'socket.io';
+import { io as connect, type Socket } from 'socket.io-client';
+import { engineConnections } from '../../../src/internals/engine-io.internals';
+
+// src/internals/engine-io.internals.ts reads Engine.IO's private map of open connections: it must
+// hold every open connection (in a namespace or not yet), and closing one must end the transport,
+// which a client hears as `transport close` (it reconnects), never `io server disconnect`.
+describe('engine.io internals', () => {
+  it('Server#clients holds every open connection, and closing one closes its transport', async () => {
+    const httpServer = createServer();
+    const io = new Server(httpServer, { transports: ['websocket'] });
+    io.of('/other');
+    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    const clients: Socket[] = [];
+    try {
+      for (const nsp of ['/', '/other']) {
+        const client = connect(`${url}${nsp}`, { transports: ['websocket'], forceNew: true, reconnection: false });
+        clients.push(client);
+        await new Promise((resolve) => client.once('connect', resolve));
+      }
+      expect(engineConnections(io)).toHaveLength(2);
+      const reasons = clients.map((client) => new Promise((resolve) => client.once('disconnect', resolve)));
+      for (const conn of engineConnections(io)) conn.close();
+      expect(await Promise.all(reasons)).toEqual(['transport close', 'transport close']);
+    } finally {
+      for (const client of clients) client.close();
+      await new Promise((resolve) => io.close(resolve));
+    }
+  });
+});
