@@ -13,7 +13,7 @@
 // that build; the targets do not apply; --versus-node-flags="…" gives it node flags of its own,
 // e.g. to compare the hub under two heap settings). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
-// log off and on, one and two replicas, and a recovery storm (SPEC §8). `--phases=scale` (not in
+// log off and on, one and two replicas, and a recovery storm (docs/protocol.md, "Recovery"). `--phases=scale` (not in
 // the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
 // relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
 import { spawn } from 'node:child_process';
@@ -554,7 +554,7 @@ function latencyRows(ratioRow) {
   ratioRow(`p99 round trip (ms) at ${LOAD.offeredPerS}/s, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
 }
 
-/** The conversation log's cost (SPEC §8): at most 15 % of throughput, at most 1.25× p99. */
+/** The conversation log's cost (docs/benchmarks.md): at most 15 % of throughput, at most 1.25× p99. */
 function historyTable() {
   const on = results.logOn;
   if (on.rt1 === undefined && on.rt2 === undefined) return '';

@@ -14,7 +14,7 @@ export interface ClusterOptions {
    */
   env?: Record<string, string | undefined>;
   /**
-   * Redis topology (SPEC §11): `single` (default, one redis-server, REDIS_URL), `sentinel` (1 master
+   * Redis topology (docs/deployment.md): `single` (default, one redis-server, REDIS_URL), `sentinel` (1 master
    * + 1 replica + 3 Sentinels, REDIS_SENTINELS) or `cluster` (3 masters + 3 replicas,
    * REDIS_CLUSTER_NODES). With sentinel or cluster, `redis` of the handle is not started.
    */

@@ -35,7 +35,7 @@ export interface Publication extends Template {
 }
 
 /**
- * The conversation log of SPEC §8: per `(agentId, clientId)` every message in order, plus one log
+ * The conversation log (docs/protocol.md, "Conversations and delivery guarantees"): per `(agentId, clientId)` every message in order, plus one log
  * per bot of its broadcasts (`to: '*'`), merged into every conversation's reads. Written before
  * delivery, so `append` resolving means the message survives this replica; a rejection means it
  * may not, and the sender must be told so.

@@ -231,7 +231,7 @@ export interface Store {
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly limiters: LimiterFactory;
-  /** Conversation logs (SPEC §8). */
+  /** Conversation logs (docs/protocol.md, "Conversations and delivery guarantees"). */
   readonly conversations: ConversationLog;
   /** Open streamed replies (docs/streaming.md). */
   readonly streams: StreamStore;

@@ -15,7 +15,7 @@ import { HandshakeNames } from '../../src/protocol/protocol.registry';
 import * as inboundSchemas from '../../src/protocol/schemas';
 
 /**
- * SPEC §10: the AsyncAPI document of the relay protocol, as `npm run build` wrote it
+ * docs/protocol.md ("The AsyncAPI document"): the AsyncAPI document of the relay protocol, as `npm run build` wrote it
  * (dist/asyncapi.json). It parses cleanly in the official parser, and it matches the protocol
  * both ways: every event, payload schema and code of src/protocol is in it, and it has nothing else.
  */
@@ -24,7 +24,7 @@ const BUILT = join(ROOT, 'dist', 'asyncapi.json');
 
 type Json = Record<string, any>;
 
-/** SPEC §2.3, §8, §9: operation → namespace, direction, event, payload and ack schema titles. */
+/** docs/protocol.md ("Events"): operation → namespace, direction, event, payload and ack schema titles. */
 const OPERATIONS: Record<string, [string, string, string, string, string | null]> = {
   clientReceiveConnect: [Namespaces.client, 'C→H', HandshakeNames.connect, 'ClientAuth', 'HandshakeErrorData'],
   clientReceiveMessage: [Namespaces.client, 'C→H', Events.message, 'ClientMessage', 'SendAck'],
@@ -100,7 +100,7 @@ describe('AsyncAPI document of the relay protocol', () => {
     const serious: number[] = [DiagnosticSeverity.Error, DiagnosticSeverity.Warning];
     const problems = diagnostics.filter((d) => serious.includes(d.severity));
     expect(problems.map((d) => `${d.code} at ${d.path.join('.')}: ${d.message}`)).toEqual([]);
-    // The one remaining note recommends AsyncAPI 3.1; SPEC §10 asks for 3.0. Anything else is news.
+    // The one remaining note recommends AsyncAPI 3.1; the hub publishes 3.0 (docs/protocol.md). Anything else is news.
     expect(diagnostics.map((d) => d.code)).toEqual(['asyncapi-latest-version']);
     expect(document).toBeDefined();
     expect(

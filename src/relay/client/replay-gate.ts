@@ -31,7 +31,7 @@ interface Gate {
 }
 
 /**
- * Orders live traffic after a recovering socket's replay (SPEC §8: neither lost, reordered nor
+ * Orders live traffic after a recovering socket's replay (docs/protocol.md, "Recovery": neither lost, reordered nor
  * doubled). The socket is in its rooms from the start, so nothing published after the log read is
  * lost; what is broadcast to it while the replay is read and sent is held, then written after it;
  * and a live copy of a replayed message (logged before the read, broadcast after it, so it arrives

@@ -161,7 +161,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
 
   /**
    * Sends text to one client (every tab of it) or to all clients of the bot with `'*'`. Resolves once
-   * the hub has written it to the conversation log (SPEC §8), so a client that is offline now gets it
+   * the hub has written it to the conversation log (docs/protocol.md, "Conversations and delivery guarantees"), so a client that is offline now gets it
    * when it reconnects; rejects with a {@link RelayAgentError} (`retryable` for `SERVER_UNAVAILABLE`).
    */
   async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {
