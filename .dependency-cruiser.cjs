@@ -61,6 +61,18 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/protocol/', '^src/sdk/$1/'] },
     },
     {
+      name: 'sdk-agent-socket-io-client-only',
+      comment:
+        'the agent SDK package (sdk/agent) installs socket.io-client and nothing else: no other package at run time (docs/agent-sdk.md)',
+      severity: 'error',
+      from: { path: '^src/sdk/agent/' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        dependencyTypesNot: ['type-only'],
+        pathNot: '(^|/)node_modules/socket[.]io-client/',
+      },
+    },
+    {
       name: 'generated-client-standalone',
       comment: 'the generated REST client imports nothing of the server',
       severity: 'error',

@@ -2,7 +2,9 @@
  * The test tiers, one jest project each (`npm run test:<tier>` runs one, `jest` all of them):
  * unit (pure functions, static checks of deploy files, layer rules), integration (a real hub on
  * port 0 with real clients, stores on real Redis, the OpenAPI contract), cluster (hub processes on
- * one real Redis behind nginx), browser (real Chromium). The container tier has its own config
+ * one real Redis behind nginx), browser (real Chromium), ops (the Helm chart rendered, linted and
+ * validated by real Helm; the alert rules under promtool; the metric names of the rules and the
+ * dashboard against a running hub). The container tier has its own config
  * (jest.containers.config.js).
  */
 const base = {
@@ -20,6 +22,7 @@ module.exports = {
     { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration', '<rootDir>/test/store', '<rootDir>/test/contract'] },
     { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'] },
     { ...base, displayName: 'browser', roots: ['<rootDir>/test/browser'] },
+    { ...base, displayName: 'ops', roots: ['<rootDir>/test/ops'] },
   ],
   testTimeout: 30000,
   maxWorkers: 2,

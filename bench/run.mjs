@@ -1,6 +1,8 @@
 // `npm run bench`: the hub against the baseline relay (bench/baseline.mjs) under identical load
 // generators, loopback only, every phase bounded in count and time. Prints a markdown table of
-// hub ÷ baseline ratios against the targets and writes it to bench/results/latest.md.
+// hub ÷ baseline ratios against the targets and writes it to bench/results/latest.md, and, after a
+// full run against the baseline (default phases, no --versus or --hub), into docs/benchmarks.md
+// between its `bench:latest` markers.
 //
 // Each server runs in its own process (`node dist/main.js` for the hub), the generators in one or
 // two more; for the two-replica runs a private redis-server is started on a free port (never
@@ -13,7 +15,7 @@
 // that build; the targets do not apply; --versus-node-flags="…" gives it node flags of its own,
 // e.g. to compare the hub under two heap settings). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
-// log off and on, one and two replicas, and a recovery storm (docs/protocol.md, "Recovery"). `--phases=scale` (not in
+// log off and on, one and two replicas, and a recovery storm (docs/protocol.md). `--phases=scale` (not in
 // the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
 // relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
 import { spawn } from 'node:child_process';
@@ -670,7 +672,21 @@ async function main() {
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.json'), JSON.stringify({ started, command, load: LOAD, results }, null, 2));
+  if (!args.versus && !args.hub && !args.phases) recordInDocs(report);
   process.stdout.write(`${report}\n`);
+}
+
+/** The report of a full run replaces the "Latest results" of docs/benchmarks.md (its heading one level down). */
+function recordInDocs(report) {
+  const file = join(ROOT, 'docs', 'benchmarks.md');
+  const [start, end] = ['<!-- bench:latest:start -->', '<!-- bench:latest:end -->'];
+  const page = readFileSync(file, 'utf8');
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) return log(`${file} has no ${start} … ${end}: not recorded there`);
+  const body = report.replace(/^## relay-hub bench, (.*)$/m, 'Run of $1, written by `npm run bench`.').trim();
+  writeFileSync(file, `${page.slice(0, from + start.length)}\n${body}\n${page.slice(to)}`);
+  log(`recorded in ${file}`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -299,7 +299,7 @@ export async function scalePhase(options = {}) {
   return { opts, results };
 }
 
-/** Markdown rows for bench/run.mjs's table and the README. */
+/** Markdown rows for bench/run.mjs's table (and so docs/benchmarks.md). */
 export function scaleRows({ opts, results }) {
   const h = results.hub;
   const b = results.baseline;

@@ -1,16 +1,5 @@
-// Prints the configuration table for README.md from the convict schema (run after `npm run build`).
-import { createRequire } from 'node:module';
+// Prints the configuration table of docs/configuration.md from the convict schema (run after
+// `npm run build`). `npm run docs` writes it into the page, with the other generated tables.
+import { configTable } from './docs-tables.mjs';
 
-const require = createRequire(import.meta.url);
-const { configSchema } = require('../dist/config/config.schema.js');
-
-const show = (value) => {
-  if (value === null) return '—';
-  if (Array.isArray(value)) return `\`${value.join(',')}\``;
-  return `\`${String(value)}\``;
-};
-const rows = Object.entries(configSchema).map(([key, entry]) => {
-  const def = entry.sensitive && entry.default === null ? 'secret, no default' : show(entry.default);
-  return `| \`${key}\` | ${def} | ${entry.doc.replace(/\|/g, '\\|')} |`;
-});
-console.log(['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n'));
+console.log(configTable());

@@ -26,14 +26,17 @@ async function main(): Promise<void> {
 
   if (generated.JWT_SECRET || generated.AGENT_API_KEYS || generated.ADMIN_JWT_SECRET) {
     const adminToken = hub.jwt.adminTokensEnabled ? hub.jwt.signAdmin({ sub: 'dev-admin' }, durationSeconds('24h')).token : null;
+    // `export` lines, so a second terminal (a bot, `npm run -s token`, curl) takes them by pasting (README.md).
     process.stdout.write(
       [
         '',
-        'relay-hub: development secrets were generated for this run (set them to keep them across restarts):',
-        generated.JWT_SECRET ? `  JWT_SECRET=${generated.JWT_SECRET}` : '',
-        generated.ADMIN_JWT_SECRET ? `  ADMIN_JWT_SECRET=${generated.ADMIN_JWT_SECRET}` : '',
-        generated.AGENT_API_KEYS ? `  AGENT_API_KEYS=${generated.AGENT_API_KEYS}` : '',
-        adminToken ? `  an ADMIN token valid 24h (for /api): ${adminToken}` : '',
+        'relay-hub: development secrets were generated for this run. Paste these lines into the shell of your bot,',
+        '`npm run -s token` or curl; export them before `npm start` to keep them across restarts:',
+        generated.JWT_SECRET ? `  export JWT_SECRET=${generated.JWT_SECRET}` : '',
+        generated.ADMIN_JWT_SECRET ? `  export ADMIN_JWT_SECRET=${generated.ADMIN_JWT_SECRET}` : '',
+        generated.AGENT_API_KEYS ? `  export AGENT_API_KEYS=${generated.AGENT_API_KEYS}` : '',
+        adminToken ? `  export ADMIN=${adminToken}` : '',
+        adminToken ? '$ADMIN is an admin token valid 24h: "Authorize" on /api, or curl -H "Authorization: Bearer $ADMIN".' : '',
         '',
       ]
         .filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local STAND-INS for the official Docker Hub base images that deploy/Dockerfile and docker-compose.yml
-# name (node, redis, nginx). They exist because no registry is reachable on the machines this project
+# name (node, redis, nginx, prometheus). They exist because no registry is reachable on the machines this project
 # is developed and tested on, so `docker pull` cannot work; anywhere a registry is reachable, the
 # official images are used and this script is not needed. Each stand-in carries the exact tag the deploy
 # files name and behaves like the official image as far as relay-hub relies on it:
@@ -16,6 +16,10 @@
 #                               image's build (containers reach it over a network, not loopback).
 #   nginx:<major.minor>         Debian (the suite that packages that nginx) + `nginx`; CMD nginx in the
 #                               foreground.
+#   prom/prometheus:v<x.y.z>    Debian (the suite that packages that Prometheus) + `prometheus`; the
+#                               official image's layout: ENTRYPOINT /bin/prometheus with its default
+#                               flags, USER nobody, WORKDIR and VOLUME /prometheus (docker-compose.yml's
+#                               `monitoring` profile).
 #
 # Root filesystems are built with debootstrap from Debian's mirror and cached as tarballs (with the
 # .debs and npm tarballs) under $RELAY_HUB_CONTAINERS_CACHE (default ~/.cache/relay-hub-containers), so
@@ -162,6 +166,7 @@ suite_for() {
   case "$1" in
     redis:8.0) echo trixie ;;
     nginx:1.30) echo forky ;;
+    prom/prometheus:v2.42.0) echo bookworm ;;
     *) log "no recipe for $1: add the Debian suite that packages it to suite_for in $0" ;;
   esac
 }
@@ -201,6 +206,21 @@ make_nginx() {
     'EXPOSE 80' 'CMD ["nginx", "-g", "daemon off;"]'
 }
 
+make_prometheus() {
+  local tag="$1" want="${1#prom/prometheus:v}"
+  unpack "$(rootfs_path "$(suite_for "$tag")" prometheus)"
+  local dir="$STAGE" r="$STAGE/root" got
+  got="$(version_in "$dir" prometheus --version)"
+  [ "$got" = "$want" ] || die "Debian's prometheus is $got, not the $want $tag names"
+  mkdir -p "$r/prometheus"
+  chroot "$r" chown nobody:nogroup /prometheus
+  import_rootfs "$dir" "$tag" \
+    "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+    'USER nobody' 'WORKDIR /prometheus' 'VOLUME /prometheus' 'EXPOSE 9090' \
+    'ENTRYPOINT ["/bin/prometheus"]' \
+    'CMD ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus"]'
+}
+
 # --- main ---------------------------------------------------------------------------------------------
 # The rootfs each recipe starts from: sets SUITE and PACKAGES (dies on a tag without a recipe).
 rootfs_of() {
@@ -209,6 +229,7 @@ rootfs_of() {
             SUITE="${BASH_REMATCH[1]}" PACKAGES="" ;;
     redis:*) SUITE="$(suite_for "$1")" PACKAGES=redis-server ;;
     nginx:*) SUITE="$(suite_for "$1")" PACKAGES=nginx ;;
+    prom/prometheus:*) SUITE="$(suite_for "$1")" PACKAGES=prometheus ;;
     *) die "no stand-in recipe for $1" ;;
   esac
   [ -n "$SUITE" ] || die "no Debian suite for $1"
@@ -245,6 +266,7 @@ for tag in "${TODO[@]}"; do
     node:*) make_node "$tag" ;;
     redis:*) make_redis "$tag" ;;
     nginx:*) make_nginx "$tag" ;;
+    prom/prometheus:*) make_prometheus "$tag" ;;
   esac
   cleanup_all
   STAGING=()

@@ -9,11 +9,15 @@ export interface CanaryOptions {
   staleAfterMs: number;
   /** Consecutive missed probes (with both connections up) after which subscriptions are restored. */
   resubscribeAfterMisses: number;
+  /** Told the seconds from each probe's publish to its arrival at the subscriber. */
+  onRoundTrip?: (seconds: number) => void;
 }
 
 interface Probe {
   lastRoundTripAt: number;
   pendingNonce: string | null;
+  /** performance.now() when the pending probe was published. */
+  sentAt: number;
   misses: number;
 }
 
@@ -64,10 +68,11 @@ export class PubSubCanary {
     for (const channel of this.probes.keys()) if (!wanted.has(channel)) this.probes.delete(channel);
     for (const channel of wanted) {
       if (this.probes.has(channel)) continue;
-      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, misses: 0 };
+      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, sentAt: 0, misses: 0 };
       this.probes.set(channel, probe);
       this.channels.subscribe(channel, (message) => {
         if (message.toString() === probe.pendingNonce) {
+          this.options.onRoundTrip?.((performance.now() - probe.sentAt) / 1000);
           probe.pendingNonce = null;
           probe.misses = 0;
           probe.lastRoundTripAt = Date.now();
@@ -97,6 +102,7 @@ export class PubSubCanary {
   private probe(channel: string, probe: Probe): void {
     const nonce = randomUUID();
     probe.pendingNonce = nonce;
+    probe.sentAt = performance.now();
     this.pub.spublish(channel, nonce).then(
       (receivers) => {
         // Nobody subscribed: the subscription is gone for sure, no need to wait for misses.

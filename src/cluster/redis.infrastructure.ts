@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Server } from 'socket.io';
 import { Cluster } from 'ioredis';
-import { Counter } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
 import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { RedisTopology } from '../config/redis-topology';
 import type { Logger } from '../logging/logger';
@@ -46,6 +46,14 @@ export async function createRedisInfrastructure(
     name: 'relay_redis_pubsub_bytes_received_total',
     help: 'Payload bytes of pub/sub messages this replica received from Redis, by purpose',
     labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+  });
+
+  // Every message between replicas takes this hop: the canary's round trip is its latency.
+  const roundTrip = new Histogram({
+    name: 'relay_redis_pubsub_roundtrip_seconds',
+    help: 'Seconds from publishing a pub/sub canary probe to this replica receiving it back through Redis',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [metrics.registry],
   });
 
@@ -109,6 +117,7 @@ export async function createRedisInfrastructure(
     intervalMs: CANARY_INTERVAL_MS,
     staleAfterMs: 3 * CANARY_INTERVAL_MS,
     resubscribeAfterMisses: 3,
+    onRoundTrip: (seconds) => roundTrip.observe(seconds),
   });
 
   // After an outage: restore subscriptions made while Redis was away, and re-register presence.

@@ -12,9 +12,9 @@ export { parseHostPort } from './config.formats';
 
 /**
  * Every setting of the hub, assembled from one file per concern (src/config/schema/). The
- * environment variable of each key is the key itself. The configuration table of the docs is
- * generated from this object in this order (`node scripts/config-table.mjs`), and a test checks
- * that it lists every key. `HubConfig` (config.ts) is derived from it: a key's type is the type of
+ * environment variable of each key is the key itself. The table of docs/configuration.md is
+ * generated from this object in this order (`npm run docs`), and a test checks that it is current
+ * and lists every key. `HubConfig` (config.ts) is derived from it: a key's type is the type of
  * its `default`.
  */
 export const configSchema = {

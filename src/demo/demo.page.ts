@@ -22,6 +22,7 @@ export function demoPage(settings: DemoPageSettings): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>relay-hub demo</title>
+<link rel="icon" href="data:,">
 <style>
   :root { font: 15px/1.4 system-ui, sans-serif; color: #1d2330; background: #eef1f5; }
   body { margin: 0; min-height: 100vh; display: grid; place-items: center; }

@@ -10,6 +10,7 @@ import { notFoundHandler, problemMiddleware } from './error.middleware';
 import { RegisterRoutes } from './generated/routes';
 import { createHttpServices, provideServices, type HttpServiceDeps } from './http.services';
 import { jsonBody } from './json-body.middleware';
+import { landingRouter } from './landing.page';
 import { metricsAuth } from './metrics-auth.middleware';
 
 export type { ReadinessProbe } from './http.services';
@@ -33,8 +34,8 @@ export interface HttpDeps extends HttpServiceDeps {
 export const SDK_DIR = join(__dirname, '..', '..', 'dist', 'sdk');
 
 /**
- * The Express app: SDK files, API docs, metrics, optional routers, the tsoa REST routes (health
- * included), then problem+json errors. Mounts them on `app` (a new one by default), which may
+ * The Express app: SDK files, API docs, metrics, optional routers, the landing page at `/`, the
+ * tsoa REST routes (health included), then problem+json errors. Mounts them on `app` (a new one by default), which may
  * already be the HTTP server's request handler. No listening here.
  */
 export function createHttpApp(deps: HttpDeps, app: Express = express()): Express {
@@ -65,6 +66,7 @@ export function createHttpApp(deps: HttpDeps, app: Express = express()): Express
   });
 
   for (const router of deps.routers ?? []) app.use(router);
+  app.use(landingRouter({ docs: config.API_DOCS_ENABLED }));
 
   const rest = Router();
   rest.use(restCors(config.CORS_ORIGINS), jsonBody(config.REST_BODY_LIMIT_BYTES));

@@ -31,6 +31,7 @@ export function asyncApiPage(document: Json): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(r.info.title)}</title>
+<link rel="icon" href="data:,">
 <style>${CSS}</style>
 </head>
 <body>

@@ -2,10 +2,15 @@ import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from '../logging/logger';
 import generatedSpec from './generated/openapi.json';
+import { withProblemExamples } from './problem-examples';
 import { writeJsonFile } from './spec-file';
 
-/** The OpenAPI document tsoa generated at build time (`info.version` `1.0`). Never edited by hand. */
-export const openApiSpec: Readonly<Record<string, unknown>> = generatedSpec;
+/**
+ * The OpenAPI document tsoa generated at build time (`info.version` `1.0`, never edited by hand),
+ * with an example of its own code on every error response. What /api, /api-json and
+ * OPENAPI_SPEC_FILE serve.
+ */
+export const openApiSpec: Readonly<Record<string, unknown>> = withProblemExamples(generatedSpec);
 
 /**
  * Interactive docs at `/api` (Swagger UI, authorization kept across reloads) and the raw spec at

@@ -151,6 +151,8 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
   );
   const asyncApi = loadAsyncApiDocument(publicUrl(config));
+  const readinessChecks = async () => ({ notDraining: !draining, ...(await infra.readinessChecks()) });
+  metrics.readFrom(readinessChecks);
 
   createHttpApp(
     {
@@ -163,7 +165,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       authFailures: ctx.authFailures,
       clientIp,
       readiness: async () => {
-        const checks = { notDraining: !draining, ...(await infra.readinessChecks()) };
+        const checks = await readinessChecks();
         return { ready: Object.values(checks).every(Boolean), checks };
       },
       // Optional routers: after the SDK, docs and metrics, before the REST routes.

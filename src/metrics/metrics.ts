@@ -1,4 +1,8 @@
+import { totalmem } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
+
+/** The checks behind /health/ready, by name; the replica is ready when all of them pass. */
+export type ReadinessChecks = () => Promise<Record<string, boolean>>;
 
 /** One label set of a {@link TalliedCounter}, bound once and counted in a plain number. */
 export interface Tally {
@@ -166,8 +170,49 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  /** Set by the hub ({@link HubMetrics.readFrom}): the checks /health/ready answers from. */
+  private readinessChecks: ReadinessChecks | undefined;
+
+  // Both asked at scrape time, so an unready replica that Prometheus can still reach says why.
+  readonly readinessCheck = new Gauge({
+    name: 'relay_readiness_check',
+    help: 'Each check behind /health/ready (notDraining, redisPubSub, …): 1 passing, 0 failing',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      for (const [check, passing] of Object.entries((await this.readinessChecks?.()) ?? {})) {
+        this.readinessCheck.set({ check }, passing ? 1 : 0);
+      }
+    },
+  });
+
+  readonly ready = new Gauge({
+    name: 'relay_ready',
+    help: '1 when this replica answers /health/ready with 200 (every relay_readiness_check passing), else 0',
+    registers: [this.registry],
+    collect: async () => {
+      const checks = await this.readinessChecks?.();
+      if (checks) this.ready.set(Object.values(checks).every(Boolean) ? 1 : 0);
+    },
+  });
+
+  // The limit RSS is measured against: the OOM killer acts on the container's, not on V8's heap limit.
+  readonly memoryLimit = new Gauge({
+    name: 'relay_memory_limit_bytes',
+    help: "Memory this process may use: its cgroup's (container's) limit, else the machine's total memory",
+    registers: [this.registry],
+    collect() {
+      this.set(Math.min(process.constrainedMemory() || Infinity, totalmem()));
+    },
+  });
+
   constructor() {
     this.registry.setDefaultLabels({});
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
+  }
+
+  /** Reports `checks` (the ones /health/ready answers from) as relay_ready and relay_readiness_check. */
+  readFrom(checks: ReadinessChecks): void {
+    this.readinessChecks = checks;
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Every code a peer of the hub can receive, as data: what it means and whether retrying (with a
  * fresh token, after a pause, on another replica) may succeed. The SDKs decide on `retryable`
- * from here; README and the AsyncAPI document list these catalogues.
+ * from here; docs/protocol.md, docs/rest.md and the AsyncAPI document list these catalogues.
  */
 import type { AckError } from './payloads';
 

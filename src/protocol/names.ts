@@ -23,7 +23,7 @@ export const Events = {
   authRefresh: 'auth:refresh',
   /** H→C and H→A just before the hub ends a session. */
   sessionClosed: 'session:closed',
-  /** C→H a page of the conversation's earlier messages (docs/protocol.md, "History"). */
+  /** C→H a page of the conversation's earlier messages (docs/protocol.md). */
   history: 'history',
   /** A→H a reply to one client or `'*'`. */
   reply: 'reply',

@@ -21,7 +21,7 @@ export interface AgentAuth {
 export interface ClientAuth {
   token: string;
   agentId: string;
-  /** The `id` of the last message this client saw; the hub replays what came after it (docs/protocol.md, "Recovery"). */
+  /** The `id` of the last message this client saw; the hub replays what came after it (docs/protocol.md, recovery). */
   lastMessageId?: string;
 }
 

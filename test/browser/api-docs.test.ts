@@ -56,4 +56,20 @@ describe('API docs at /api (Chromium)', () => {
     expect(JSON.parse(body ?? '{}')).toMatchObject({ success: true, data: { clientId: 'admin', sub: 'docs-user' } });
     expect(await me.locator('.curl-command').textContent()).toContain(`Authorization: Bearer ${token}`);
   }, 60_000);
+
+  it('shows under each error status an example of that status, not the 400 VALIDATION_FAILED body', async () => {
+    await page.goto(`${h.url}/api/`);
+    const op = page.locator('#operations-Users-getUsers');
+    await op.locator('.opblock-summary').click();
+    const example = async (status: number) => {
+      const row = op.locator(`tr.response[data-code="${status}"]`);
+      await row.locator('.example, .microlight').first().waitFor();
+      return (await row.locator('.example, .microlight').first().textContent()) ?? '';
+    };
+    const shown = { 401: await example(401), 403: await example(403), 429: await example(429) };
+    expect(shown[401]).toMatch(/"status": 401[\s\S]*"code": "(AUTHORIZATION_MALFORMED|TOKEN_\w+|SUB_\w+)"/);
+    expect(shown[403]).toMatch(/"status": 403[\s\S]*"code": "ROLE_REQUIRED"/);
+    expect(shown[429]).toMatch(/"status": 429[\s\S]*"code": "RATE_LIMITED"/);
+    for (const text of Object.values(shown)) expect(text).not.toContain('VALIDATION_FAILED');
+  }, 60_000);
 });

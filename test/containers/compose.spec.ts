@@ -1,21 +1,23 @@
-// `docker compose up` of the shipped docker-compose.yml (Redis + three hubs + nginx), driven through
-// testcontainers' compose support, then everything through nginx as a user would reach it.
+// The README's `docker compose` commands, run as written (the offline path: host set-up, the
+// secrets exported, `docker compose up --build -d --wait`), then everything through nginx as a user
+// would reach it, then failover and Redis restarts of that stack.
 //
 // The redis, nginx and node base images are LOCAL STAND-INS for the official Docker Hub images under
-// the same tags (scripts/containers/stand-ins.sh), made from Debian packages and the npm registry's
-// Node binary because no registry is reachable on the machines this tier runs on. The hub image is the
-// global set-up's build of deploy/Dockerfile under the tag the compose file names, so `up` builds
-// nothing and pulls nothing.
-import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+// the same tags (scripts/containers/stand-ins.sh, made by the README's first line), because no
+// registry is reachable on the machines this tier runs on. `--build` rebuilds the hub image from
+// deploy/Dockerfile on the global set-up's build cache.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } from 'testcontainers';
+import { join } from 'node:path';
 import { COMPOSE_PROJECT_PREFIX } from './support/docker-env';
 import { COMPOSE_FILE, ROOT, TOKEN_CLI } from './support/paths';
 import { chatToken, connectAgent, connectClient, reconnected, roundTrips, type Ack, type ChatClient } from './support/peers';
 
 const HUBS = ['hub-1', 'hub-2', 'hub-3'];
 const AGENT_ID = 'compose-bot';
+const SECRETS = ['JWT_SECRET', 'ADMIN_JWT_SECRET', 'AGENT_API_KEYS'] as const;
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -25,14 +27,31 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe('docker compose up (docker-compose.yml)', () => {
+/** The shell block of a markdown section: the first ```sh block after `heading`. */
+function shellBlock(file: string, heading: string): string {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const from = text.indexOf(heading);
+  if (from < 0) throw new Error(`${file} has no section ${heading}`);
+  const block = /```sh\n([\s\S]*?)```/.exec(text.slice(from));
+  if (!block) throw new Error(`${file}: no sh block under ${heading}`);
+  return block[1];
+}
+
+/** A start-log line that reports a failure: an error level, an error object or stack, or not JSON at all. */
+function failureLine(line: string): boolean {
+  let entry: { level?: number; err?: unknown; msg?: string };
+  try {
+    entry = JSON.parse(line) as typeof entry;
+  } catch {
+    return line.trim() !== '';
+  }
+  return (entry.level ?? 0) >= 50 || entry.err !== undefined || /EROFS/.test(line);
+}
+
+describe("the README's docker compose commands (docker-compose.yml)", () => {
   const project = `${COMPOSE_PROJECT_PREFIX}${randomUUID().slice(0, 8)}`;
-  const env: Record<string, string> = {
-    JWT_SECRET: randomBytes(36).toString('base64url'),
-    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
-    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
-  };
-  let stack: StartedDockerComposeEnvironment;
+  /** What the README's block exported, read back after it ran; the stack's settings for later commands. */
+  const env: Record<string, string> = {};
   let url: string;
   const closers: (() => void)[] = [];
 
@@ -62,27 +81,67 @@ describe('docker compose up (docker-compose.yml)', () => {
     );
 
   beforeAll(async () => {
+    // Only the project name and the published port are set around the README's lines, so this stack
+    // cannot collide with another; both are variables the README's commands honour as written.
+    env.COMPOSE_PROJECT_NAME = project;
     env.RELAY_HUB_PORT = String(await freePort());
     url = `http://127.0.0.1:${env.RELAY_HUB_PORT}`;
-    let waiting = new DockerComposeEnvironment(ROOT, COMPOSE_FILE)
-      .withProjectName(project)
-      .withEnvironment({ ...env, LOG_LEVEL: 'info' })
-      .withStartupTimeout(120_000)
-      // Through nginx to a replica that can serve (Redis included).
-      .withWaitStrategy('nginx-1', Wait.forHttp('/health/ready', 8080))
-      .withWaitStrategy('redis-1', Wait.forHealthCheck());
-    // Every replica ready, by the compose file's own readiness healthcheck.
-    for (const hub of HUBS) waiting = waiting.withWaitStrategy(`${hub}-1`, Wait.forHealthCheck());
-    stack = await waiting.up();
-  });
+    const block = shellBlock('README.md', '## Running it for real');
+    // The same lines in docs/deployment.md, between its markers, so the two cannot drift apart.
+    const deployment = readFileSync(join(ROOT, 'docs/deployment.md'), 'utf8');
+    expect(deployment).toContain(`<!-- compose-commands:start -->\n\`\`\`sh\n${block}\`\`\`\n<!-- compose-commands:end -->`);
+    const report = SECRETS.map((name) => `printf '${name}=%s\\n' "$${name}"`).join('\n');
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', `${block}\n${report}\n`], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 600_000,
+      maxBuffer: 64 << 20,
+    });
+    if (run.status !== 0) throw new Error(`the README's compose commands failed (${run.status}):\n${run.stderr}\n${run.stdout}`);
+    for (const line of run.stdout.split('\n')) {
+      const [name, value] = line.split(/=(.*)/s);
+      if ((SECRETS as readonly string[]).includes(name)) env[name] = value;
+    }
+    // The README's export line carries every secret the stack and the next commands need.
+    expect(SECRETS.filter((name) => !env[name])).toEqual([]);
+    expect(env.JWT_SECRET.length).toBeGreaterThanOrEqual(32);
+    // `--wait` returned once Redis and every hub were healthy; nginx has no healthcheck of its own.
+    const deadline = Date.now() + 30_000;
+    while (
+      (await fetch(`${url}/health/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    ) {
+      if (Date.now() > deadline) throw new Error('nginx did not answer /health/ready within 30 s of docker compose up --wait');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }, 660_000);
 
-  afterAll(async () => {
+  afterAll(() => {
     closers.forEach((close) => close());
-    await stack?.down({ removeVolumes: true, timeout: 0 });
+    if (env.JWT_SECRET) compose('down', '-v', '--remove-orphans', '-t', '0');
   });
 
-  let agent: Awaited<ReturnType<typeof connectAgent>>;
-  let agentReplica: string | undefined;
+  test('no hub logged an error, an error object or a stack trace while starting', () => {
+    for (const hub of HUBS) {
+      const lines = logsOf(hub).split('\n');
+      const started = lines.findIndex((l) => l.includes('relay-hub listening on'));
+      expect({ hub, started: started >= 0 }).toEqual({ hub, started: true });
+      expect({ hub, failures: lines.slice(0, started + 1).filter(failureLine) }).toEqual({ hub, failures: [] });
+    }
+  });
+
+  test('relays one message from a client to a bot and back through nginx', async () => {
+    const bot = await connectAgent(url, env.AGENT_API_KEYS.split(',')[0], 'first-bot', { echo: true });
+    closers.push(() => bot.socket.close());
+    const client = await connectClient(url, chatToken(env.JWT_SECRET, 'first-user'), 'first-bot');
+    closers.push(() => client.socket.close());
+    const ack = await client.send('hello through compose');
+    expect(ack.ok).toBe(true);
+    await client.waitFor((m) => m.text === 'echo:hello through compose');
+  });
 
   test('hubs run read-only with a tmpfs, under an init', () => {
     for (const hub of HUBS) {
@@ -102,11 +161,14 @@ describe('docker compose up (docker-compose.yml)', () => {
     }
   });
 
-  test('nginx serves the hub: /, /api, /api-json, /sdk/embed.mjs', async () => {
+  test('nginx serves the hub: / (a landing page linking the docs), /api, /api-json, /asyncapi, /sdk/embed.mjs', async () => {
     const root = await fetch(`${url}/`);
-    // Production (no demo page): the hub's own problem+json answer, not an error page of nginx.
-    expect(root.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(((await root.json()) as { status: number }).status).toBe(root.status);
+    // Production (no demo page): the landing page, linking the REST docs and the protocol page.
+    expect(root.status).toBe(200);
+    expect(root.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await root.text();
+    expect(html).toContain('href="./api/"');
+    expect(html).toContain('href="./asyncapi"');
 
     const docs = await fetch(`${url}/api`);
     expect(docs.status).toBe(200);
@@ -116,14 +178,20 @@ describe('docker compose up (docker-compose.yml)', () => {
     expect(spec.status).toBe(200);
     expect(((await spec.json()) as { openapi: string }).openapi).toMatch(/^3\./);
 
+    const protocol = await fetch(`${url}/asyncapi`);
+    expect(protocol.status).toBe(200);
+
     const sdk = await fetch(`${url}/sdk/embed.mjs`);
     expect(sdk.status).toBe(200);
     expect(sdk.headers.get('content-type')).toMatch(/javascript/);
     expect(await sdk.text()).toMatch(/RelayChat/);
   });
 
+  let agent: Awaited<ReturnType<typeof connectAgent>>;
+  let agentReplica: string | undefined;
+
   test('an agent and clients on different replicas relay 200 round trips through nginx', async () => {
-    agent = await connectAgent(url, env.AGENT_API_KEYS, AGENT_ID, { echo: true, reconnection: true });
+    agent = await connectAgent(url, env.AGENT_API_KEYS.split(',')[0], AGENT_ID, { echo: true, reconnection: true });
     closers.push(() => agent.socket.close());
     agentReplica = replicaOf(agent.socket.id);
     expect(agentReplica).toBeDefined();

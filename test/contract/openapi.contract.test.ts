@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
+import { openApiSpec } from '../../src/http/docs';
+import { ProblemCodes, type ProblemCode } from '../../src/protocol';
 
 /**
  * Contract over the OpenAPI spec tsoa generates at build time (`npm run build` →
@@ -244,10 +246,10 @@ describe('OpenAPI contract (generated spec)', () => {
     expect(problems).toEqual([]);
   });
 
-  it('passes `spectral lint` (spectral:oas, .spectral.yaml) with zero errors', () => {
+  it('passes `spectral lint` (spectral:oas, .spectral.yaml) with zero errors, as served', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spectral-'));
     const file = join(dir, 'openapi.json');
-    writeFileSync(file, JSON.stringify(spec, null, 2));
+    writeFileSync(file, JSON.stringify(openApiSpec, null, 2)); // as served: its examples are checked against their schemas too
     const result = spawnSync(
       join(ROOT, 'node_modules/.bin/spectral'),
       ['lint', '-r', join(ROOT, '.spectral.yaml'), '-f', 'json', '--quiet', file],
@@ -260,4 +262,59 @@ describe('OpenAPI contract (generated spec)', () => {
     expect(errors).toEqual([]);
     expect(result.status).toBe(0);
   }, 60_000);
+
+  describe('as served (/api, /api-json, OPENAPI_SPEC_FILE)', () => {
+    const served = openApiSpec as Schema;
+
+    it('says in the security schemes which secret signs which token, and where an API key secret is', () => {
+      const { defaultBearerAuth, 'api-key': apiKey } = served.components.securitySchemes as Record<string, { description: string }>;
+      // Chat tokens: JWT_SECRET; admin tokens: ADMIN_JWT_SECRET, the only ones the ADMIN routes take.
+      expect(defaultBearerAuth.description).toMatch(/signed with JWT_SECRET/);
+      expect(defaultBearerAuth.description).toMatch(
+        /Admin tokens are signed with ADMIN_JWT_SECRET[^.]*: the ADMIN routes[^.]*accept only those/,
+      );
+      expect(defaultBearerAuth.description).not.toMatch(/^A client JWT signed with JWT_SECRET/);
+      expect(apiKey.description).toMatch(/the secret is the `key` field/);
+    });
+
+    it('gives every error response examples of its own status, each with a code of that status from the catalogue', () => {
+      const problems: string[] = [];
+      let examples = 0;
+      for (const [path, item] of Object.entries(served.paths as Record<string, Record<string, Operation>>)) {
+        for (const method of METHODS.filter((m) => item[m])) {
+          const op = item[method];
+          for (const [status, response] of Object.entries(op.responses)) {
+            const media = response.content?.['application/problem+json'] as Schema | undefined;
+            if (!media) continue;
+            const where = `${method.toUpperCase()} ${path} ${status}`;
+            const named = Object.entries((media.examples ?? {}) as Record<string, { value: Schema }>);
+            if (named.length === 0) problems.push(`${where}: no example`);
+            for (const [name, { value }] of named) {
+              examples++;
+              const code = value.code as ProblemCode;
+              if (value.status !== Number(status)) problems.push(`${where}: example ${name} has status ${value.status}`);
+              if (ProblemCodes[code]?.status !== Number(status))
+                problems.push(`${where}: example ${name} has code ${code} of another status`);
+              if (name !== code) problems.push(`${where}: example ${name} shows ${code}`);
+            }
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      expect(examples).toBeGreaterThan(100);
+    });
+
+    it('offers the codes a credential can get: bearer 401s on ADMIN routes, api-key ones on api-key routes, RATE_LIMITED on 429', () => {
+      const codes = (path: string, method: string, status: string) =>
+        Object.keys(served.paths[path][method].responses[status].content['application/problem+json'].examples ?? {});
+      expect(codes('/users', 'get', '401')).toEqual(expect.arrayContaining(['TOKEN_REQUIRED', 'TOKEN_EXPIRED', 'TOKEN_INVALID']));
+      expect(codes('/users', 'get', '401')).not.toContain('API_KEY_INVALID');
+      expect(codes('/users', 'get', '403')).toContain('ROLE_REQUIRED');
+      expect(codes('/auth/embed/token', 'post', '401')).toEqual(['API_KEY_REQUIRED', 'API_KEY_INVALID']);
+      expect(codes('/auth/embed/token', 'post', '403')).toEqual(['SCOPE_REQUIRED']);
+      expect(codes('/agents/{agentId}/messages', 'post', '403')).toEqual(['SCOPE_REQUIRED', 'AGENT_NOT_ALLOWED', 'RECIPIENT_NOT_ALLOWED']);
+      expect(codes('/users', 'get', '429')).toEqual(['RATE_LIMITED']);
+      expect(codes('/users', 'post', '400')).toEqual(['VALIDATION_FAILED', 'BAD_REQUEST']);
+    });
+  });
 });

@@ -44,16 +44,33 @@ describe('the embedded default started as a user would', () => {
     }
   });
 
+  /** The value of a printed `export NAME=value` line, as a shell would take it when pasted. */
   const printed = (name: string) => {
-    const line = lines.find((l) => l.trim().startsWith(`${name}=`));
-    if (!line) throw new Error(`${name} was not printed:\n${lines.join('\n')}`);
-    return line.trim().slice(name.length + 1);
+    const line = lines.find((l) => l.trim().startsWith(`export ${name}=`));
+    if (!line) throw new Error(`export ${name}= was not printed:\n${lines.join('\n')}`);
+    const value = line.trim().slice(`export ${name}=`.length);
+    expect({ name, shellSafe: /^[A-Za-z0-9._~-]+$/.test(value) }).toEqual({ name, shellSafe: true });
+    return value;
   };
 
-  it('prints the generated development secrets and says state is in memory', () => {
+  it('prints the generated development secrets as export lines and says state is in memory', () => {
     expect(printed('JWT_SECRET').length).toBeGreaterThanOrEqual(32);
+    expect(printed('ADMIN_JWT_SECRET').length).toBeGreaterThanOrEqual(32);
     expect(printed('AGENT_API_KEYS')).toMatch(/^ak_/);
     expect(lines.join('\n')).toMatch(/in-memory state/);
+  });
+
+  it('prints $ADMIN, an admin token the ADMIN REST routes accept (the README creates an API key with it)', async () => {
+    const headers = { authorization: `Bearer ${printed('ADMIN')}`, 'content-type': 'application/json' };
+    expect((await fetch(`${url}/users`, { headers })).status).toBe(200);
+    const created = await fetch(`${url}/api-keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'web backend', scopes: ['embed:mint'] }),
+    });
+    expect(created.status).toBe(201);
+    // The secret is the `key` field of the answer, shown once (docs/rest.md).
+    expect(((await created.json()) as { data: { key: string } }).data.key).toMatch(/^rk_/);
   });
 
   it('answers health checks', async () => {

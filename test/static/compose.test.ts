@@ -197,12 +197,16 @@ describe('docker-compose.yml', () => {
     expect(env.TRUST_PROXY).toBe('1');
   });
 
-  test('hubs run on a read-only root filesystem with a tmpfs where the OpenAPI spec is written', () => {
+  test('hubs run on a read-only root filesystem with a tmpfs where every file they write goes (the *_FILE settings)', () => {
+    const written = Object.keys(configSchema).filter((key) => key.endsWith('_FILE'));
+    expect(written.length).toBeGreaterThanOrEqual(2);
     for (const [name, hub] of hubServices(load())) {
       expect({ name, readOnly: hub.read_only }).toEqual({ name, readOnly: true });
       const tmpfs = (hub.tmpfs ?? []).map((t) => t.split(':')[0]);
-      const specDir = hub.environment!.OPENAPI_SPEC_FILE.replace(/\/[^/]+$/, '');
-      expect(tmpfs).toContain(specDir);
+      for (const key of written) {
+        const dir = hub.environment?.[key]?.replace(/\/[^/]+$/, '');
+        expect({ name, key, onTmpfs: dir !== undefined && tmpfs.includes(dir) }).toEqual({ name, key, onTmpfs: true });
+      }
     }
   });
 

@@ -6,6 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { HUB_NODE_FLAGS } from '../../deploy/cluster.cjs';
+import { configSchema } from '../../src/config/config.schema';
+
+/** The settings naming a file the hub writes on every start (the spec files). */
+const WRITTEN_FILES = Object.keys(configSchema).filter((key) => key.endsWith('_FILE'));
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -78,11 +82,12 @@ describe('deploy/Dockerfile', () => {
     expect(directives.filter((l) => /^#\s*syntax\s*=/i.test(l))).toEqual([]);
   });
 
-  test('writes the OpenAPI spec under /tmp and says a read-only root filesystem needs a tmpfs there', () => {
+  test('writes every file the hub writes (the *_FILE settings) under /tmp and says a read-only root filesystem needs a tmpfs there', () => {
     const env = finalOf('ENV')
       .map((e) => e.args)
       .join(' ');
-    expect(env).toMatch(/\bOPENAPI_SPEC_FILE=\/tmp\//);
+    expect(WRITTEN_FILES.length).toBeGreaterThanOrEqual(2);
+    for (const key of WRITTEN_FILES) expect({ key, underTmp: new RegExp(`\\b${key}=/tmp/`).test(env) }).toEqual({ key, underTmp: true });
     const text = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
     expect(text).toMatch(/read-only root filesystem[\s\S]*tmpfs/);
     expect(text).not.toMatch(/\/tmp stays writable/);
@@ -173,7 +178,7 @@ describe('deploy/Dockerfile', () => {
     const cmds = finalOf('CMD');
     // bench/scale.mjs: V8's default young generation, grown by a connect burst, is most of an idle
     // hub's RSS per client, and 16 MiB semi-spaces cap it; V8's pretenuring doubled what each
-    // scavenge copies under relay load (README, Benchmarks).
+    // scavenge copies under relay load (docs/adr/0003, docs/adr/0004).
     expect(HUB_NODE_FLAGS).toEqual(['--max-semi-space-size=16', '--no-allocation-site-pretenuring']);
     expect(command(cmds[cmds.length - 1].args)).toEqual(['node', ...HUB_NODE_FLAGS, 'dist/main.js']);
     expect(finalOf('ENTRYPOINT')).toEqual([]);

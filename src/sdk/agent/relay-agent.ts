@@ -1,5 +1,4 @@
 import { EventEmitter } from 'node:events';
-import { LRUCache } from 'lru-cache';
 import { io, type Socket } from 'socket.io-client';
 import {
   AckCodes,
@@ -14,6 +13,7 @@ import {
   type MessageData,
   type SendAck,
 } from '../../protocol';
+import { HandledIds } from './handled-ids';
 
 export interface RelayAgentOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
@@ -76,7 +76,7 @@ type AgentEvents = {
 export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly socket: Socket<HubToAgentEvents, AgentToHubEvents>;
   /** Ids of messages already handed to the handler, to drop redeliveries (bounded by dedupeSize). */
-  private readonly handled: LRUCache<string, true>;
+  private readonly handled: HandledIds;
   private handler: MessageHandler = () => {};
   private attempt = 0;
   private retryTimer?: NodeJS.Timeout;
@@ -84,7 +84,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
 
   constructor(private readonly options: RelayAgentOptions) {
     super();
-    this.handled = new LRUCache<string, true>({ max: options.dedupeSize ?? 10_000 });
+    this.handled = new HandledIds(options.dedupeSize ?? 10_000);
     this.socket = io(`${options.url}${Namespaces.agent}`, {
       path: `${options.path ?? ''}/socket.io/`,
       transports: ['websocket'],
@@ -120,8 +120,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
     });
     this.socket.on(Events.message, (message, ack) => {
       if (typeof ack === 'function') ack({ ok: true });
-      if (this.handled.has(message.id)) return;
-      this.handled.set(message.id, true);
+      if (this.handled.seen(message.id)) return;
       Promise.resolve()
         .then(() => this.handler(message))
         .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
@@ -161,7 +160,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
 
   /**
    * Sends text to one client (every tab of it) or to all clients of the bot with `'*'`. Resolves once
-   * the hub has written it to the conversation log (docs/protocol.md, "Conversations and delivery guarantees"), so a client that is offline now gets it
+   * the hub has written it to the conversation log (docs/protocol.md), so a client that is offline now gets it
    * when it reconnects; rejects with a {@link RelayAgentError} (`retryable` for `SERVER_UNAVAILABLE`).
    */
   async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {

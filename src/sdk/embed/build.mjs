@@ -1,14 +1,16 @@
 // Bundles the browser embed SDK: dist/sdk/embed.mjs (ES module) and dist/sdk/embed.js (script tag,
-// global `RelayChat`). Run by scripts/build.mjs after tsc; prints minified and gzipped sizes.
+// global `RelayChat`). Run by scripts/build.mjs after tsc, and by the @relay-hub/embed package's
+// build (sdk/embed/build.mjs) with `--outdir=<its dist>`; prints minified and gzipped sizes.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
-const outdir = join(root, 'dist', 'sdk');
+const outdirArg = process.argv.slice(2).find((a) => a.startsWith('--outdir='));
+const outdir = outdirArg ? resolve(outdirArg.slice('--outdir='.length)) : join(root, 'dist', 'sdk');
 const entry = join(here, 'index.ts');
 
 // The SDK connects with `transports: ['websocket']` only, yet engine.io-client bundles long-polling

@@ -44,6 +44,7 @@ export function historyRequest(options: HistoryOptions | undefined): HistoryRequ
 /**
  * Asks the hub for one page. The ack is awaited at most `timeoutMs`; a connection lost before it
  * (Socket.IO fails pending acks on disconnect) is `NOT_CONNECTED`, a chat closed meanwhile `CLOSED`.
+ * @internal Left out of the published types, which then need no socket.io-client types.
  */
 export function requestHistory(
   socket: Socket<HubToClientEvents, ClientToHubEvents>,

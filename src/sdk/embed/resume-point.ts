@@ -13,7 +13,7 @@ export type PersistOption = boolean | StorageLike;
 export const STORAGE_PREFIX = 'relay-hub:lastMessageId:';
 
 /**
- * The id of the last message this chat saw: the `lastMessageId` of its next handshake (docs/protocol.md, "Recovery").
+ * The id of the last message this chat saw: the `lastMessageId` of its next handshake (docs/protocol.md, recovery).
  *
  * It belongs to one conversation, `(hub, agentId, sub)`. The `sub` is read from the token of each
  * connect attempt, before the handshake, so a getter that hands out another user's token never
