@@ -17,7 +17,7 @@ const { startRedisTopology, TOPOLOGIES } = require('./redis-topology.cjs');
 const ROOT = path.resolve(__dirname, '..');
 /**
  * The node flags the hub runs with: deploy/Dockerfile's CMD and `npm start` spell the same ones
- * (test/static/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
+ * (test/unit/deploy/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
  */
 const HUB_NODE_FLAGS = ['--max-semi-space-size=16', '--no-allocation-site-pretenuring'];
 const NGINX_CONF = path.join(__dirname, 'nginx.conf');

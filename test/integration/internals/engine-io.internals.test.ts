@@ -19,7 +19,7 @@ describe('engine.io internals', () => {
       for (const nsp of ['/', '/other']) {
         const client = connect(`${url}${nsp}`, { transports: ['websocket'], forceNew: true, reconnection: false });
         clients.push(client);
-        await new Promise((resolve) => client.once('connect', resolve));
+        await new Promise<void>((resolve) => client.once('connect', () => resolve()));
       }
       expect(engineConnections(io)).toHaveLength(2);
       const reasons = clients.map((client) => new Promise((resolve) => client.once('disconnect', resolve)));

@@ -64,7 +64,7 @@ describe('@socket.io/redis-adapter internals', () => {
   /** A client in ROOM on `r`, once the replica's subscription to the room's channel took effect. */
   async function member(r: Replica): Promise<Socket> {
     const client = connect(r.url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    await new Promise((resolve) => client.once('connect', resolve));
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
     await r.sub.ping();
     return client;
   }

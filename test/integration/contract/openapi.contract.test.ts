@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { openApiSpec } from '../../src/http/docs';
-import { ProblemCodes, type ProblemCode } from '../../src/protocol';
+import { openApiSpec } from '../../../src/http/docs';
+import { ProblemCodes, type ProblemCode } from '../../../src/protocol';
 
 /**
  * Contract over the OpenAPI spec tsoa generates at build time (`npm run build` →
  * src/http/generated/openapi.json): the operation table of docs/rest.md, tags, summaries, responses,
  * security, examples on every DTO property, envelope shapes, and a clean Spectral lint.
  */
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 const SPEC_FILE = join(ROOT, 'src/http/generated/openapi.json');
 
 type Schema = Record<string, any>;

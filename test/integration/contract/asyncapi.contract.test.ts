@@ -2,24 +2,24 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DiagnosticSeverity, Parser } from '@asyncapi/parser';
 import type { TSchema } from '@sinclair/typebox';
-import { configSchema } from '../../src/config/config.schema';
-import { publicUrl } from '../../src/config/public-url';
-import { AckCodes, Events, HandshakeCodes, Namespaces, SessionClosedCodes } from '../../src/protocol';
-import * as ackSchemas from '../../src/protocol/ack.schemas';
-import { asyncApiDocument } from '../../src/protocol/asyncapi.document';
-import * as codeSchemas from '../../src/protocol/code.schemas';
-import * as commonSchemas from '../../src/protocol/common.schemas';
-import * as handshakeSchemas from '../../src/protocol/handshake.schemas';
-import * as outboundSchemas from '../../src/protocol/outbound.schemas';
-import { HandshakeNames } from '../../src/protocol/protocol.registry';
-import * as inboundSchemas from '../../src/protocol/schemas';
+import { configSchema } from '../../../src/config/config.schema';
+import { publicUrl } from '../../../src/config/public-url';
+import { AckCodes, Events, HandshakeCodes, Namespaces, SessionClosedCodes } from '../../../src/protocol';
+import * as ackSchemas from '../../../src/protocol/ack.schemas';
+import { asyncApiDocument } from '../../../src/protocol/asyncapi.document';
+import * as codeSchemas from '../../../src/protocol/code.schemas';
+import * as commonSchemas from '../../../src/protocol/common.schemas';
+import * as handshakeSchemas from '../../../src/protocol/handshake.schemas';
+import * as outboundSchemas from '../../../src/protocol/outbound.schemas';
+import { HandshakeNames } from '../../../src/protocol/protocol.registry';
+import * as inboundSchemas from '../../../src/protocol/schemas';
 
 /**
  * docs/protocol.md ("The AsyncAPI document"): the AsyncAPI document of the relay protocol, as `npm run build` wrote it
  * (dist/asyncapi.json). It parses cleanly in the official parser, and it matches the protocol
  * both ways: every event, payload schema and code of src/protocol is in it, and it has nothing else.
  */
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 const BUILT = join(ROOT, 'dist', 'asyncapi.json');
 
 type Json = Record<string, any>;

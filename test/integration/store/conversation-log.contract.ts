@@ -1,5 +1,5 @@
 import { v7 } from 'uuid';
-import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../src/store/conversation-log';
+import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
 
 /**
  * The behaviour every ConversationLog shares (docs/protocol.md, "Conversations and delivery guarantees"). memory.store.test.ts and
