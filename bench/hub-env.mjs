@@ -10,6 +10,8 @@ export const { HUB_NODE_FLAGS } = createRequire(import.meta.url)('../deploy/clus
 export function benchHubEnv(overrides = {}) {
   return {
     NODE_ENV: 'production',
+    // Production refuses to start without it; no bench calls an admin route.
+    ADMIN_JWT_SECRET: 'bench-admin-secret-apart-from-every-chat-secret',
     LOG_LEVEL: 'warn',
     MESSAGE_RATE_PER_S: '0',
     AGENT_MESSAGE_RATE_PER_S: '0',

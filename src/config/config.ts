@@ -88,6 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   if (raw.ADMIN_JWT_SECRET === null && mayGenerate) {
     raw.ADMIN_JWT_SECRET = generated.ADMIN_JWT_SECRET = randomBytes(32).toString('base64url');
   }
+  // A production hub without it would start with its ADMIN REST routes off, which an operator
+  // finds out only when the first admin call gets 403.
+  if (raw.ADMIN_JWT_SECRET === null && production) throw new ConfigError(missingSecretMessage('ADMIN_JWT_SECRET', production));
   if (raw.ADMIN_JWT_SECRET !== null && [raw.JWT_SECRET, ...(raw.JWT_PREVIOUS_SECRETS as string[])].includes(raw.ADMIN_JWT_SECRET)) {
     throw new ConfigError(
       'ADMIN_JWT_SECRET must differ from JWT_SECRET and every JWT_PREVIOUS_SECRETS entry (whoever signs chat tokens must not sign admin tokens)',

@@ -28,7 +28,11 @@ class HardenedContainer extends GenericContainer {
 }
 
 describe(`image ${HUB_IMAGE}`, () => {
-  const secrets = { JWT_SECRET: randomBytes(36).toString('base64url'), AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}` };
+  const secrets = {
+    JWT_SECRET: randomBytes(36).toString('base64url'),
+    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
+    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
+  };
   let hub: StartedTestContainer;
   let url: string;
 

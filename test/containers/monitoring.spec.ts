@@ -35,6 +35,7 @@ describe('docker compose --profile monitoring up', () => {
   const project = `${COMPOSE_PROJECT_PREFIX}${randomUUID().slice(0, 8)}`;
   const env: Record<string, string> = {
     JWT_SECRET: randomBytes(36).toString('base64url'),
+    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
     AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
     // Set, so the hubs refuse a scrape without it and Prometheus must send it.
     METRICS_TOKEN: randomBytes(32).toString('hex'),

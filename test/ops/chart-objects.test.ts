@@ -150,7 +150,7 @@ describe('secrets', () => {
       ['JWT_SECRET', undefined],
       ['AGENT_API_KEYS', undefined],
       ['JWT_PREVIOUS_SECRETS', true],
-      ['ADMIN_JWT_SECRET', true],
+      ['ADMIN_JWT_SECRET', undefined],
       ['REDIS_URL', undefined],
     ] as const) {
       expect(env.get(key)).toEqual({ name: key, valueFrom: { secretKeyRef: { name: FULLNAME, key, ...(optional ? { optional } : {}) } } });

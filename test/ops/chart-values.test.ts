@@ -70,37 +70,38 @@ describe('values.schema.json under helm', () => {
 });
 
 describe("the chart's own checks", () => {
-  const { jwtSecret, agentApiKeys, redisPassword } = SECRETS;
+  const { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } = SECRETS;
   test.each<[string, string, Values]>([
     ['no secrets at all', 'secrets.jwtSecret', {}],
-    ['no agent API keys', 'secrets.agentApiKeys', { secrets: { jwtSecret, redisPassword } }],
-    ['the in-chart Redis without a password', 'secrets.redisPassword', { secrets: { jwtSecret, agentApiKeys } }],
+    ['no agent API keys', 'secrets.agentApiKeys', { secrets: { jwtSecret, adminJwtSecret, redisPassword } }],
+    ['no admin JWT secret', 'secrets.adminJwtSecret', { secrets: { jwtSecret, agentApiKeys, redisPassword } }],
+    ['the in-chart Redis without a password', 'secrets.redisPassword', { secrets: { jwtSecret, adminJwtSecret, agentApiKeys } }],
     [
       'the Ingress without METRICS_TOKEN',
       'secrets.metricsToken',
-      { ingress: { enabled: true }, secrets: { jwtSecret, agentApiKeys, redisPassword } },
+      { ingress: { enabled: true }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } },
     ],
-    ['an external Redis without its URL', 'redis.url', { redis: { enabled: false }, secrets: { jwtSecret, agentApiKeys } }],
+    ['an external Redis without its URL', 'redis.url', { redis: { enabled: false }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys } }],
     [
       'Sentinels without the master name',
       'redis.sentinelName',
-      { redis: { enabled: false, sentinels: 's-0:26379' }, secrets: { jwtSecret, agentApiKeys } },
+      { redis: { enabled: false, sentinels: 's-0:26379' }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys } },
     ],
     [
       'Sentinels beside the in-chart Redis',
       'redis.enabled=false',
-      { redis: { sentinels: 's-0:26379', sentinelName: 'm' }, secrets: { jwtSecret, agentApiKeys, redisPassword } },
+      { redis: { sentinels: 's-0:26379', sentinelName: 'm' }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } },
     ],
-    ['PORT in config', 'config.PORT', { config: { PORT: '8080' }, secrets: { jwtSecret, agentApiKeys, redisPassword } }],
+    ['PORT in config', 'config.PORT', { config: { PORT: '8080' }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } }],
     [
       'METRICS_TOKEN in config',
       'config.METRICS_TOKEN',
-      { config: { METRICS_TOKEN: SECRETS.metricsToken }, secrets: { jwtSecret, agentApiKeys, redisPassword } },
+      { config: { METRICS_TOKEN: SECRETS.metricsToken }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } },
     ],
     [
       'ADMIN_JWT_SECRET in config',
       'config.ADMIN_JWT_SECRET',
-      { config: { ADMIN_JWT_SECRET: SECRETS.adminJwtSecret }, secrets: { jwtSecret, agentApiKeys, redisPassword } },
+      { config: { ADMIN_JWT_SECRET: SECRETS.adminJwtSecret }, secrets: { jwtSecret, adminJwtSecret, agentApiKeys, redisPassword } },
     ],
   ])('refuses %s, naming %s', async (_what, key, values) => {
     const result = await template(values);

@@ -2,6 +2,8 @@ import { configSchema } from '../../src/config/config.schema';
 import { ConfigError, loadConfig, redisTopologyOf } from '../../src/config/config';
 
 const SECRETS = { JWT_SECRET: 's'.repeat(32), AGENT_API_KEYS: 'k'.repeat(16) };
+/** What a production hub needs beside SECRETS. */
+const PRODUCTION = { NODE_ENV: 'production', ADMIN_JWT_SECRET: 'a'.repeat(32) };
 
 describe('loadConfig', () => {
   it('applies documented defaults', () => {
@@ -81,25 +83,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...SECRETS, JWT_PREVIOUS_SECRETS: previous, ADMIN_JWT_SECRET: previous })).toThrow('ADMIN_JWT_SECRET');
   });
 
-  it('leaves ADMIN_JWT_SECRET unset (ADMIN REST off) rather than refusing to start in production, and needs no AGENT_API_KEYS without shared keys', () => {
-    const { config } = loadConfig({ JWT_SECRET: SECRETS.JWT_SECRET, NODE_ENV: 'production', AGENT_SHARED_KEYS_ENABLED: 'false' });
-    expect(config.ADMIN_JWT_SECRET).toBeNull();
+  it('needs no AGENT_API_KEYS in production without shared keys', () => {
+    const { config } = loadConfig({ JWT_SECRET: SECRETS.JWT_SECRET, ...PRODUCTION, AGENT_SHARED_KEYS_ENABLED: 'false' });
+    expect(config.ADMIN_JWT_SECRET).toBe(PRODUCTION.ADMIN_JWT_SECRET);
     expect(config.AGENT_API_KEYS).toEqual([]);
+  });
+
+  it('leaves ADMIN_JWT_SECRET unset (ADMIN REST off) outside production with Redis', () => {
+    const { config } = loadConfig({ ...SECRETS, REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(config.ADMIN_JWT_SECRET).toBeNull();
   });
 
   it.each([
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production', JWT_SECRET: SECRETS.JWT_SECRET }, 'AGENT_API_KEYS'],
+    [{ NODE_ENV: 'production', ...SECRETS }, 'ADMIN_JWT_SECRET'],
     [{ REDIS_URL: 'redis://127.0.0.1:1' }, 'JWT_SECRET'],
   ])('refuses to start without secrets in %j, naming %s', (env, key) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`${key} is required`));
   });
 
   it('locks production down: no CORS wildcard default, no demo', () => {
-    const { config } = loadConfig({ ...SECRETS, NODE_ENV: 'production' });
+    const { config } = loadConfig({ ...SECRETS, ...PRODUCTION });
     expect(config.CORS_ORIGINS).toEqual([]);
     expect(config.DEMO_ENABLED).toBe(false);
-    expect(() => loadConfig({ ...SECRETS, NODE_ENV: 'production', DEMO_ENABLED: 'true' })).toThrow('DEMO_ENABLED');
+    expect(() => loadConfig({ ...SECRETS, ...PRODUCTION, DEMO_ENABLED: 'true' })).toThrow('DEMO_ENABLED');
   });
 
   describe('Redis topology (docs/deployment.md)', () => {

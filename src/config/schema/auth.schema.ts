@@ -23,7 +23,7 @@ export const authSchema = {
     sensitive: true,
   },
   ADMIN_JWT_SECRET: {
-    doc: 'HMAC secret of admin tokens (≥ 32 chars, different from JWT_SECRET), held by operators: the ADMIN REST routes (users, API keys, agents) accept only tokens it signed (`npm run token -- --admin`), so a backend holding JWT_SECRET cannot administer the hub. Generated outside production when unset and no REDIS_URL; otherwise unset turns the ADMIN REST routes off (403).',
+    doc: 'HMAC secret of admin tokens (≥ 32 chars, different from JWT_SECRET), held by operators: the ADMIN REST routes (users, API keys, agents) accept only tokens it signed (`npm run token -- --admin`), so a backend holding JWT_SECRET cannot administer the hub. Required with NODE_ENV=production (the hub refuses to start without it); generated outside production when unset and no REDIS_URL; unset outside production with Redis turns the ADMIN REST routes off (403).',
     format: 'secret',
     default: null as string | null,
     env: 'ADMIN_JWT_SECRET',

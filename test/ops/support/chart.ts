@@ -55,7 +55,12 @@ const allOff = {
  */
 export const COMBINATIONS: Record<string, Values> = {
   'defaults (in-chart Redis, HPA, PDB, NetworkPolicy; no Ingress, no monitoring)': {
-    secrets: { jwtSecret: SECRETS.jwtSecret, agentApiKeys: SECRETS.agentApiKeys, redisPassword: SECRETS.redisPassword },
+    secrets: {
+      jwtSecret: SECRETS.jwtSecret,
+      adminJwtSecret: SECRETS.adminJwtSecret,
+      agentApiKeys: SECRETS.agentApiKeys,
+      redisPassword: SECRETS.redisPassword,
+    },
   },
   'in-chart Redis, everything on (Ingress with TLS, HPA, PDB, NetworkPolicy, monitoring)': {
     ...allOn,
@@ -65,7 +70,12 @@ export const COMBINATIONS: Record<string, Values> = {
     ...allOff,
     replicaCount: 2,
     redis: { persistence: { enabled: false } },
-    secrets: { jwtSecret: SECRETS.jwtSecret, agentApiKeys: SECRETS.agentApiKeys, redisPassword: SECRETS.redisPassword },
+    secrets: {
+      jwtSecret: SECRETS.jwtSecret,
+      adminJwtSecret: SECRETS.adminJwtSecret,
+      agentApiKeys: SECRETS.agentApiKeys,
+      redisPassword: SECRETS.redisPassword,
+    },
   },
   'in-chart Redis with existingSecret, monitoring on': {
     existingSecret: 'relay-hub-secrets',
@@ -74,7 +84,12 @@ export const COMBINATIONS: Record<string, Values> = {
   'external REDIS_URL, Ingress on, monitoring off': {
     ingress: { enabled: true },
     redis: { enabled: false, url: 'rediss://redis.example.com:6380/0' },
-    secrets: { jwtSecret: SECRETS.jwtSecret, agentApiKeys: SECRETS.agentApiKeys, metricsToken: SECRETS.metricsToken },
+    secrets: {
+      jwtSecret: SECRETS.jwtSecret,
+      adminJwtSecret: SECRETS.adminJwtSecret,
+      agentApiKeys: SECRETS.agentApiKeys,
+      metricsToken: SECRETS.metricsToken,
+    },
   },
   'external REDIS_URL from existingSecret, everything off': {
     ...allOff,
@@ -84,7 +99,12 @@ export const COMBINATIONS: Record<string, Values> = {
   'Redis Sentinel, everything on': {
     ...allOn,
     redis: { enabled: false, sentinels: 'sentinel-0.redis:26379,sentinel-1.redis:26379', sentinelName: 'relay' },
-    secrets: { jwtSecret: SECRETS.jwtSecret, agentApiKeys: SECRETS.agentApiKeys, metricsToken: SECRETS.metricsToken },
+    secrets: {
+      jwtSecret: SECRETS.jwtSecret,
+      adminJwtSecret: SECRETS.adminJwtSecret,
+      agentApiKeys: SECRETS.agentApiKeys,
+      metricsToken: SECRETS.metricsToken,
+    },
   },
   'Redis Cluster with existingSecret, HPA off, monitoring on with sendMetricsToken': {
     existingSecret: 'relay-hub-secrets',

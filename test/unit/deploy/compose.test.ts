@@ -32,6 +32,7 @@ type Compose = { services: Record<string, Service>; volumes?: Record<string, unk
 
 const TEST_ENV: Env = {
   JWT_SECRET: 'j'.repeat(48),
+  ADMIN_JWT_SECRET: 'a'.repeat(48),
   AGENT_API_KEYS: 'agent-key-0123456789abcdef',
 };
 
@@ -171,7 +172,7 @@ describe('docker-compose.yml', () => {
     expect(paths).toEqual(expect.arrayContaining(['/services/hub-1/init', '/services/redis/stop_grace_period']));
   });
 
-  test.each(['JWT_SECRET', 'AGENT_API_KEYS'])('refuses to start without %s, naming it', (name) => {
+  test.each(['JWT_SECRET', 'ADMIN_JWT_SECRET', 'AGENT_API_KEYS'])('refuses to start without %s, naming it', (name) => {
     const env = { ...TEST_ENV, [name]: undefined };
     expect(() => load(env)).toThrow(new RegExp(`${name} is missing a value: set ${name}`));
     expect(() => load({ ...TEST_ENV, [name]: '' })).toThrow(`set ${name}`);
@@ -193,6 +194,7 @@ describe('docker-compose.yml', () => {
     expect(new URL(env.REDIS_URL).hostname).toBe('redis');
     expect(env.NODE_ENV).toBe('production');
     expect(env.JWT_SECRET).toBe(TEST_ENV.JWT_SECRET);
+    expect(env.ADMIN_JWT_SECRET).toBe(TEST_ENV.ADMIN_JWT_SECRET);
     expect(env.AGENT_API_KEYS).toBe(TEST_ENV.AGENT_API_KEYS);
     expect(env.TRUST_PROXY).toBe('1');
   });
