@@ -19,7 +19,9 @@ import { HubMetrics } from '../metrics/metrics';
 import { clientIpResolver } from '../net/client-ip';
 import { ConnectionInfoRegistry } from '../net/connection-info';
 import { installEngineGate } from '../net/engine-gate';
-import { BatchingWebSocketServer } from '../net/websocket-engine';
+import { SendBuffers } from '../net/send-buffers';
+import { SocketGate } from '../net/socket-gate';
+import { boundedWebSocketServer } from '../net/websocket-engine';
 import { engineConnections, type EngineConnection } from '../internals/engine-io.internals';
 import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
@@ -27,7 +29,7 @@ import { DeadlineQueue } from '../relay/deadline-queue';
 import { DeactivationSweep } from '../relay/client/deactivation-sweep';
 import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
-import { attachRelay, relayNamespaces } from '../relay/relay';
+import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 
@@ -95,9 +97,10 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   // its routes are mounted once the relay they act on exists.
   const app = express();
   const httpServer = createServer(app);
+  const sendBuffers = new SendBuffers(config.MAX_SOCKET_BUFFER_BYTES);
   const io = new Server(httpServer, {
     transports: ['websocket', 'polling'],
-    wsEngine: BatchingWebSocketServer,
+    wsEngine: boundedWebSocketServer(sendBuffers),
     maxHttpBufferSize: 2 * config.MAX_MESSAGE_BYTES,
     connectTimeout: config.CONNECT_TIMEOUT_MS,
     cors: { origin: corsOrigin(config.CORS_ORIGINS), credentials: false },
@@ -113,6 +116,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
     isDraining,
   });
+  sendBuffers.install(io);
 
   const jwt = new JwtService(config);
   const ctx: RelayContext = {
@@ -130,6 +134,13 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       metrics,
     ),
     connections,
+    socketGate: new SocketGate({
+      maxConnections: config.MAX_CONNECTIONS,
+      maxConnectionsPerIp: config.MAX_CONNECTIONS_PER_IP,
+      connectTimeoutMs: config.CONNECT_TIMEOUT_MS,
+      metrics,
+    }),
+    sendBuffers,
     handlerFailures: new ThrottledLog(logger.child({ component: 'relay' })),
     replicaId: infra.replicaId,
     clustered: infra.clustered,
@@ -139,6 +150,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     subscriptionsSettled: () => infra.subscriptionsSettled(),
   };
   const namespaces = relayNamespaces(io);
+  closeDefaultNamespace(io, ctx);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));

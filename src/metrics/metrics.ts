@@ -70,8 +70,15 @@ export class HubMetrics {
 
   readonly engineRefusals = new Counter({
     name: 'relay_engine_refusals_total',
-    help: 'Connections refused before the Socket.IO handshake, by reason',
+    help: 'Connections refused by the connection limits (engine connections before the Socket.IO handshake, namespace sockets at theirs), while draining, or for the default namespace, by reason',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly slowConsumerCloses = new Counter({
+    name: 'relay_slow_consumer_closes_total',
+    help: 'Sockets whose transport was closed because more than MAX_SOCKET_BUFFER_BYTES were queued for the peer, by namespace',
+    labelNames: ['namespace'] as const,
     registers: [this.registry],
   });
 

@@ -16,8 +16,16 @@ import { corkPerTurn } from './cork-per-turn';
  * and left in a write of its own again. {@link reportFramesQueued} makes `ws` report a frame sent
  * once it is queued on the open socket; the socket's errors still close the connection, which
  * Engine.IO hears as the transport's close.
+ *
+ * Engine.IO thus never holds frames back: what a peer does not read piles up in its TCP socket's
+ * buffer. {@link boundedWebSocketServer} bounds that buffer (MAX_SOCKET_BUFFER_BYTES).
  */
 export class BatchingWebSocketServer extends WebSocketServer {
+  /** Where connections whose peer stopped reading are reported; none here (see {@link boundedWebSocketServer}). */
+  protected get sendLimit(): SendBufferLimit | null {
+    return null;
+  }
+
   /** Corks only an upgrade that Engine.IO accepted: its refusals write and destroy at once. */
   override handleUpgrade(
     request: IncomingMessage,
@@ -25,12 +33,44 @@ export class BatchingWebSocketServer extends WebSocketServer {
     head: Buffer,
     callback: (client: WebSocket, request: IncomingMessage) => void,
   ): void {
-    corkPerTurn(socket);
-    super.handleUpgrade(request, socket, head, (client, upgraded) => {
-      reportFramesQueued(client);
-      callback(client, upgraded);
+    const limit = this.sendLimit;
+    let client: WebSocket | undefined;
+    // Checked once a turn, not once a frame: the frames of a turn cost nothing more than before.
+    corkPerTurn(
+      socket,
+      limit && limit.maxBytes > 0
+        ? (backlog) => {
+            if (backlog > limit.maxBytes && client) limit.overflowed(client, backlog);
+          }
+        : undefined,
+    );
+    super.handleUpgrade(request, socket, head, (upgradedClient, upgraded) => {
+      client = upgradedClient;
+      reportFramesQueued(upgradedClient);
+      callback(upgradedClient, upgraded);
     });
   }
+}
+
+/** The bound on what one websocket peer may leave unread, and who closes the peers past it. */
+export interface SendBufferLimit {
+  /** Bytes; 0 = unlimited. */
+  readonly maxBytes: number;
+  /** Called (once a turn) for a connection that had more than `maxBytes` queued; must close it. */
+  overflowed(client: WebSocket, queued: number): void;
+}
+
+/**
+ * A {@link BatchingWebSocketServer} that reports connections whose peer leaves more than
+ * `limit.maxBytes` unsent from one turn to the next. Engine.IO constructs its `wsEngine` itself, so
+ * the limit comes with the class.
+ */
+export function boundedWebSocketServer(limit: SendBufferLimit): typeof BatchingWebSocketServer {
+  return class BoundedWebSocketServer extends BatchingWebSocketServer {
+    protected override get sendLimit(): SendBufferLimit {
+      return limit;
+    }
+  };
 }
 
 type SendCallback = (err?: Error) => void;

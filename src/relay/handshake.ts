@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
 import type { FailureLimited } from '../limits/auth-failure-limiter';
 import type { Logger } from '../logging/logger';
-import { AGENT_ID_PATTERN, HandshakeCodes, type HandshakeCode, type HandshakeErrorData } from '../protocol';
+import { AGENT_ID_PATTERN, HandshakeCodes, Namespaces, type HandshakeCode, type HandshakeErrorData } from '../protocol';
 import type { RelayContext } from './relay.context';
 
 /** A refused handshake; Socket.IO sends `message` and `data` to the client as `connect_error`. */
@@ -53,13 +53,23 @@ export function handshakeMiddleware(
   describe: (socket: Socket) => Record<string, unknown>,
 ) {
   return async (socket: Socket, next: (err?: Error) => void): Promise<void> => {
-    const attempt: HandshakeAttempt = { ip: ctx.connections.of(socket).ip, addressLimited: null };
+    const { ip } = ctx.connections.of(socket);
+    // Before the first await: CONNECTs that arrive together in one write each see the ones before them.
+    const limited = ctx.socketGate.admit(ip, socket.conn);
+    if (limited) {
+      ctx.logger.info({ namespace, reason: limited, ip }, 'handshake refused by the connection limits');
+      // No code, like the engine gate's refusals of the same limits: the SDKs retry with backoff.
+      next(new Error(limited));
+      closeUnusedTransport(ctx, socket);
+      return;
+    }
+    const attempt: HandshakeAttempt = { ip, addressLimited: null };
     try {
       for (const check of checks) await check(socket, attempt);
     } catch (err) {
+      ctx.socketGate.release(ip);
       let refusal = err instanceof HandshakeError ? err : internalError(ctx.logger, namespace, err);
       const failure = refusal.data.code;
-      const { ip } = attempt;
       if (!NOT_A_FAILURE.has(failure) && (await ctx.authFailures.recordFailure(ip, attempt.identity))) {
         refusal = new HandshakeError('RATE_LIMITED');
       }
@@ -69,13 +79,48 @@ export function handshakeMiddleware(
       ctx.metrics.handshakes.inc({ namespace, result: 'rejected', code });
       // `failure` is what the peer got wrong, also when the answer is RATE_LIMITED.
       ctx.logger.info({ namespace, code, ...(failure === code ? {} : { failure }), agentId, ip }, 'handshake rejected');
+      ctx.socketGate.settled(socket.conn);
       next(refusal);
-      closeUnusedTransport(socket);
+      closeUnusedTransport(ctx, socket);
       return;
     }
+    ctx.socketGate.settled(socket.conn);
     ctx.metrics.handshakes.inc({ namespace, result: 'accepted', code: '' });
     ctx.logger.info({ namespace, socketId: socket.id, ...describe(socket) }, 'handshake accepted');
     next();
+    // Socket.IO connects the socket on the next tick, unless its transport closed meanwhile: then the
+    // socket is dropped without a `disconnect`, and its slot must come back here.
+    process.nextTick(() => {
+      if (!socket.connected) ctx.socketGate.release(ip);
+    });
+  };
+}
+
+/**
+ * What every namespace does when one of its accepted sockets ends: gives back its slot under the
+ * connection limits, closes a connection left with no namespace, and logs and counts a socket whose
+ * transport was closed because its peer stopped reading (MAX_SOCKET_BUFFER_BYTES).
+ */
+export function socketEnded(ctx: RelayContext, socket: Socket, namespace: string, logger: Logger): void {
+  ctx.socketGate.release(ctx.connections.of(socket).ip);
+  ctx.socketGate.leftNamespace(socket);
+  if (ctx.sendBuffers.closedSlow(socket.conn)) {
+    ctx.metrics.slowConsumerCloses.inc({ namespace });
+    logger.warn({ maxSocketBufferBytes: ctx.sendBuffers.maxBytes }, 'slow consumer closed');
+  }
+}
+
+/**
+ * The default namespace `/` serves nothing, and a socket there would hold its connection open
+ * without any credential: every CONNECT to it is refused (`connect_error` without a code, as
+ * Socket.IO answers for a namespace that does not exist), and the transport closed unless another
+ * namespace uses it.
+ */
+export function refuseEveryConnection(ctx: RelayContext) {
+  return (socket: Socket, next: (err?: Error) => void): void => {
+    ctx.metrics.engineRefusals.inc({ reason: 'default namespace' });
+    next(new Error(`Invalid namespace: the hub serves ${Namespaces.client} and ${Namespaces.agent} only`));
+    closeUnusedTransport(ctx, socket);
   };
 }
 
@@ -85,11 +130,15 @@ function internalError(logger: Logger, namespace: string, err: unknown): Handsha
   return new HandshakeError('SERVER_UNAVAILABLE');
 }
 
-function closeUnusedTransport(socket: Socket): void {
+/**
+ * Closes the transport of a refused socket unless another namespace of the connection uses it or
+ * another handshake on it is still under way (it closes the transport if it fails in turn).
+ */
+function closeUnusedTransport(ctx: RelayContext, socket: Socket): void {
   const client = socket.client as unknown as { sockets: Map<string, unknown>; nsps: Map<string, unknown> };
   // The error packet is queued before this runs; engine.io flushes its write buffer before closing.
   setImmediate(() => {
-    if (client.sockets.size === 0 && client.nsps.size === 0) socket.conn.close();
+    if (client.sockets.size === 0 && client.nsps.size === 0 && !ctx.socketGate.handshaking(socket.conn)) socket.conn.close();
   });
 }
 

@@ -7,6 +7,8 @@ import type { Logger } from '../logging/logger';
 import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
 import type { ConnectionInfoRegistry } from '../net/connection-info';
+import type { SendBuffers } from '../net/send-buffers';
+import type { SocketGate } from '../net/socket-gate';
 import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
 import type { DeadlineQueue } from './deadline-queue';
@@ -25,6 +27,10 @@ export interface RelayContext {
   authFailures: AuthFailureLimiter;
   /** Client address and Origin of every connection. */
   connections: ConnectionInfoRegistry;
+  /** Namespace sockets against the connection limits. */
+  socketGate: SocketGate;
+  /** What is queued for each peer, against MAX_SOCKET_BUFFER_BYTES. */
+  sendBuffers: SendBuffers;
   /** Where event handler failures are logged, at a bounded rate. */
   handlerFailures: ThrottledLog;
   /** This replica's id in presence entries (the Socket.IO adapter's server id in a cluster). */

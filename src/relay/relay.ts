@@ -9,12 +9,18 @@ import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { RelayService } from './relay.service';
+import { refuseEveryConnection } from './handshake';
 import { StreamService } from './streams/stream.service';
 import { UserActions } from './streams/user-actions';
 
 /** The relay's namespaces of `io`. Create them after the adapter is installed. */
 export function relayNamespaces(io: Server): RelayNamespaces {
   return { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
+}
+
+/** Closes the default namespace `/` of `io` to every connection (see {@link refuseEveryConnection}). */
+export function closeDefaultNamespace(io: Server, ctx: RelayContext): void {
+  io.of('/').use(refuseEveryConnection(ctx));
 }
 
 /**

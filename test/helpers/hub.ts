@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { io as connect, type Socket } from 'socket.io-client';
 import { configFrom, type ConfigKey, type HubConfig } from '../../src/config/config';
 import { createHub, type Hub } from '../../src/hub/hub';
@@ -24,8 +25,13 @@ export interface ClientOptions {
   headers?: Record<string, string>;
 }
 
+export interface StartHubOptions {
+  /** Collects the hub's log lines (JSON strings) at LOG_LEVEL instead of writing them to stdout. */
+  logLines?: string[];
+}
+
 /** A real hub on 127.0.0.1, port 0, with fixed test secrets and silent logs. */
-export async function startHub(overrides: Partial<Record<ConfigKey, string>> = {}): Promise<TestHub> {
+export async function startHub(overrides: Partial<Record<ConfigKey, string>> = {}, options: StartHubOptions = {}): Promise<TestHub> {
   const config = configFrom({
     NODE_ENV: 'test',
     PORT: '0',
@@ -37,7 +43,16 @@ export async function startHub(overrides: Partial<Record<ConfigKey, string>> = {
     DEMO_ENABLED: 'false',
     ...overrides,
   });
-  const hub = await createHub(config, { logger: createLogger(config.LOG_LEVEL) });
+  const { logLines } = options;
+  const sink = logLines
+    ? new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+          done();
+        },
+      })
+    : undefined;
+  const hub = await createHub(config, { logger: createLogger(config.LOG_LEVEL, sink) });
   const url = `http://127.0.0.1:${await hub.listen(0, '127.0.0.1')}`;
   const sockets: Socket[] = [];
   const agents: RelayAgent[] = [];

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 
 export interface RawEngineOptions {
@@ -73,7 +74,45 @@ export class RawEngine {
     return this.next((f) => f.startsWith(`40${namespace},`) || f.startsWith(`44${namespace},`));
   }
 
+  /**
+   * Sends `frames` in one TCP write (the socket is corked around them), as an attacker writing
+   * many packets at once would.
+   */
+  sendTogether(frames: string[]): void {
+    const tcp = this.tcp;
+    tcp.cork();
+    for (const frame of frames) this.send(frame);
+    tcp.uncork();
+  }
+
+  /**
+   * Stops reading from the TCP socket, like a peer that stops reading: what the hub sends fills the
+   * kernel's buffers, then the hub's. `ws` resumes its socket after its own back-pressure, so
+   * that is held off too until {@link RawEngine.resumeReading}.
+   */
+  pauseReading(): void {
+    const tcp = this.tcp;
+    const resume = tcp.resume.bind(tcp);
+    tcp.resume = () => tcp;
+    tcp.pause();
+    this.resumeTcp = () => {
+      tcp.resume = resume;
+      tcp.resume();
+    };
+  }
+
+  resumeReading(): void {
+    this.resumeTcp?.();
+    this.resumeTcp = undefined;
+  }
+
   close(): void {
     this.ws.terminate();
+  }
+
+  private resumeTcp?: () => void;
+
+  private get tcp(): Socket {
+    return (this.ws as unknown as { _socket: Socket })._socket;
   }
 }

@@ -55,22 +55,40 @@ export const limitsSchema = {
     env: 'DEACTIVATION_RECHECK_S',
   },
   MAX_CONNECTIONS_PER_IP: {
-    doc: 'Concurrent connections per client IP on one replica, refused before the websocket upgrade (0 = unlimited).',
+    doc: 'Concurrent connections per client IP on one replica, counted twice: engine connections (refused before the websocket upgrade) and namespace sockets, however many share one connection (refused at their handshake) (0 = unlimited).',
     format: 'nat',
     default: 1000,
     env: 'MAX_CONNECTIONS_PER_IP',
   },
   MAX_CONNECTIONS: {
-    doc: 'Concurrent connections per replica, refused before the websocket upgrade (0 = unlimited).',
+    doc: 'Concurrent connections per replica, counted like MAX_CONNECTIONS_PER_IP: engine connections and namespace sockets (0 = unlimited).',
     format: 'nat',
     default: 20000,
     env: 'MAX_CONNECTIONS',
   },
   CONNECT_TIMEOUT_MS: {
-    doc: 'A connection that has not joined a namespace within this time is closed.',
+    doc: 'A connection with no accepted namespace this long after it opened, or after its last namespace left, is closed.',
     format: 'nat',
     default: 10000,
     env: 'CONNECT_TIMEOUT_MS',
+  },
+  MAX_SOCKET_BUFFER_BYTES: {
+    doc: 'Bytes the hub may hold queued for one peer (a socket that stops reading): past it the hub closes that transport and the client recovers from the conversation log on reconnect (lastMessageId). History replies count against it: a page is cut to what still fits (0 = unlimited).',
+    format: 'nat',
+    default: 1048576,
+    env: 'MAX_SOCKET_BUFFER_BYTES',
+  },
+  HISTORY_BYTES_PER_S: {
+    doc: 'Sustained bytes of history pages per second one client socket may read (byte token bucket refill rate; 0 = unlimited); a page is cut to the budget left, and a request with none left gets RATE_LIMITED.',
+    format: 'nat',
+    default: 262144,
+    env: 'HISTORY_BYTES_PER_S',
+  },
+  HISTORY_BYTES_BURST: {
+    doc: 'Byte token bucket size for history pages per client socket (with HISTORY_BYTES_PER_S).',
+    format: 'nat',
+    default: 1048576,
+    env: 'HISTORY_BYTES_BURST',
   },
   METRICS_TOKEN: {
     doc: 'When set (≥ 32 chars), /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>` (else 401). Set it wherever /metrics is reachable from outside, e.g. behind an Ingress.',

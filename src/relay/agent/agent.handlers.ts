@@ -4,6 +4,7 @@ import { errorAck, Events } from '../../protocol';
 import { jsonValueError } from '../../protocol/payload-limits';
 import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { guardEvent } from '../event-guard';
+import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
 import { Rooms } from '../rooms';
@@ -58,6 +59,7 @@ export function registerAgentHandlers(
       streams.socketLeft(socket.id);
       metrics.connections.dec({ namespace: nsp.name });
       logger.info({ reason }, 'agent runtime disconnected');
+      socketEnded(ctx, socket, nsp.name, logger);
       presence.leave(socket);
     });
 

@@ -29,8 +29,14 @@ import { replayMissed, type Replay } from './replay';
 import type { RelayService } from '../relay.service';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { Rooms } from '../rooms';
+import { socketEnded } from '../handshake';
 import { TokenBucket } from '../../limits/token-bucket';
+import { ByteBucket } from '../../limits/byte-bucket';
+import { fitPage } from './history-budget';
 import { SessionTimers } from './session-timers';
+
+const HISTORY_NOT_SERVED =
+  "history over this socket's byte budget (HISTORY_BYTES_PER_S) or send buffer (MAX_SOCKET_BUFFER_BYTES); retry later";
 
 /** What every client session of a namespace shares. */
 interface ClientNamespace {
@@ -118,6 +124,9 @@ export function registerClientHandlers(
  */
 class ClientSession implements GuardedSocket {
   private tokens?: TokenBucket;
+  private historyBudget?: ByteBucket;
+  /** Settles a turn after the last history reply was written; unset until the first request. */
+  private historyTail?: Promise<void>;
   private readonly timers: SessionTimers;
 
   constructor(
@@ -217,10 +226,37 @@ class ClientSession implements GuardedSocket {
     return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, payload);
   }
 
-  async history({ before, limit }: HistoryRequest): Promise<HistoryAck> {
+  /**
+   * A page of the conversation, cut to the socket's history budget (HISTORY_BYTES_PER_S) and to
+   * what may still be queued for its peer (MAX_SOCKET_BUFFER_BYTES, which history replies count
+   * against). A socket's requests are served one at a time, each a turn after the previous reply
+   * was written, so each sees what the ones before it queued, and a burst of requests holds one
+   * page in memory, not one per request.
+   */
+  history(request: HistoryRequest): Promise<HistoryAck> {
+    const served = (this.historyTail ?? Promise.resolve()).then(() => this.servePage(request));
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    this.historyTail = served.then(nextTurn, nextTurn);
+    return served;
+  }
+
+  private async servePage({ before, limit }: HistoryRequest): Promise<HistoryAck> {
+    const { config, sendBuffers } = this.nsp.ctx;
+    const { conn } = this.socket;
+    if (conn.readyState !== 'open') return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    const budget = (this.historyBudget ??= new ByteBucket(config.HISTORY_BYTES_PER_S, config.HISTORY_BYTES_BURST));
+    if (budget.available() <= 0) return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    if (sendBuffers.room(conn) <= 0) {
+      // A peer with nothing left under the bound is not reading what it asks for.
+      this.logger.info({ maxSocketBufferBytes: sendBuffers.maxBytes }, 'history requested with the send buffer full; closing');
+      sendBuffers.close(conn);
+      return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    }
     const { agentId, clientId } = this.data;
     const page = await this.nsp.relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
-    return { ok: true, ...page };
+    const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn)));
+    budget.spend(fitted.bytes);
+    return { ok: true, messages: fitted.messages, hasMore: fitted.hasMore };
   }
 
   /**
@@ -274,6 +310,7 @@ class ClientSession implements GuardedSocket {
     ctx.metrics.connections.dec({ namespace: this.nsp.name });
     const logger = this.logger;
     logger.info({ reason }, 'client disconnected');
+    socketEnded(ctx, this.socket, this.nsp.name, logger);
     ctx.store.presence
       .removeClient(this.data.agentId, this.presenceEntry)
       .catch((err) => logger.error({ err }, 'could not remove client from presence'));
