@@ -1,10 +1,13 @@
 import type { Server } from 'socket.io';
+import type { WebSocket } from 'ws';
 
 /**
- * Engine.IO keeps its open connections by id in `Server#clients`, a protected field of its typings
- * (documented in its README, but not part of the typed API). The hub reads it at shutdown to close
- * transports (not Socket.IO sockets) in batches; this module is the only place that names it, checked
- * by test/integration/internals/engine-io.internals.test.ts.
+ * Two private members of Engine.IO the hub reads, named nowhere else and checked by
+ * test/integration/internals/engine-io.internals.test.ts:
+ * - `Server#clients`, its open connections by id (protected in its typings, documented in its
+ *   README): at shutdown the hub closes transports (not Socket.IO sockets) in batches;
+ * - `WebSocket#socket` of its websocket transport, the `ws` connection under it: the send-buffer
+ *   bound (src/net/send-buffers.ts) reads its `bufferedAmount` and terminates it.
  */
 export const ENGINE_IO_CHECKED = { package: 'engine.io', versions: ['6.6.12'] } as const;
 
@@ -20,4 +23,15 @@ export function engineConnections(io: Server): EngineConnection[] {
     throw new Error('engine.io no longer keeps its connections in Server#clients (see src/internals/engine-io.internals.ts)');
   }
   return Object.values(clients);
+}
+
+/**
+ * The `ws` connection under a websocket transport of Engine.IO, or null for any other transport
+ * (polling) and when Engine.IO no longer keeps it where it did.
+ */
+export function transportWebSocket(transport: { readonly name: string }): WebSocket | null {
+  if (transport.name !== 'websocket') return null;
+  // Not `instanceof`: Engine.IO's own copy of `ws` may differ from the hub's (its wsEngine).
+  const socket = (transport as unknown as { socket?: Partial<WebSocket> }).socket;
+  return typeof socket?.bufferedAmount === 'number' && typeof socket.terminate === 'function' ? (socket as WebSocket) : null;
 }

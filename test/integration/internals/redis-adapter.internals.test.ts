@@ -33,11 +33,13 @@ interface Replica {
 describe('@socket.io/redis-adapter internals', () => {
   let redis: TestRedis;
   const replicas: Replica[] = [];
+  const clients: Socket[] = [];
 
   async function replica(onFailure: PublishFailure = () => {}, pubOptions: object = {}): Promise<Replica> {
     const pub = new Redis(redis.url, pubOptions);
     const sub = new Redis(redis.url);
     pub.on('error', () => {});
+    sub.on('error', () => {});
     const httpServer = createServer();
     const io = new Server(httpServer, { transports: ['websocket'] });
     io.adapter(shardedAdapter(pub, sub, 'test-sio', onFailure));
@@ -53,8 +55,8 @@ describe('@socket.io/redis-adapter internals', () => {
       sub,
       close: async () => {
         await new Promise((resolve) => io.close(resolve));
-        pub.disconnect();
-        sub.disconnect();
+        // QUIT answers after the adapters' SUNSUBSCRIBEs: nothing is left pending on a closed connection.
+        await Promise.all([pub, sub].map((client) => client.quit().catch(() => client.disconnect())));
       },
     };
     replicas.push(r);
@@ -64,6 +66,7 @@ describe('@socket.io/redis-adapter internals', () => {
   /** A client in ROOM on `r`, once the replica's subscription to the room's channel took effect. */
   async function member(r: Replica): Promise<Socket> {
     const client = connect(r.url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    clients.push(client);
     await new Promise<void>((resolve) => client.once('connect', () => resolve()));
     await r.sub.ping();
     return client;
@@ -73,8 +76,11 @@ describe('@socket.io/redis-adapter internals', () => {
     redis = await startRedis();
   });
 
+  // Replicas first: closing a client first would make its replica unsubscribe from the room's
+  // channel at some later moment, perhaps on a connection already closed.
   afterEach(async () => {
     for (const r of replicas.splice(0)) await r.close();
+    for (const client of clients.splice(0)) client.close();
   });
 
   afterAll(async () => {
@@ -83,7 +89,7 @@ describe('@socket.io/redis-adapter internals', () => {
 
   it('the hand-written broadcast frame is what the adapter publishes, on the same channel', async () => {
     const a = await replica();
-    const client = await member(a);
+    await member(a);
     const channel = roomChannelNamer(a.nsp)?.(ROOM);
     expect(channel).toBe(`test-sio#${NSP}#${ROOM}#`);
     const listener = new Redis(redis.url);
@@ -100,8 +106,7 @@ describe('@socket.io/redis-adapter internals', () => {
       expect(ch).toBe(frame?.channel);
       expect(raw).toBe(fill(frame as NonNullable<typeof frame>, JSON.stringify(data)));
     } finally {
-      listener.disconnect();
-      client.close();
+      await listener.quit();
     }
   });
 
@@ -109,27 +114,19 @@ describe('@socket.io/redis-adapter internals', () => {
     const a = await replica();
     const b = await replica();
     const client = await member(b);
-    try {
-      const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
-      const arrived = new Promise((resolve) => client.once('message', resolve));
-      await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
-      expect(await arrived).toEqual({ id: 'x', text: 'hi' });
-    } finally {
-      client.close();
-    }
+    const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
+    const arrived = new Promise((resolve) => client.once('message', resolve));
+    await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
+    expect(await arrived).toEqual({ id: 'x', text: 'hi' });
   });
 
   it('lists the channels the adapters subscribe to: their own two and one per public room', async () => {
     const a = await replica();
-    const client = await member(a);
-    try {
-      const subscribed = ((await a.pub.call('PUBSUB', 'SHARDCHANNELS', 'test-sio#*')) as string[]).sort();
-      const listed = adapterChannels(namespacesOf(a.io)).sort();
-      expect(listed).toEqual(expect.arrayContaining([`test-sio#${NSP}#${ROOM}#`, `test-sio#${NSP}#`]));
-      expect(listed).toEqual(subscribed);
-    } finally {
-      client.close();
-    }
+    await member(a);
+    const subscribed = ((await a.pub.call('PUBSUB', 'SHARDCHANNELS', 'test-sio#*')) as string[]).sort();
+    const listed = adapterChannels(namespacesOf(a.io)).sort();
+    expect(listed).toEqual(expect.arrayContaining([`test-sio#${NSP}#${ROOM}#`, `test-sio#${NSP}#`]));
+    expect(listed).toEqual(subscribed);
   });
 
   it('tells of a broadcast the adapter failed to publish', async () => {
