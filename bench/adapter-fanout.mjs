@@ -84,6 +84,7 @@ async function run(variant, replicas, redisUrl, runIndex) {
       JWT_SECRET,
       AGENT_API_KEYS: AGENT_KEY,
       MESSAGE_RATE_PER_S: '0',
+      USER_MESSAGE_RATE_PER_S: '0',
     });
     const hub = await createHub(config, {
       logger: createLogger('silent'),

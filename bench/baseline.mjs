@@ -1,8 +1,9 @@
 // The baseline relay the hub is measured against: the same stack (Socket.IO 4, the same Redis
 // adapter in cluster mode) and the same wire protocol as the hub, and what any production relay
 // must do at the least: client JWTs verified in the handshake (HS256, like the hub's default) and
-// every message acknowledged by the runtime before the client's ack. Nothing else: no validation,
-// no dedupe, no presence, no logging, no metrics.
+// every message acknowledged by the runtime before the client's ack; streamed replies forwarded as
+// they come (stream:start / delta / end to message:start / delta / end, with a seq per stream).
+// Nothing else: no validation, no dedupe, no presence, no logging, no metrics, no resume.
 //
 // Environment: PORT (0 = any; the chosen port is printed as `listening <port>`), HOST, REDIS_URL
 // (unset = one replica), ADAPTER (`sharded`, like the hub, or `classic`), JWT_SECRET.
@@ -40,6 +41,31 @@ agents.on('connection', (socket) => {
     const now = new Date();
     clients.to(`client:${agentId}:${reply.to}`).emit('message', { id: randomUUID(), ts: now.toISOString(), agentId, text: reply.text });
     if (typeof ack === 'function') ack({ ok: true });
+  });
+  // Open streams of this runtime socket: id → { room, seq }.
+  const streams = new Map();
+  socket.on('stream:start', (start, ack) => {
+    const id = randomUUID();
+    const ts = new Date().toISOString();
+    const room = `client:${agentId}:${start.to}`;
+    streams.set(id, { room, seq: 0 });
+    clients.to(room).emit('message:start', { id, ts, agentId, author: 'agent', text: '', seq: 0 });
+    if (typeof ack === 'function') ack({ ok: true, id, ts });
+  });
+  socket.on('stream:delta', (delta, ack) => {
+    const stream = streams.get(delta.id);
+    if (!stream) return typeof ack === 'function' && ack({ ok: false, error: { code: 'STREAM_NOT_FOUND' } });
+    const seq = ++stream.seq;
+    clients.to(stream.room).emit('message:delta', { id: delta.id, seq, text: delta.text });
+    if (typeof ack === 'function') ack({ ok: true, seq });
+  });
+  socket.on('stream:end', (end, ack) => {
+    const stream = streams.get(end.id);
+    streams.delete(end.id);
+    const ts = new Date().toISOString();
+    if (stream)
+      clients.to(stream.room).emit('message:end', { id: end.id, ts, agentId, author: 'agent', text: end.text ?? '', status: 'complete' });
+    if (typeof ack === 'function') ack(stream ? { ok: true, id: end.id, ts } : { ok: false, error: { code: 'STREAM_NOT_FOUND' } });
   });
 });
 

@@ -19,10 +19,12 @@
 //                                                    every one has `expect` new messages
 //   count {}                                         client sockets still connected
 //   closeAll {}                                      disconnect everything
+//   stream…                                          streamed replies: bench/generator-streams.mjs
 // Every command but closeAll takes an optional `group`: sockets are kept per group.
 import { performance } from 'node:perf_hooks';
 import jwt from 'jsonwebtoken';
 import { io } from 'socket.io-client';
+import { streamCommands } from './generator-streams.mjs';
 
 /** Sockets by group (one group per server under test, so both can be driven alternately). */
 const groups = new Map();
@@ -322,8 +324,8 @@ const commands = {
 
   async closeAll() {
     let closed = 0;
-    for (const { agents, clients, recovery } of groups.values()) {
-      for (const { socket } of [...clients, ...(recovery?.clients ?? [])]) socket?.disconnect();
+    for (const { agents, clients, recovery, streamClients } of groups.values()) {
+      for (const { socket } of [...clients, ...(recovery?.clients ?? []), ...(streamClients ?? [])]) socket?.disconnect();
       for (const socket of agents) socket.disconnect();
       closed += clients.length + agents.length;
     }
@@ -331,6 +333,8 @@ const commands = {
     return { closed };
   },
 };
+
+Object.assign(commands, streamCommands({ group, socketOptions, connectOne, windowed, mint, sleep, prefix }));
 
 /** Sends one message and resolves 'ok' once its reply arrived (or the error ack, or a timeout). */
 function roundTrip(client) {

@@ -1,5 +1,5 @@
-// The hub's settings in every bench: production mode, quiet logs, and the per-address and
-// per-socket limits out of the way, since all load comes from one machine (often one address).
+// The hub's settings in every bench: production mode, quiet logs, and the per-address, per-socket,
+// per-user and per-bot limits out of the way, since all load comes from one machine (often one address).
 
 import { createRequire } from 'node:module';
 
@@ -15,6 +15,13 @@ export function benchHubEnv(overrides = {}) {
     LOG_LEVEL: 'warn',
     MESSAGE_RATE_PER_S: '0',
     AGENT_MESSAGE_RATE_PER_S: '0',
+    // Each generated client relays far faster than a person: the budget is checked (its cost is
+    // measured) but never spent.
+    USER_MESSAGE_RATE_PER_S: '1000000',
+    USER_MESSAGE_RATE_BURST: '1000000',
+    // Likewise the bots' delivery budget (bench/delivery-fairness.mjs measures it at its defaults).
+    AGENT_DELIVERY_RATE_PER_S: '100000000',
+    AGENT_DELIVERY_RATE_BURST: '100000000',
     HANDSHAKE_FAILURES_PER_MIN: '0',
     MAX_CONNECTIONS_PER_IP: '0',
     API_DOCS_ENABLED: 'false',

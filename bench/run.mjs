@@ -18,6 +18,9 @@
 // log off and on, one and two replicas, and a recovery storm (docs/protocol.md). `--phases=scale` (not in
 // the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
 // relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
+// `--phases=streaming` (in the default set) runs bench/streaming.mjs: streamed replies, deltas per
+// second, latency per delta and a resume storm; its options are --stream-concurrent, --stream-rate,
+// --stream-saturation, --stream-storm.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,11 +31,12 @@ import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
+import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split(/=(.*)/s).slice(0, 2)));
-const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history').split(','));
+const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history,streaming').split(','));
 const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
 const WARMUP_MS = 2000;
 
@@ -635,6 +639,25 @@ async function main() {
     if (PHASES.has('cluster')) await clusterPhase(gen);
     if (PHASES.has('memory')) for (const kind of KINDS) await memoryPhase(kind, gen, gen2);
     if (PHASES.has('history')) await historyPhase(gen, gen2);
+    if (PHASES.has('streaming')) {
+      const ctx = {
+        gen,
+        gen2,
+        startServer,
+        startRedis,
+        stop,
+        alternate,
+        median,
+        settledRss,
+        log,
+        agentIds: AGENT_IDS,
+        apiKey: API_KEY,
+        secret: SECRET,
+        windowMs: WINDOW_MS,
+        kinds: KINDS,
+      };
+      results.streaming = await streamingPhase(ctx, streamLoad(args));
+    }
     if (PHASES.has('scale')) results.scale = await scalePhase(args);
   } finally {
     gen.child.disconnect?.();
@@ -653,6 +676,8 @@ async function main() {
     table(),
     '',
     historyTable(),
+    '',
+    results.streaming ? streamingTable(results.streaming, { comparisonRows, format }) : '',
     '',
     `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +

@@ -84,8 +84,13 @@ export async function createInfrastructure(
   if (redisTopologyOf(config) !== null) return createRedisInfrastructure(config, logger, metrics, options);
   const store = new MemoryStore({
     limits: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
-    bounds: { maxConversations: config.HISTORY_MEMORY_MAX_CONVERSATIONS, maxMessages: config.HISTORY_MEMORY_MAX_MESSAGES },
+    bounds: {
+      maxConversations: config.HISTORY_MEMORY_MAX_CONVERSATIONS,
+      maxMessages: config.HISTORY_MEMORY_MAX_MESSAGES,
+      maxBytes: config.HISTORY_MEMORY_MAX_BYTES,
+    },
   });
+  metrics.watchHistoryMemory(() => store.conversations.byteSize);
   return {
     store,
     replicaId: 'local',

@@ -10,6 +10,10 @@ export interface DemoAgentOptions {
   /** Default {@link DEMO_AGENT_ID}. */
   agentId?: string;
   logger: Logger;
+  /** How long the bot "thinks" before it answers, in milliseconds. Default 400. */
+  thinkMs?: number;
+  /** Pause between the words of a streamed answer, in milliseconds. Default 40. */
+  wordMs?: number;
 }
 
 export interface DemoAgent {
@@ -21,7 +25,9 @@ export interface DemoAgent {
 /**
  * Runs the demo's echo bot in-process, connected to this hub over loopback with the agent SDK like
  * any external runtime. It starts once `httpServer` listens (the port is unknown before) and
- * answers every message with `echo: <text>`, plus a debug trace that only admin clients see.
+ * answers every message with `echo: <text>` the way an LLM bot would: activity `thinking` first,
+ * then the answer streamed word by word, stopped when the user presses Stop (the handler's signal);
+ * plus a debug trace that only admin clients see.
  *
  * @example
  * const demo = config.DEMO_ENABLED ? attachDemoAgent(httpServer, { apiKey: config.AGENT_API_KEYS[0], logger }) : undefined;
@@ -39,9 +45,21 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
     });
     const runtime = agent;
     runtime.on('error', (err) => options.logger.warn({ err }, 'demo agent error'));
-    runtime.onMessage(async (m) => {
-      await runtime.reply(m.from, `echo: ${m.text}`, m.data ? { echoed: m.data } : undefined, m.id);
-      await runtime.debug({ handledBy: 'demo echo agent', received: m.text }, m.from);
+    const thinkMs = options.thinkMs ?? 400;
+    const wordMs = options.wordMs ?? 40;
+    runtime.onMessage(async (m, { signal }) => {
+      await runtime.activity(m.from, 'thinking');
+      await pause(thinkMs, signal);
+      if (signal.aborted) {
+        // Stopped before the answer began: nothing to end, only the "thinking…" to clear.
+        await runtime.activity(m.from, 'idle');
+        return;
+      }
+      const { status } = await runtime.streamFrom(m.from, words(`echo: ${m.text}`, wordMs), {
+        replyTo: m.id,
+        ...(m.data ? { data: { echoed: m.data } } : {}),
+      });
+      await runtime.debug({ handledBy: 'demo echo agent', received: m.text, status }, m.from);
     });
     runtime.connect().then(
       () => options.logger.info({ agentId: options.agentId ?? DEMO_AGENT_ID }, 'demo echo agent connected'),
@@ -68,4 +86,25 @@ function loopbackUrl(address: AddressInfo): string {
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
   if (wildcard) return `http://127.0.0.1:${address.port}`;
   return address.family === 'IPv6' ? `http://[${address.address}]:${address.port}` : `http://${address.address}:${address.port}`;
+}
+
+/** The words of `text` (each with the spaces after it), one every `wordMs`, like a model's tokens. */
+async function* words(text: string, wordMs: number): AsyncGenerator<string> {
+  for (const word of text.split(/(?<=\s)(?=\S)/)) {
+    await pause(wordMs);
+    yield word;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
 }

@@ -43,6 +43,17 @@ export function demoPage(settings: DemoPageSettings): string {
   #log li.me[data-status="pending"] { opacity: .6; }
   #log li.me[data-status="failed"] { background: #f8d7d7; }
   #log li.note { align-self: center; text-align: center; font-size: 12px; color: #667; background: none; }
+  #log li.bot[data-streaming="true"] .text::after { content: "\\258D"; animation: blink 1s steps(2) infinite; }
+  #log li.bot[data-status] .text::after { content: " \\2014 " attr(data-status); font-size: 12px; color: #667; }
+  @keyframes blink { 50% { opacity: 0; } }
+  .thumbs { margin-left: 6px; white-space: nowrap; }
+  .thumbs button { padding: 0 3px; background: none; opacity: .45; font-size: 13px; }
+  .thumbs button.up::before { content: "\\1F44D"; }
+  .thumbs button.down::before { content: "\\1F44E"; }
+  .thumbs button[aria-pressed="true"] { opacity: 1; }
+  #activity { padding: 0 16px 6px; font-size: 12px; color: #667; font-style: italic; }
+  #activity[hidden], #stop[hidden] { display: none; }
+  #stop { background: #b23b3b; }
   form { display: flex; gap: 8px; padding: 12px; border-top: 1px solid #e3e6eb; }
   input { flex: 1; font: inherit; padding: 8px 10px; border: 1px solid #c9ced6; border-radius: 8px; }
   button { font: inherit; padding: 8px 14px; border: 0; border-radius: 8px; background: #1d2330; color: #fff; }
@@ -61,9 +72,11 @@ export function demoPage(settings: DemoPageSettings): string {
     <button id="earlier" type="button" hidden>Load earlier messages</button>
     <ol id="log" aria-live="polite"></ol>
   </div>
+  <div id="activity" role="status" hidden></div>
   <form id="composer" autocomplete="off">
     <input id="text" name="text" placeholder="Say something to the echo bot" maxlength="2000" required>
     <button type="submit">Send</button>
+    <button id="stop" type="button" hidden>Stop</button>
   </form>
   ${settings.docsLinks === false ? '' : '<footer><a href="./asyncapi">Relay protocol (AsyncAPI)</a><a href="./api/">REST API</a></footer>'}
 </main>

@@ -3,6 +3,8 @@
  * shows the conversation as the hub's log has it: after a reload it loads the newest page of
  * history once connected, after a `gap` it loads what was missed, and "Load earlier messages" (or
  * scrolling to the top) pages further back. The user's messages from other tabs appear as theirs.
+ * The bot's answers stream in: "thinking…" first, then the text grows, Stop ends it, thumbs rate it,
+ * and a reload mid-answer shows the text so far and keeps growing (the SDK resumes it).
  *
  * Plain JavaScript in a string (served inline); no template literals inside, so nothing in it is
  * interpolated by this file.
@@ -16,6 +18,8 @@ const log = document.getElementById('log');
 const earlier = document.getElementById('earlier');
 const stateBadge = document.getElementById('state');
 const botBadge = document.getElementById('bot');
+const activity = document.getElementById('activity');
+const stopButton = document.getElementById('stop');
 
 // One anonymous demo user per browser: the token route assigns the id on the first call and the
 // page hands it back on every refresh, since the hub refuses a refreshed token for another user.
@@ -57,14 +61,40 @@ function add(kind, text) {
 // order they arrive in, and none is shown twice.
 const shown = new Map();
 
+// Answers being streamed, by id; Stop shows while one is open or the bot is thinking.
+const streaming = new Set();
+let thinking = false;
+const updateStop = () => {
+  stopButton.hidden = streaming.size === 0 && !thinking;
+};
+
 function show(m) {
-  if (shown.has(m.id)) return;
+  const existing = shown.get(m.id);
+  if (existing) {
+    // A snapshot of an answer already on screen (e.g. a history page got there first).
+    if (m.streaming) setText(m.id, m.text);
+    return;
+  }
   const stick = atBottom();
   const item = document.createElement('li');
-  item.className = m.author === 'user' ? 'me' : 'bot';
-  if (m.author === 'user') item.dataset.status = 'sent';
   item.dataset.id = m.id;
-  item.textContent = m.text;
+  if (m.author === 'user') {
+    item.className = 'me';
+    item.dataset.status = 'sent';
+    item.textContent = m.text;
+  } else {
+    // The text in a span of its own, so the thumbs beside it add nothing to the message's text.
+    item.className = 'bot';
+    const text = document.createElement('span');
+    text.className = 'text';
+    text.textContent = m.text;
+    item.append(text);
+    if (m.streaming) {
+      item.dataset.streaming = 'true';
+      streaming.add(m.id);
+      updateStop();
+    } else finish(item, m);
+  }
   const later = Array.from(log.querySelectorAll('li[data-id]')).find((li) => li.dataset.id > m.id);
   log.insertBefore(item, later || null);
   shown.set(m.id, item);
@@ -99,6 +129,44 @@ const setHasMore = (more) => {
   hasMore = more;
   earlier.hidden = !more;
 };
+
+function setText(id, text) {
+  const item = shown.get(id);
+  if (!item) return;
+  const stick = atBottom();
+  item.querySelector('.text').textContent = text;
+  if (stick) scroller.scrollTop = scroller.scrollHeight;
+}
+
+/** A bot message is final: how it ended (unless complete) and the thumbs to rate it. */
+function finish(item, m) {
+  delete item.dataset.streaming;
+  streaming.delete(m.id);
+  updateStop();
+  if (m.status && m.status !== 'complete') item.dataset.status = m.status;
+  if (item.querySelector('.thumbs')) return;
+  const thumbs = document.createElement('span');
+  thumbs.className = 'thumbs';
+  for (const [rating, label] of [['up', 'Good answer'], ['down', 'Bad answer']]) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = rating;
+    button.setAttribute('aria-label', label);
+    button.setAttribute('aria-pressed', String(m.feedback?.rating === rating));
+    button.addEventListener('click', () => {
+      // Pressing the chosen thumb again withdraws the rating.
+      const next = button.getAttribute('aria-pressed') === 'true' ? null : rating;
+      chat.feedback(item.dataset.id, next).then(
+        () => {
+          for (const b of thumbs.children) b.setAttribute('aria-pressed', String(b.className === next));
+        },
+        (err) => add('note', 'Feedback not saved: ' + err.code),
+      );
+    });
+    thumbs.append(button);
+  }
+  item.append(thumbs);
+}
 
 /**
  * Brings the screen up to the log: loads pages newest first until one reaches a message already on
@@ -162,7 +230,28 @@ chat.on('agent:status', ({ online }) => {
   botBadge.dataset.online = String(online);
   botBadge.textContent = online ? 'bot online' : 'bot offline';
 });
-chat.on('message', show);
+chat.on('message', (m) => {
+  show(m);
+  if (m.author === 'agent') setActivity('idle');
+});
+chat.on('message:update', ({ id, text }) => setText(id, text));
+chat.on('message:end', (m) => {
+  if (!shown.has(m.id)) show(m);
+  setText(m.id, m.text);
+  finish(shown.get(m.id), m);
+});
+function setActivity(state, label) {
+  thinking = state !== 'idle';
+  activity.hidden = !thinking;
+  activity.textContent = thinking ? (label || state) + '…' : '';
+  updateStop();
+}
+chat.on('activity', ({ state, label }) => setActivity(state, label));
+stopButton.addEventListener('click', () => {
+  chat.stop().catch((err) => {
+    if (err.code !== 'STREAM_NOT_FOUND') add('note', 'Could not stop: ' + err.code);
+  });
+});
 chat.on('error', (e) => console.warn('relay-hub demo:', e.code, e.message));
 
 earlier.addEventListener('click', () => void load(loadEarlier));

@@ -212,6 +212,27 @@ export class HubMetrics {
       this.set(Math.min(process.constrainedMemory() || Infinity, totalmem()));
     },
   });
+  readonly rateLimited = new TalliedCounter({
+    name: 'relay_rate_limited_total',
+    help: "Refusals for a spent budget, by scope: socket (one socket's events), user (a sub's messages to a bot over every socket and replica), agent_delivery (a bot's deliveries on this replica), agent_runtimes (a runtime past MAX_RUNTIMES_PER_AGENT)",
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
+
+  /** What {@link historyMemoryBytes} reads on each scrape; none with Redis. */
+  private historyMemory: (() => number) | null = null;
+
+  readonly historyMemoryBytes: Gauge = new Gauge({
+    name: 'relay_history_memory_bytes',
+    help: 'Bytes held by the embedded (in-memory) conversation log, bounded by HISTORY_MEMORY_MAX_BYTES (0 with Redis)',
+    registers: [this.registry],
+    collect: (): void => this.historyMemoryBytes.set(this.historyMemory?.() ?? 0),
+  });
+
+  /** Makes {@link historyMemoryBytes} report `read()`. */
+  watchHistoryMemory(read: () => number): void {
+    this.historyMemory = read;
+  }
 
   constructor() {
     this.registry.setDefaultLabels({});

@@ -37,6 +37,10 @@ export const HandshakeCodes = {
   RATE_LIMITED: { retryable: true, description: 'too many failed handshakes from this address; retry later' },
   SERVER_SHUTTING_DOWN: { retryable: true, description: 'this replica is draining; retry (another replica will answer)' },
   SERVER_UNAVAILABLE: { retryable: true, description: 'a check could not run (shared state unreachable); retry later' },
+  AGENT_RUNTIME_LIMIT: {
+    retryable: true,
+    description: 'the bot already has MAX_RUNTIMES_PER_AGENT runtimes connected (agent namespace); retry once one has left',
+  },
 } as const;
 export type HandshakeCode = keyof typeof HandshakeCodes;
 
@@ -55,7 +59,11 @@ export const AckCodes = {
   TIMEOUT: { retryable: true, description: 'the chosen runtime did not acknowledge within AGENT_ACK_TIMEOUT_MS' },
   INVALID_PAYLOAD: { retryable: false, description: 'the payload does not match the event schema' },
   PAYLOAD_TOO_LARGE: { retryable: false, description: 'text or the whole payload exceeds MAX_MESSAGE_BYTES' },
-  RATE_LIMITED: { retryable: true, description: 'this socket sends faster than its message rate limit' },
+  RATE_LIMITED: {
+    retryable: true,
+    description:
+      "over a rate budget: this socket's events, this user's messages to the bot over all their sockets, or (reply) the bot's deliveries on this replica",
+  },
   TOKEN_INVALID: { retryable: false, description: 'the refresh token fails verification' },
   TOKEN_EXPIRED: { retryable: false, description: 'the refresh token is already expired' },
   SUB_MISMATCH: { retryable: false, description: 'the refresh token has another sub or admin status' },
@@ -104,7 +112,10 @@ export const ProblemCodes = {
   ID_TAKEN: { status: 409, description: 'a user with this id exists' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body exceeds REST_BODY_LIMIT_BYTES or the message exceeds MAX_MESSAGE_BYTES' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'the body is not application/json' },
-  RATE_LIMITED: { status: 429, description: 'too many failed authentications from this address; see Retry-After' },
+  RATE_LIMITED: {
+    status: 429,
+    description: "too many failed authentications from this address, or (publish) the bot's delivery budget is spent; see Retry-After",
+  },
   INTERNAL: { status: 500, description: 'an unexpected error; logged by the hub' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'the conversation log is unreachable; nothing was done, retry later' },
 } as const;

@@ -186,6 +186,7 @@ const agent = {
     'AGENT_ID_REQUIRED',
     'AGENT_ID_INVALID',
     'AGENT_NOT_ALLOWED',
+    'AGENT_RUNTIME_LIMIT',
   ],
   receive: {
     [Events.reply]: {

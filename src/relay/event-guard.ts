@@ -65,6 +65,7 @@ export async function runGuarded<T>(
 
   const bucket = target.bucket;
   if (!bucket.take()) {
+    metrics.rateLimited.inc({ scope: 'socket' });
     refuse(spec, ack, 'RATE_LIMITED');
     if (bucket.strikes >= spec.maxStrikes) {
       target.logger.warn({ event, strikes: bucket.strikes }, 'socket kept sending while rate limited; disconnecting');

@@ -38,6 +38,7 @@ const NOT_A_FAILURE: ReadonlySet<HandshakeCode> = new Set([
   'SERVER_SHUTTING_DOWN',
   'SERVER_UNAVAILABLE',
   'ORIGIN_NOT_ALLOWED',
+  'AGENT_RUNTIME_LIMIT',
 ]);
 
 /**

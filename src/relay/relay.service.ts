@@ -1,4 +1,5 @@
 import type { Socket } from 'socket.io';
+import type { RateBudget } from '../limits/rate-budgets';
 import { payloadError } from '../protocol/payload-limits';
 import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
@@ -20,6 +21,7 @@ import {
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
 import { Conversations } from './conversations';
+import { DeliveryBudget } from './delivery-budget';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms } from './rooms';
@@ -42,11 +44,16 @@ export class RelayService {
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
+  /** Each bot's deliveries per second on this replica, spent by every publish. */
+  private readonly deliveries: DeliveryBudget;
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
   /** What bots are doing for their users (docs/streaming.md). */
   readonly activity: ActivityTracker;
+  private readonly userLimited: Tally;
+  /** Each user's budget for messages to one bot, over all their sockets and replicas; null: unlimited. */
+  private readonly userBudget: RateBudget | null;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -57,8 +64,12 @@ export class RelayService {
     this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
     this.activity = new ActivityTracker(nsp.client, ctx.config.ACTIVITY_TTL_MS);
+    this.deliveries = new DeliveryBudget(ctx, nsp);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
+    this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });
+    const { USER_MESSAGE_RATE_PER_S: ratePerS, USER_MESSAGE_RATE_BURST: burst } = ctx.config;
+    this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
   }
 
   /**
@@ -91,6 +102,7 @@ export class RelayService {
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
         handoff: prepared?.handoff ?? null,
+        budget: this.userBudget,
       });
     } catch (err) {
       prepared?.cancel();
@@ -100,6 +112,10 @@ export class RelayService {
     }
     const { existing, handedTo } = intake;
     if (handedTo === null) prepared?.cancel();
+    if (intake.limited) {
+      this.userLimited.add();
+      return errorAck('RATE_LIMITED', USER_LIMITED);
+    }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
@@ -183,9 +199,12 @@ export class RelayService {
 
   /**
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
-   * with `'*'`. Rejects with {@link LogUnavailableError} (nothing sent) when it could not be logged.
+   * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
+   * replica is spent, and with {@link LogUnavailableError} when it could not be logged: in both
+   * cases nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
+    this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
     const message: ClientInboundMessage = { id, ts, agentId, author: Authors.agent, text: reply.text };
     if (reply.data !== undefined) message.data = reply.data;
@@ -301,6 +320,8 @@ export class RelayService {
     return code ? errorAck(code) : null;
   }
 }
+
+const USER_LIMITED = 'this user sends this bot more than USER_MESSAGE_RATE_PER_S over all their sockets; retry later';
 
 function runtimeKey(runtime: RuntimeEntry): string {
   return runtime.socketId;

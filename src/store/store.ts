@@ -1,4 +1,5 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateBudget } from '../limits/rate-budgets';
 import type { AgentDepartures } from './agent-departures';
 import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
 import type { StreamStore } from './stream-store';
@@ -86,6 +87,11 @@ export interface IntakeRequest {
   subscribersOf: string | null;
   /** How to hand the message to its runtime in the same step, where the store can; null: the caller delivers. */
   handoff: Handoff | null;
+  /**
+   * The sender's budget for messages to this bot (one bucket per agentId and sub, spent by every
+   * socket on every replica), taken from before anything else; absent or null: unlimited.
+   */
+  budget?: RateBudget | null;
 }
 
 /**
@@ -109,6 +115,8 @@ export interface Handoff {
 
 /** What {@link MessageIntake.admit} found and did. */
 export interface Intake {
+  /** Set when the sender's budget was spent: nothing was claimed, read, logged or handed off. */
+  limited?: true;
   /** The record stored earlier for the same key (a retry), or null: the request's record is stored now. */
   existing: DedupeRecord | null;
   /** The bot's live runtimes; not read (empty) when `existing` is delivered. */
@@ -125,7 +133,8 @@ export interface Intake {
 }
 
 /**
- * The first step of every client message, in one round trip on Redis: claim the dedupe record,
+ * The first step of every client message, in one round trip on Redis: spend the sender's budget
+ * (refusing the message when it is spent), claim the dedupe record,
  * read the bot's live runtimes and, when the record is new, a runtime is live and a message is
  * given, append the message to the sender's conversation. The rest is the caller's: the append of
  * a retry (under the first record's id) and of a message that waited for a runtime (restart grace).

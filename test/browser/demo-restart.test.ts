@@ -156,7 +156,8 @@ describe('demo page across a hub restart (hub as a child process, Chromium)', ()
       await page.waitForSelector('#bot[data-online="true"]');
       await type(page, 'before');
       await page.waitForSelector('#log li.me[data-status="sent"]');
-      await page.waitForFunction(() => document.querySelectorAll('#log li.bot').length === 1);
+      // The bot streams its answer: wait for it to end, not to start.
+      await page.waitForFunction(() => document.querySelectorAll('#log li.bot:not([data-streaming])').length === 1);
       expect(await echoes(page)).toEqual(['echo: before']);
 
       await hub.stop(signal);
@@ -177,6 +178,7 @@ describe('demo page across a hub restart (hub as a child process, Chromium)', ()
       // message would show up before this echo.
       await type(page, 'after');
       await page.waitForFunction(() => Array.from(document.querySelectorAll('#log li.bot')).some((li) => li.textContent === 'echo: after'));
+      await page.waitForFunction(() => document.querySelectorAll('#log li.bot[data-streaming]').length === 0);
       expect(await echoes(page)).toEqual(['before', ...whileDown, 'after'].map((text) => `echo: ${text}`));
       expect(await page.locator('#log li.me[data-status="failed"]').count()).toBe(0);
       expect(await page.locator('#state').getAttribute('data-state')).toBe('connected');

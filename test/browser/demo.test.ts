@@ -145,6 +145,8 @@ describe('demo page in Chromium', () => {
 
       await say(first, 'typed in the first tab');
       await other.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 2);
+      // The answer streams to both tabs; the other one may get its end a moment after the first.
+      await other.waitForFunction(() => document.querySelectorAll('#log li.bot[data-streaming]').length === 0);
       const mine = await conversation(first);
       expect(await conversation(other)).toEqual(mine);
       expect(mine.map(([kind, text]) => [kind, text])).toEqual([

@@ -9,11 +9,17 @@ import {
   type ClientAuth,
   type ClientInboundMessage,
   type ClientMessage,
+  type FeedbackRequest,
   type HandshakeErrorData,
   type HistoryAck,
   type HistoryRequest,
+  type MessageEnd,
+  type MessageStart,
+  type OkAck,
   type SendAck,
   type SessionInfo,
+  type StopRequest,
+  type StreamStatus,
 } from '../../src/protocol';
 import type { RelayChat, RelayChatEvents } from '../../src/sdk/embed';
 
@@ -54,8 +60,16 @@ export class FakeClientHub {
    */
   recover: (lastMessageId: string) => ClientInboundMessage[] | false | undefined = (id) => {
     const at = this.log.findIndex((m) => m.id === id);
-    return at === -1 ? false : this.log.slice(at + 1);
+    // Open streams are left out of a replay: the resume after it sends them (message:start).
+    return at === -1 ? false : this.log.slice(at + 1).filter((m) => !this.open.has(m.id));
   };
+  /** Streams of the conversation that are open: announced with `message:start` after every `session`. */
+  readonly open = new Map<string, MessageStart>();
+  /** Every `stop` and `feedback` request, in order. */
+  readonly stops: StopRequest[] = [];
+  readonly feedbacks: FeedbackRequest[] = [];
+  stopAck: (req: StopRequest) => OkAck = () => ({ ok: true });
+  feedbackAck: (req: FeedbackRequest) => OkAck = () => ({ ok: true });
   /** Whether a connection gets `session` (and any replay); false plays a hub whose shared state hangs. */
   sendsSession: () => boolean = () => true;
   private readonly waiters: Array<() => void> = [];
@@ -86,9 +100,21 @@ export class FakeClientHub {
         for (const message of replay || []) socket.emit(Events.message, message);
         if (replay !== undefined) session.recovered = replay !== false;
         socket.emit(Events.session, session);
+        for (const stream of this.open.values()) socket.emit(Events.messageStart, stream);
       } else {
         socket.emit(Events.session, session);
+        for (const stream of this.open.values()) socket.emit(Events.messageStart, stream);
       }
+      socket.on(Events.stop, (req: StopRequest, ack: (res: OkAck) => void) => {
+        this.stops.push(req);
+        ack(this.stopAck(req));
+        this.notify();
+      });
+      socket.on(Events.feedback, (req: FeedbackRequest, ack: (res: OkAck) => void) => {
+        this.feedbacks.push(req);
+        ack(this.feedbackAck(req));
+        this.notify();
+      });
       socket.on(Events.message, (msg: ClientMessage, ack: (res: SendAck) => void) => {
         this.received.push(msg);
         const res = this.ack(msg, socket);
@@ -124,6 +150,49 @@ export class FakeClientHub {
     this.log.push(message);
     for (const socket of this.sockets) if (socket.connected) socket.emit(Events.message, message);
     return message;
+  }
+
+  /**
+   * Opens a stream (its id sorts in log order) and announces it to every connected socket. Like the
+   * hub, the log holds it at its start with text '' (history shows it so) until its end.
+   */
+  startStream(text = '', extra: Partial<MessageStart> = {}, announce = true): MessageStart {
+    const { id, ts, agentId } = this.message(text);
+    const start: MessageStart = { id, ts, agentId, author: Authors.agent, text, seq: 0, ...extra };
+    this.open.set(id, start);
+    this.log.push({ id, ts, agentId, author: Authors.agent, text: '' });
+    if (announce) this.emitAll(Events.messageStart, start);
+    return start;
+  }
+
+  /** Appends `text` to an open stream and sends the delta (`seq` overrides the next one, to play a gap). */
+  delta(id: string, text: string, seq?: number): void {
+    const open = this.open.get(id)!;
+    open.seq += 1;
+    open.text += text;
+    this.emitAll(Events.messageDelta, { id, seq: seq ?? open.seq, text });
+  }
+
+  /** Ends an open stream: its final message replaces its start in the log and `message:end` to every socket. */
+  endStream(id: string, status: StreamStatus = 'complete', text?: string): MessageEnd {
+    const open = this.open.get(id)!;
+    this.open.delete(id);
+    const end: MessageEnd = { id, ts: open.ts, agentId: open.agentId, author: Authors.agent, text: text ?? open.text, status };
+    this.log[this.log.findIndex((m) => m.id === id)] = {
+      id,
+      ts: end.ts,
+      agentId: end.agentId,
+      author: Authors.agent,
+      text: end.text,
+      ...(status === 'complete' ? {} : { status }),
+    };
+    this.emitAll(Events.messageEnd, end);
+    return end;
+  }
+
+  /** Sends `event` to every connected socket. */
+  emitAll(event: string, payload: unknown): void {
+    for (const socket of this.sockets) if (socket.connected) socket.emit(event, payload);
   }
 
   /** The hub's answer to `history`: the newest `limit` messages older than `before`. */

@@ -35,7 +35,7 @@ describe('a runtime that never acks', () => {
   let runtime: Socket;
   let client: Socket;
   beforeAll(async () => {
-    t = await startHub({ AGENT_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS), MESSAGE_RATE_PER_S: '0' });
+    t = await startHub({ AGENT_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS), MESSAGE_RATE_PER_S: '0', USER_MESSAGE_RATE_PER_S: '0' });
     runtime = connect(`${t.url}${Namespaces.agent}`, {
       transports: ['websocket'],
       forceNew: true,

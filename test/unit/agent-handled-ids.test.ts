@@ -1,8 +1,8 @@
-import { HandledIds } from '../../src/sdk/agent/handled-ids';
+import { RecentIds } from '../../src/sdk/agent/recent-ids';
 
-describe('HandledIds (the agent SDK drops redelivered messages by id)', () => {
+describe('RecentIds (the agent SDK drops redelivered messages by id)', () => {
   it('reports an id seen before, and not a new one', () => {
-    const ids = new HandledIds(3);
+    const ids = new RecentIds(3);
     expect(ids.seen('a')).toBe(false);
     expect(ids.seen('b')).toBe(false);
     expect(ids.seen('a')).toBe(true);
@@ -10,7 +10,7 @@ describe('HandledIds (the agent SDK drops redelivered messages by id)', () => {
   });
 
   it('forgets the oldest id once more than the limit are held', () => {
-    const ids = new HandledIds(2);
+    const ids = new RecentIds(2);
     for (const id of ['a', 'b', 'c']) ids.seen(id);
     expect(ids.size).toBe(2);
     expect(ids.seen('b')).toBe(true);
@@ -19,6 +19,6 @@ describe('HandledIds (the agent SDK drops redelivered messages by id)', () => {
   });
 
   it.each([0, -1, 1.5, Number.NaN])('refuses dedupeSize %p with a clear error', (limit) => {
-    expect(() => new HandledIds(limit)).toThrow('RelayAgent: dedupeSize must be a positive integer');
+    expect(() => new RecentIds(limit)).toThrow('RelayAgent: dedupeSize must be a positive integer');
   });
 });

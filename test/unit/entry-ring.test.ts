@@ -98,6 +98,18 @@ describe('EntryRing', () => {
     }
   });
 
+  it('reports the bytes it holds: its whole buffer and its slots, growing and shrinking with its entries', () => {
+    const ring = new EntryRing(4);
+    const empty = ring.byteSize;
+    expect(empty).toBeGreaterThanOrEqual(256);
+    ring.push(1, 'a', 'x'.repeat(60_000));
+    // The buffer is sized for twice to four times what it holds.
+    expect(ring.byteSize).toBeGreaterThanOrEqual(2 * 60_000);
+    expect(ring.byteSize).toBeLessThanOrEqual(4 * 60_000 + 1024);
+    for (let seq = 2; seq <= 5; seq++) ring.push(seq, String(seq), '{}');
+    expect(ring.byteSize).toBeLessThan(1024);
+  });
+
   it('refuses a maxEntries that is not a positive integer', () => {
     expect(() => new EntryRing(0)).toThrow('maxEntries must be a positive integer, not 0');
     expect(() => new EntryRing(1.5)).toThrow(RangeError);

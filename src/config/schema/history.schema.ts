@@ -30,6 +30,12 @@ export const historySchema = {
     default: 200000,
     env: 'HISTORY_MEMORY_MAX_MESSAGES',
   },
+  HISTORY_MEMORY_MAX_BYTES: {
+    doc: "Embedded (in-memory) log only: bytes its conversations may hold (each one's buffer, used or not), 64 MiB by default; the least recently used conversations go first. One conversation is always kept whole, so keep this above about 4 × HISTORY_MAX_MESSAGES × MAX_MESSAGE_BYTES (51 MiB at the defaults) for the bound to hold; see docs/notes/t28-limits.md.",
+    format: 'positive-int',
+    default: 67108864,
+    env: 'HISTORY_MEMORY_MAX_BYTES',
+  },
   RECOVERY_MAX_MESSAGES: {
     doc: 'Most messages replayed to a reconnecting client (lastMessageId); when more are missing nothing is replayed and session.recovered is false.',
     format: 'positive-int',

@@ -30,6 +30,18 @@ export const limitsSchema = {
     default: 40,
     env: 'MESSAGE_RATE_BURST',
   },
+  USER_MESSAGE_RATE_PER_S: {
+    doc: 'Sustained messages per second one user (token sub) may send to one bot over all their sockets on every replica (token bucket refill rate, shared through Redis when configured; 0 = unlimited); excess gets RATE_LIMITED and is neither delivered nor logged. Twice MESSAGE_RATE_PER_S by default: a user with a few tabs is not held back, one with many sockets cannot multiply what the bot is sent.',
+    format: 'nat',
+    default: 40,
+    env: 'USER_MESSAGE_RATE_PER_S',
+  },
+  USER_MESSAGE_RATE_BURST: {
+    doc: 'Token bucket size of USER_MESSAGE_RATE_PER_S: messages one user may send to one bot at once.',
+    format: 'nat',
+    default: 80,
+    env: 'USER_MESSAGE_RATE_BURST',
+  },
   AGENT_MESSAGE_RATE_PER_S: {
     doc: 'Sustained events per second one agent runtime socket may send (0 = unlimited); excess gets RATE_LIMITED.',
     format: 'nat',
@@ -41,6 +53,24 @@ export const limitsSchema = {
     format: 'nat',
     default: 4000,
     env: 'AGENT_MESSAGE_RATE_BURST',
+  },
+  AGENT_DELIVERY_RATE_PER_S: {
+    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply costs one per socket it reaches, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent, so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/notes/t28-limits.md.",
+    format: 'nat',
+    default: 5000,
+    env: 'AGENT_DELIVERY_RATE_PER_S',
+  },
+  AGENT_DELIVERY_RATE_BURST: {
+    doc: "Token bucket size of AGENT_DELIVERY_RATE_PER_S: deliveries one bot may cause at once on one replica. Small, as deliveries at once are a stall for everyone else on the replica; a publish that costs more than the bucket holds (a broadcast to more clients) still goes while the bucket is not empty, and the bot's next ones wait the debt out.",
+    format: 'nat',
+    default: 1000,
+    env: 'AGENT_DELIVERY_RATE_BURST',
+  },
+  MAX_RUNTIMES_PER_AGENT: {
+    doc: 'Runtimes one bot may have connected at once over all replicas (0 = unlimited); one more is refused at the /ws/agent handshake with AGENT_RUNTIME_LIMIT (retryable: a runtime that leaves makes room, as in a rolling restart). Every client message reads and scores all runtimes of its bot.',
+    format: 'nat',
+    default: 50,
+    env: 'MAX_RUNTIMES_PER_AGENT',
   },
   HANDSHAKE_FAILURES_PER_MIN: {
     doc: 'Failed authentications (refused handshakes and REST 401s; not Origin refusals) allowed per client IP per minute, and again per IP and verified identity (token sub, API key). Past the IP budget, credentials that do not verify get RATE_LIMITED or 429; verified ones still get in unless their own identity is past its budget (shared through Redis when configured; 0 = unlimited).',

@@ -3,7 +3,8 @@ import { Body, Controller, OperationId, Path, Post, Request, Response, Route, Se
 import { ADMIN_CLIENT_ID } from '../../protocol';
 import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
-import { ForbiddenError, PayloadTooLargeError, ServiceUnavailableError, ValidationError } from '../errors';
+import { DeliveryBudgetError } from '../../relay/delivery-budget';
+import { ForbiddenError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../errors';
 import { assertActsFor, principalOf } from '../principal';
 import type { HttpServices } from '../http.services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
@@ -24,7 +25,8 @@ export class AgentMessagesController extends Controller {
    * Delivers `text` (and `data`) to every socket of the clientId `to`, or with `*` to every client
    * of the bot, on every replica, exactly like an agent runtime's `reply`. The key publishes only
    * to the bots in its `agentIds` (else 403 `AGENT_NOT_ALLOWED`), and to `to: "admin"` only when
-   * created with `adminRecipient` (else 403 `RECIPIENT_NOT_ALLOWED`).
+   * created with `adminRecipient` (else 403 `RECIPIENT_NOT_ALLOWED`). It spends the bot's delivery
+   * budget on this replica like a `reply` (over it: 429 `RATE_LIMITED` with Retry-After).
    * @summary Publish a message as the agent
    */
   @Post('{agentId}/messages')
@@ -32,7 +34,12 @@ export class AgentMessagesController extends Controller {
   @SuccessResponse(202, 'Accepted')
   @Response<ProblemDto>(400, 'Invalid agentId or body, or data nested too deeply', undefined, 'application/problem+json')
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
+  @Response<ProblemDto>(
+    429,
+    "Too many failed authentications from this address, or the bot's deliveries on this replica are over AGENT_DELIVERY_RATE_PER_S (nothing was sent); see Retry-After",
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(
     403,
     'The API key lacks the messages:publish scope, is not bound to this bot, or may not publish to admin',
@@ -70,6 +77,9 @@ export class AgentMessagesController extends Controller {
       return single({ id, ts: new Date(ts) });
     } catch (err) {
       if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
+      if (err instanceof DeliveryBudgetError) {
+        throw new RateLimitedError(Math.ceil(err.retryAfterMs / 1000), `${err.message}; nothing was sent.`);
+      }
       throw err;
     }
   }

@@ -3,6 +3,7 @@ import { TokenBucket } from '../../limits/token-bucket';
 import { errorAck, Events } from '../../protocol';
 import { jsonValueError } from '../../protocol/payload-limits';
 import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
+import { DeliveryBudgetError } from '../delivery-budget';
 import { guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
@@ -42,7 +43,12 @@ export function registerAgentHandlers(
         const tooLarge = relay.replyError(reply);
         if (tooLarge) return tooLarge;
         // A reply that could not be logged is not sent and rejects: the guard acks SERVER_UNAVAILABLE.
-        return { ok: true, ...(await relay.publish(agentId, reply)) };
+        try {
+          return { ok: true, ...(await relay.publish(agentId, reply)) };
+        } catch (err) {
+          if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+          throw err;
+        }
       }),
     );
     socket.on(

@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io';
-import type { HandshakeCheck } from '../handshake';
+import { HandshakeError, type HandshakeCheck } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
 
@@ -41,10 +41,26 @@ export class RuntimePresence {
     };
     this.leaving.set(socket, leave);
     socket.conn.once('close', leave);
+    let count: number;
     try {
-      await relay.runtimeEntered(agentId, await ctx.store.presence.addRuntime(agentId, entry));
+      count = await ctx.store.presence.addRuntime(agentId, entry);
     } catch (err) {
       ctx.logger.error({ err, agentId, socketId: socket.id }, 'could not add runtime to presence');
+      return;
+    }
+    // Counted after the add, which is atomic in the store: however many connect at once on any
+    // replica, no more than the bound stay (runtimes racing for the last place may all be refused,
+    // and retry).
+    const max = ctx.config.MAX_RUNTIMES_PER_AGENT;
+    if (max > 0 && count > max) {
+      leave();
+      ctx.metrics.rateLimited.inc({ scope: 'agent_runtimes' });
+      throw new HandshakeError('AGENT_RUNTIME_LIMIT');
+    }
+    try {
+      await relay.runtimeEntered(agentId, count);
+    } catch (err) {
+      ctx.logger.error({ err, agentId, socketId: socket.id }, 'could not announce the runtime');
     }
   };
 

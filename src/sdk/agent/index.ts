@@ -1,2 +1,14 @@
-export { RelayAgent, RelayAgentError, type MessageHandler, type RelayAgentOptions } from './relay-agent';
-export type { AgentInboundMessage, MessageData } from '../../protocol';
+export {
+  RelayAgent,
+  RelayAgentError,
+  type FeedbackHandler,
+  type MessageContext,
+  type MessageHandler,
+  type RelayAgentOptions,
+  type StreamOptions,
+} from './relay-agent';
+export { AgentSdkCodes } from './agent-error';
+export type { AgentStream, StreamEndOptions } from './agent-stream';
+export type { DeltaRate } from './delta-budget';
+export type { StreamResult } from './stream-from';
+export type { ActivityState, AgentFeedback, AgentInboundMessage, AgentStreamStatus, MessageData } from '../../protocol';

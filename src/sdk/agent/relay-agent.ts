@@ -1,19 +1,23 @@
 import { EventEmitter } from 'node:events';
 import { io, type Socket } from 'socket.io-client';
 import {
-  AckCodes,
+  BROADCAST_TO,
   Events,
   Namespaces,
-  type AckError,
+  type ActivityState,
+  type AgentFeedback,
   type AgentInboundMessage,
   type AgentToHubEvents,
-  type DebugAck,
   type HandshakeErrorData,
   type HubToAgentEvents,
   type MessageData,
-  type SendAck,
 } from '../../protocol';
-import { HandledIds } from './handled-ids';
+import { RecentIds } from './recent-ids';
+import { ackError, RelayAgentError, timeoutError } from './agent-error';
+import { AgentStream, type StreamLink, type StreamTuning } from './agent-stream';
+import { DeltaBudget, type DeltaRate } from './delta-budget';
+import { StopRegistry } from './stop-registry';
+import { pipeToStream, type StreamResult } from './stream-from';
 
 export interface RelayAgentOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
@@ -28,27 +32,38 @@ export interface RelayAgentOptions {
   backoff?: { baseMs?: number; capMs?: number };
   /** How many handled message ids are remembered to drop redeliveries (default 10,000). */
   dedupeSize?: number;
-  /** Ack timeout of `reply` and `debug` (default 10 s). */
+  /** Ack timeout of `reply`, `debug`, `activity` and the stream events (default 10 s). */
   ackTimeoutMs?: number;
+  /** Stream writes made within this many milliseconds leave as one delta (default 25; 0 sends each write). */
+  coalesceMs?: number;
+  /** Largest delta in UTF-8 bytes (default 16384; keep it under the hub's MAX_MESSAGE_BYTES). */
+  maxDeltaBytes?: number;
+  /** Bytes a stream may have written and not yet acknowledged before `write` waits (default 65536). */
+  highWaterBytes?: number;
+  /** A delta asks the hub for an ack at least every this many deltas (default 16). */
+  ackEvery?: number;
+  /** Deltas per second this runtime keeps to; match the hub's STREAM_DELTA_RATE_* (default 180/s, burst 360). */
+  deltaRate?: DeltaRate;
 }
 
-/**
- * A refused handshake or an error ack, with the hub's code. `retryable` on an ack error says whether
- * sending again may succeed: `SERVER_UNAVAILABLE` (the conversation log could not be written, so the
- * reply was not delivered) and `RATE_LIMITED` are; `INVALID_PAYLOAD` and `PAYLOAD_TOO_LARGE` are not.
- */
-export class RelayAgentError extends Error {
-  constructor(
-    readonly code: string,
-    message: string = code,
-    readonly retryable = false,
-  ) {
-    super(message);
-    this.name = 'RelayAgentError';
-  }
+/** Second argument of the message handler. */
+export interface MessageContext {
+  /**
+   * Aborted when the user stops the answer to this message (a stop by its id, or of a stream
+   * started with `replyTo` = its id). Hand it to the LLM client to cancel the request.
+   */
+  signal: AbortSignal;
 }
 
-export type MessageHandler = (message: AgentInboundMessage) => void | Promise<void>;
+/** `stream` options: the message it answers, and data the stream starts with. */
+export interface StreamOptions {
+  replyTo?: string;
+  data?: MessageData;
+}
+
+export type MessageHandler = (message: AgentInboundMessage, context: MessageContext) => void | Promise<void>;
+export type FeedbackHandler = (feedback: AgentFeedback) => void | Promise<void>;
+export { RelayAgentError };
 
 type AgentEvents = {
   connect: [];
@@ -66,25 +81,52 @@ type AgentEvents = {
  * a session the hub closed for good (`session:closed` `API_KEY_REVOKED`), stops the runtime with an
  * `error` event (`RelayAgentError`, `retryable: false`); anything else is retried with backoff.
  *
+ * Streamed replies (`stream`, `streamFrom`) grow on the user's screen as they are written, and the
+ * user can stop them: the stream's `signal` and the handler's `signal` abort (docs/agent-sdk-streaming.md).
+ *
  * @example
  * const agent = new RelayAgent({ url: 'http://localhost:3000', apiKey: process.env.AGENT_API_KEY!, agentId: 'support-bot' });
  * agent.onMessage(async (m) => {
  *   await agent.reply(m.from, `You said: ${m.text}`, undefined, m.id);
  * });
  * await agent.connect();
+ *
+ * @example
+ * agent.onMessage(async (m, { signal }) => {
+ *   await agent.activity(m.from, 'thinking');
+ *   await agent.streamFrom(m.from, llm.tokens(m.text, { signal }), { replyTo: m.id });
+ * });
  */
 export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly socket: Socket<HubToAgentEvents, AgentToHubEvents>;
   /** Ids of messages already handed to the handler, to drop redeliveries (bounded by dedupeSize). */
-  private readonly handled: HandledIds;
+  private readonly handled: RecentIds;
   private handler: MessageHandler = () => {};
+  private feedbackHandler: FeedbackHandler = () => {};
+  private readonly stops = new StopRegistry();
+  private readonly tuning: StreamTuning;
+  private readonly link: StreamLink;
   private attempt = 0;
   private retryTimer?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(private readonly options: RelayAgentOptions) {
     super();
-    this.handled = new HandledIds(options.dedupeSize ?? 10_000);
+    this.handled = new RecentIds(options.dedupeSize ?? 10_000);
+    this.tuning = streamTuning(options);
+    this.link = {
+      budget: new DeltaBudget(options.deltaRate),
+      delta: (payload, onAck) => {
+        // A stream does not outlive its connection (the hub ends it `interrupted`); nothing may
+        // wait in socket.io's buffer to be appended after a reconnect.
+        if (!this.socket.connected) return false;
+        if (!onAck) (this.socket.emit as (event: string, payload: unknown) => void)(Events.streamDelta, payload);
+        else this.socket.timeout(this.ackTimeoutMs).emit(Events.streamDelta, payload, (err, ack) => onAck(err ? undefined : ack));
+        return true;
+      },
+      end: (payload) => this.request(Events.streamEnd, payload),
+      release: (stream) => this.stops.streams.get(stream.id) === stream && this.stops.streams.delete(stream.id),
+    };
     this.socket = io(`${options.url}${Namespaces.agent}`, {
       path: `${options.path ?? ''}/socket.io/`,
       transports: ['websocket'],
@@ -115,14 +157,23 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
       this.report(new RelayAgentError(info.code, `session closed by the hub: ${info.code}`, false));
     });
     this.socket.on('disconnect', (reason) => {
+      this.stops.interruptAll();
       this.emit('disconnect', reason);
       if (reason !== 'io client disconnect') this.scheduleReconnect();
     });
     this.socket.on(Events.message, (message, ack) => {
       if (typeof ack === 'function') ack({ ok: true });
       if (this.handled.seen(message.id)) return;
+      const { signal, done } = this.stops.handler(message.id);
       Promise.resolve()
-        .then(() => this.handler(message))
+        .then(() => this.handler(message, { signal }))
+        .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))))
+        .finally(done);
+    });
+    this.socket.on(Events.stop, (request) => this.stops.stop(request));
+    this.socket.on(Events.feedback, (feedback) => {
+      Promise.resolve()
+        .then(() => this.feedbackHandler(feedback))
         .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
     });
   }
@@ -134,6 +185,12 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   /** Sets the handler of client messages (one handler; a later call replaces it). */
   onMessage(handler: MessageHandler): this {
     this.handler = handler;
+    return this;
+  }
+
+  /** Sets the handler of users' ratings of the bot's messages (H→A `feedback`, best effort). */
+  onFeedback(handler: FeedbackHandler): this {
+    this.feedbackHandler = handler;
     return this;
   }
 
@@ -164,18 +221,50 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
    * when it reconnects; rejects with a {@link RelayAgentError} (`retryable` for `SERVER_UNAVAILABLE`).
    */
   async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {
-    const ack = (await this.socket
-      .timeout(this.options.ackTimeoutMs ?? 10_000)
-      .emitWithAck(Events.reply, { to, text, ...(data ? { data } : {}), ...(replyTo ? { replyTo } : {}) })) as SendAck;
+    const ack = await this.request(Events.reply, { to, text, ...(data ? { data } : {}), ...(replyTo ? { replyTo } : {}) });
     if (!ack.ok) throw ackError(ack.error);
     return { id: ack.id, ts: ack.ts };
   }
 
   /** Sends a trace to the bot's admin clients; `clientId` labels the conversation. */
   async debug(trace: unknown, clientId?: string): Promise<void> {
-    const ack = (await this.socket
-      .timeout(this.options.ackTimeoutMs ?? 10_000)
-      .emitWithAck(Events.debug, { trace, ...(clientId ? { clientId } : {}) })) as DebugAck;
+    const ack = await this.request(Events.debug, { trace, ...(clientId ? { clientId } : {}) });
+    if (!ack.ok) throw ackError(ack.error);
+  }
+
+  /**
+   * Opens a streamed reply to one client (every tab of it; not `'*'`). Resolves once the hub has
+   * recorded the open stream; its `id` is the message's id from then on. Write with `s.write(text)`,
+   * finish with `s.end()`; `s.signal` aborts when the user stops it. Rejects with a
+   * {@link RelayAgentError}: `STREAM_LIMIT` (too many open on this runtime), `SERVER_UNAVAILABLE`, …
+   */
+  async stream(to: string, options: StreamOptions = {}): Promise<AgentStream> {
+    if (to === BROADCAST_TO) throw new RelayAgentError('INVALID_PAYLOAD', "a stream goes to one client, not '*'");
+    const { replyTo, data } = options;
+    const ack = await this.request(Events.streamStart, { to, ...(replyTo ? { replyTo } : {}), ...(data ? { data } : {}) });
+    if (!ack.ok) throw ackError(ack.error);
+    const stream = new AgentStream(ack.id, ack.ts, to, replyTo, this.link, this.tuning);
+    if (!this.socket.connected) stream.interrupt();
+    else this.stops.add(stream);
+    return stream;
+  }
+
+  /**
+   * Streams what `source` yields (an LLM client's text chunks) to one client and ends the stream:
+   * `complete` when the source is done, `cancelled` when the user stopped it (iteration stops and
+   * the source's `return()` is called), `error` when the source throws (the error is rethrown).
+   */
+  async streamFrom(to: string, source: AsyncIterable<string>, options: StreamOptions = {}): Promise<StreamResult> {
+    return pipeToStream(await this.stream(to, options), source);
+  }
+
+  /**
+   * Tells one client what the bot is doing (`thinking`, `typing`, `tool` with a label, `idle`).
+   * Ephemeral: the hub clears it itself when a message or stream reaches the client, or after
+   * its ACTIVITY_TTL_MS.
+   */
+  async activity(to: string, state: ActivityState, label?: string): Promise<void> {
+    const ack = await this.request(Events.activity, { to, state, ...(label !== undefined ? { label } : {}) });
     if (!ack.ok) throw ackError(ack.error);
   }
 
@@ -183,6 +272,25 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   close(): void {
     this.stop();
     this.socket.disconnect();
+  }
+
+  private get ackTimeoutMs(): number {
+    return this.options.ackTimeoutMs ?? 10_000;
+  }
+
+  /** Emits an acknowledged event; a timeout or a lost connection becomes a {@link RelayAgentError}. */
+  private async request<E extends keyof AgentToHubEvents>(
+    event: E,
+    payload: Parameters<AgentToHubEvents[E]>[0],
+  ): Promise<Parameters<Parameters<AgentToHubEvents[E]>[1]>[0]> {
+    try {
+      return (await (this.socket.timeout(this.ackTimeoutMs).emitWithAck as (e: string, p: unknown) => Promise<unknown>)(
+        event,
+        payload,
+      )) as Parameters<Parameters<AgentToHubEvents[E]>[1]>[0];
+    } catch {
+      throw timeoutError(event);
+    }
   }
 
   /** Emits `error` when someone listens; otherwise a process warning, never an uncaught throw. */
@@ -208,11 +316,17 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   }
 }
 
-/** The error of a refused `reply` or `debug`, retryable as the protocol's catalogue says. */
-function ackError(error: AckError): RelayAgentError {
-  return new RelayAgentError(
-    error.code,
-    error.message,
-    (AckCodes as Record<string, { retryable: boolean }>)[error.code]?.retryable ?? false,
-  );
+function streamTuning(options: RelayAgentOptions): StreamTuning {
+  const tuning = {
+    coalesceMs: options.coalesceMs ?? 25,
+    maxDeltaBytes: options.maxDeltaBytes ?? 16_384,
+    highWaterBytes: options.highWaterBytes ?? 65_536,
+    ackEvery: options.ackEvery ?? 16,
+  };
+  for (const [key, value] of Object.entries(tuning)) {
+    const least = key === 'coalesceMs' ? 0 : 1;
+    if (!Number.isFinite(value) || value < least) throw new TypeError(`RelayAgent: ${key} must be a number ≥ ${least}`);
+  }
+  if (tuning.maxDeltaBytes < 4) throw new TypeError('RelayAgent: maxDeltaBytes must hold a character (≥ 4)');
+  return tuning;
 }

@@ -7,7 +7,9 @@ import {
   type HistoryRequest,
   type HubToClientEvents,
 } from '../../protocol';
-import { errorFromAck, RelayChatError, SdkCodes } from './codes';
+import { RelayChatError } from './codes';
+import { request } from './request';
+import type { StreamingMessage } from './streams';
 
 /** Arguments of `chat.history()`: the newest `limit` (1–100, default 50) messages older than `before`. */
 export interface HistoryOptions {
@@ -19,7 +21,8 @@ export interface HistoryOptions {
 
 /** What `chat.history()` resolves to: messages oldest first, and whether older ones remain. */
 export interface HistoryPage {
-  messages: ClientInboundMessage[];
+  /** An answer still being streamed is there with the text this chat holds and `streaming: true`. */
+  messages: Array<ClientInboundMessage | StreamingMessage>;
   hasMore: boolean;
 }
 
@@ -42,27 +45,18 @@ export function historyRequest(options: HistoryOptions | undefined): HistoryRequ
 }
 
 /**
- * Asks the hub for one page. The ack is awaited at most `timeoutMs`; a connection lost before it
- * (Socket.IO fails pending acks on disconnect) is `NOT_CONNECTED`, a chat closed meanwhile `CLOSED`.
+ * Asks the hub for one page (see {@link request} for the failures).
  * @internal Left out of the published types, which then need no socket.io-client types.
  */
 export function requestHistory(
-  socket: Socket<HubToClientEvents, ClientToHubEvents>,
-  request: HistoryRequest,
+  socket: Socket<HubToClientEvents, ClientToHubEvents> | undefined,
+  live: boolean,
+  payload: HistoryRequest,
   timeoutMs: number,
   closed: () => boolean,
 ): Promise<HistoryPage> {
-  return new Promise((resolve, reject) => {
-    socket.timeout(timeoutMs).emit(Events.history, request, (err, ack) => {
-      if (closed()) reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
-      else if (err) reject(socket.connected ? new RelayChatError('TIMEOUT', 'no answer in time', true) : notConnected());
-      else if (!ack?.ok) reject(errorFromAck(ack?.error, 'history refused'));
-      else resolve({ messages: Array.isArray(ack.messages) ? ack.messages : [], hasMore: ack.hasMore === true });
-    });
-  });
-}
-
-/** The rejection of `history()` without a live connection (before it, or lost while waiting). */
-export function notConnected(): RelayChatError {
-  return new RelayChatError(SdkCodes.NOT_CONNECTED, 'not connected', true);
+  return request(socket, live, Events.history, payload, timeoutMs, closed).then((ack) => ({
+    messages: Array.isArray(ack.messages) ? ack.messages : [],
+    hasMore: ack.hasMore === true,
+  }));
 }

@@ -9,5 +9,17 @@ export type { TokenOption } from './token-source';
 export type { SendResult } from './outbox';
 export type { HistoryOptions, HistoryPage } from './history';
 export type { PersistOption, StorageLike } from './resume-point';
+export type { MessageUpdate, StreamingMessage } from './streams';
 export { RelayChatError, type RelayChatErrorCode } from './codes';
-export type { AgentStatus, Author, ClientInboundMessage, MessageData, SessionInfo } from '../../protocol';
+export type {
+  ActivityState,
+  AgentActivity,
+  AgentStatus,
+  Author,
+  ClientInboundMessage,
+  MessageData,
+  MessageEnd,
+  Rating,
+  SessionInfo,
+  StreamStatus,
+} from '../../protocol';

@@ -1,6 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import {
   Events,
+  type AgentActivity,
   type AgentStatus,
   type ClientInboundMessage,
   type ClientMessage,
@@ -9,6 +10,8 @@ import {
   type HandshakeErrorData,
   type HubToClientEvents,
   type MessageData,
+  type MessageEnd,
+  type Rating,
   type SendAck,
   type SessionClosed,
   type SessionInfo,
@@ -16,12 +19,14 @@ import {
 import { Backoff } from './backoff';
 import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
 import { Emitter } from './emitter';
-import { historyRequest, notConnected, requestHistory, type HistoryOptions, type HistoryPage } from './history';
+import { historyRequest, requestHistory, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
 import { Outbox, type OutboxEntry, type SendResult } from './outbox';
 import { checkPayload } from './payload';
 import { RecentIds } from './recent-ids';
+import { request } from './request';
 import { ResumePoint } from './resume-point';
+import { OpenStreams, type MessageUpdate, type StreamingMessage } from './streams';
 import { TokenSource } from './token-source';
 import { watchWakeSignals } from './wake-signals';
 
@@ -52,8 +57,19 @@ export interface RelayChatEvents {
    * A message of the conversation: the bot's (`author: 'agent'`), or the user's own sent from
    * another tab (`author: 'user'`). Messages missed while offline are replayed on reconnect;
    * duplicates are dropped by `id`, and this tab's own sends never come back through here.
+   * Also when a streamed answer starts (`streaming: true`, with its text so far): `message:update`
+   * follows as it grows, then `message:end`.
    */
-  message: ClientInboundMessage;
+  message: ClientInboundMessage | StreamingMessage;
+  /** An open stream grew: its whole text so far. */
+  'message:update': MessageUpdate;
+  /**
+   * A stream ended: `text` is final and replaces what was shown; `status` says how (`complete`,
+   * `error`, `cancelled`, `interrupted`, `timeout`). Also for a stream that ended while offline.
+   */
+  'message:end': MessageEnd;
+  /** What the bot is doing (`thinking`, `typing`, `tool` with a label, `idle`); not replayed. */
+  activity: AgentActivity;
   /** The bot went online or offline; also emitted once per session with the status at connect. */
   'agent:status': AgentStatus;
   /** Session details sent by the hub after each connect. */
@@ -89,6 +105,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private readonly outbox: Outbox;
   private readonly seen: RecentIds;
   private readonly resume: ResumePoint;
+  private readonly streams = new OpenStreams();
+  /** The `clientMessageId` of the user's newest message: what `stop()` names before a stream exists. */
+  private lastClientMessageId: string | undefined;
   private readonly unwatch: () => void;
   private current: ConnectionState = 'connecting';
   private socket: ClientSocket | undefined;
@@ -154,22 +173,58 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const request = historyRequest(options);
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;
-    if (!socket?.connected || this.current !== 'connected') {
-      return Promise.reject(notConnected());
-    }
-    return requestHistory(socket, request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
-      for (const message of page.messages) this.seen.seen(message.id);
-      const newest = page.messages[page.messages.length - 1];
+    return requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
+      let newest: string | undefined;
+      page.messages = page.messages.map((m) => {
+        // The log holds an open stream at its start with text '': show what this chat holds
+        // instead, and leave its id unseen, since its end is still to come.
+        const held = this.streams.get(m.id);
+        if (held) return { ...m, ...held, streaming: true };
+        this.seen.seen((newest = m.id));
+        return m;
+      });
       // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
       // from, unless this connection already delivered something (that is at least as new).
-      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest.id);
+      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest);
       return page;
     });
   }
 
+  /**
+   * Stops a streamed answer: the stream `id`, or without it the newest open stream, or (before the
+   * answer has started) the one to the user's last message. Resolves once the hub has passed the stop
+   * on; the stream then ends with status `cancelled` (`message:end`). Rejects with
+   * `STREAM_NOT_FOUND` when there is nothing to stop, and like `history()` without a connection.
+   */
+  stop(id?: string): Promise<void> {
+    const target = id ?? this.streams.latest();
+    const cmid = this.lastClientMessageId;
+    const payload = target !== undefined ? { id: target } : cmid !== undefined ? { clientMessageId: cmid } : undefined;
+    if (!payload) return Promise.reject(new RelayChatError('STREAM_NOT_FOUND', 'no answer to stop'));
+    return this.ask(Events.stop, payload);
+  }
+
+  /**
+   * Rates a bot message: `'up'`, `'down'`, or `null` to withdraw a rating; a later rating replaces an
+   * earlier one. Rejects with `MESSAGE_NOT_FOUND` for an id that is not a bot message of this
+   * conversation, `INVALID_PAYLOAD` for a bad rating or a comment over 1000 characters.
+   */
+  feedback(id: string, rating: Rating | null, comment?: string): Promise<void> {
+    if (rating !== null && rating !== 'up' && rating !== 'down') {
+      return Promise.reject(new RelayChatError('INVALID_PAYLOAD', "rating must be 'up', 'down' or null"));
+    }
+    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment });
+  }
+
+  private ask<E extends 'stop' | 'feedback'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]): Promise<void> {
+    return request(this.socket, this.current === 'connected', event, payload, this.endpoint.ackTimeoutMs, () => this.stopped).then(
+      () => {},
+    );
+  }
+
   /** Disconnects for good; pending sends reject with `CLOSED`. */
   close(): void {
-    if (!this.stopped) this.stop(undefined);
+    if (!this.stopped) this.halt(undefined);
   }
 
   private async connect(): Promise<void> {
@@ -216,7 +271,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
       const code = typeof data?.code === 'string' ? data.code : undefined;
       const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
-      if (classifyHandshake(code, data?.retryable, ctx) === 'stop') return this.stop(code);
+      if (classifyHandshake(code, data?.retryable, ctx) === 'stop') return this.halt(code);
       if (code === 'TOKEN_INVALID') this.invalidRetried = true;
       this.emit('error', new RelayChatError(code ?? SdkCodes.CONNECT_FAILED, err.message, true));
       this.retry();
@@ -225,7 +280,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       if (reason === 'io server disconnect') {
         const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
-        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, ctx) === 'stop') return this.stop(closedBy?.code);
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, ctx) === 'stop') return this.halt(closedBy?.code);
       }
       this.setState('connecting', closedBy?.code);
       this.retry();
@@ -236,6 +291,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
     socket.on(Events.session, (info) => {
       clearTimeout(this.sessionTimer);
+      this.streams.reconnected();
       this.backoff.reset();
       const recovered = lastMessageId !== undefined && typeof info?.recovered === 'boolean' ? info.recovered : undefined;
       this.setState('connected', undefined, recovered);
@@ -246,14 +302,38 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.flush();
     });
     socket.on(Events.message, (message) => {
+      // A stream that ended while offline comes back as its final message in the replay.
+      const held = this.streams.end(message?.id);
       if (typeof message?.id === 'string') {
-        if (this.seen.seen(message.id)) return;
+        if (this.seen.seen(message.id) && !held) return;
         this.delivered(message.id);
       }
-      // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
-      if (message?.author === 'user' && this.outbox.has(message.clientMessageId)) return;
+      if (held) return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
+      if (message?.author === 'user') {
+        this.lastClientMessageId = message.clientMessageId;
+        // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
+        if (this.outbox.has(message.clientMessageId)) return;
+      }
       this.emit('message', message);
     });
+    socket.on(Events.messageStart, (m) => {
+      if (typeof m?.id !== 'string') return;
+      if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
+      else this.emit('message:update', { id: m.id, text: m.text, seq: m.seq });
+    });
+    socket.on(Events.messageDelta, (d) => {
+      const update = this.streams.delta(d);
+      if (update) this.emit('message:update', update);
+    });
+    socket.on(Events.messageEnd, (m) => {
+      if (typeof m?.id !== 'string') return;
+      // A history page may have marked an open stream's id seen; its end is still news.
+      if (this.seen.seen(m.id) && !this.streams.end(m.id)) return;
+      this.streams.end(m.id);
+      this.delivered(m.id);
+      this.emit('message:end', m);
+    });
+    socket.on(Events.agentActivity, (a) => this.emit('activity', a));
     socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
     socket.on(Events.authExpiring, () => {
       if (this.tokens.refreshable) void this.refresh(socket);
@@ -286,6 +366,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const flight = {};
     entry.flight = flight;
     const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
+    this.lastClientMessageId = entry.clientMessageId;
     if (entry.data !== undefined) payload.data = entry.data;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
@@ -333,7 +414,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.socket === socket) this.socket = undefined;
   }
 
-  private stop(code: string | undefined): void {
+  private halt(code: string | undefined): void {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;

@@ -4,6 +4,9 @@
  */
 const FIRST_CAPACITY = 256;
 
+/** A slot's seq (Float64) and its three offsets (Int32). */
+const BYTES_PER_SLOT = 8 + 3 * 4;
+
 /**
  * One log's entries, oldest first, at most `maxEntries` (a push past it drops the oldest): each a
  * seq, an id and a message as JSON, the id and JSON kept as UTF-8 in one buffer outside the V8 heap.
@@ -39,6 +42,11 @@ export class EntryRing {
 
   get length(): number {
     return this.count;
+  }
+
+  /** Bytes the ring holds: its buffer (all of it, live or not) and its slot arrays. */
+  get byteSize(): number {
+    return this.bytes.length + this.seqs.length * BYTES_PER_SLOT;
   }
 
   /** Seq of the entry at `position` (0 = oldest). */

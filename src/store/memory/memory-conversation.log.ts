@@ -17,6 +17,11 @@ export interface MemoryLogBounds {
   maxConversations: number;
   /** Messages kept over all logs, least recently used logs dropped first. */
   maxMessages: number;
+  /**
+   * Bytes of all logs' rings (their buffers, used or not, and slot arrays), least recently used
+   * logs dropped first; the log just appended to is kept whatever its size. Unbounded when absent.
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -30,6 +35,8 @@ interface Log extends Listed<Log> {
   agentId: string;
   clientId: string | null;
   entries: EntryRing;
+  /** The ring's byte size as last counted in the log's total. */
+  held: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
   /**
@@ -40,6 +47,8 @@ interface Log extends Listed<Log> {
   topId: string;
   /** Finals of streamed messages and feedback by message id (see store/log-entries.ts); pruned with the entries. */
   overlay: Map<string, OverlayFields>;
+  /** UTF-8 bytes of the overlay's JSON strings, counted in the byte bound with the ring. */
+  overlayBytes: number;
 }
 
 /** Entries read out of a log: `[seq, message json]` pairs, ascending. */
@@ -48,7 +57,7 @@ type Slice = [number, string][];
 const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
- * The embedded default's log: bounded in logs and messages, least recently used first, each log
+ * The embedded default's log: bounded in logs, messages and bytes, least recently used first, each log
  * expiring HISTORY_TTL_S after its last append. One sequence numbers every append, so a
  * conversation and the bot's broadcasts merge in the order they were written. Lost on restart.
  */
@@ -56,9 +65,22 @@ export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
   /** Messages over all logs. */
   private size = 0;
-  private readonly logs = new RecencyList<Log>((log) => (this.size -= log.entries.length));
+  /** Bytes of all logs' rings. */
+  private bytes = 0;
+  private readonly logs = new RecencyList<Log>((log) => {
+    this.size -= log.entries.length;
+    this.bytes -= log.held;
+  });
   private readonly maxMessages: number;
+  private readonly maxBytes: number;
   private readonly ttlMs: number;
+  /**
+   * Whether the logs are over a bound. The log just appended to is the most recently used, so it
+   * goes last, and is never dropped itself: it alone fits the message bound, and the byte bound
+   * gives way to it rather than lose the message just written.
+   */
+  private readonly over = () =>
+    this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes || this.logs.size > this.bounds.maxConversations);
 
   constructor(
     private readonly limits: ConversationLogLimits,
@@ -66,7 +88,13 @@ export class MemoryConversationLog implements ConversationLog {
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
+    this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
     this.ttlMs = limits.ttlS * 1000;
+  }
+
+  /** Bytes held by every log's ring (buffers and slot arrays). */
+  get byteSize(): number {
+    return this.bytes;
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
@@ -86,9 +114,9 @@ export class MemoryConversationLog implements ConversationLog {
   /** Records the final of a streamed message and appends its end marker (the position replays use). */
   endStreamNow(agentId: string, clientId: string, final: LoggedMessage): void {
     const log = this.push(agentId, clientId, final.id, endMarkerJson(final.id), false);
-    const fields = log.overlay.get(final.id) ?? {};
-    log.overlay.set(final.id, { ...fields, final: JSON.stringify(final) });
+    setOverlay(log, final.id, { ...log.overlay.get(final.id), final: JSON.stringify(final) });
     prune(log);
+    this.account(log);
   }
 
   async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
@@ -98,10 +126,22 @@ export class MemoryConversationLog implements ConversationLog {
     if (position === -1) return false;
     const entry = decodeEntry(log.entries.jsonAt(position));
     if (entry.kind === 'end' || entry.message.author !== 'agent') return false;
-    const fields = log.overlay.get(id) ?? {};
-    log.overlay.set(id, { ...fields, feedback: feedback === null ? null : JSON.stringify(feedback) });
+    setOverlay(log, id, { ...log.overlay.get(id), feedback: feedback === null ? null : JSON.stringify(feedback) });
     prune(log);
+    this.account(log);
     return true;
+  }
+
+  /**
+   * Counts what `log` holds now (its ring, and the finals and feedback beside it) and drops the
+   * least recently used logs while the bounds are exceeded: also after a full log trimmed its
+   * oldest, since a larger message may have grown its buffer.
+   */
+  private account(log: Log): void {
+    const held = log.entries.byteSize + log.overlayBytes;
+    this.bytes += held - log.held;
+    log.held = held;
+    this.logs.trim(this.over);
   }
 
   /** Pushes an entry; `once`: not when an entry of the id is in the log already. */
@@ -119,13 +159,9 @@ export class MemoryConversationLog implements ConversationLog {
     else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
     const trimmed = log.entries.push(++this.seq, id, json);
-    if (trimmed !== 0) {
-      log.trimmedUpTo = trimmed;
-      return log;
-    }
-    this.size++;
-    // The log just appended to is the most recently used, so it goes last, and it alone fits.
-    this.logs.trim(() => this.size > this.maxMessages || this.logs.size > this.bounds.maxConversations);
+    if (trimmed !== 0) log.trimmedUpTo = trimmed;
+    else this.size++;
+    this.account(log);
     return log;
   }
 
@@ -172,6 +208,7 @@ export class MemoryConversationLog implements ConversationLog {
   async close(): Promise<void> {
     this.logs.clear();
     this.size = 0;
+    this.bytes = 0;
   }
 
   /** A conversation's log and the bot's broadcasts, both made the most recently used. */
@@ -187,9 +224,11 @@ function newLog(key: string, agentId: string, clientId: string | null, maxMessag
     agentId,
     clientId,
     entries: new EntryRing(maxMessages),
+    held: 0,
     trimmedUpTo: 0,
     topId: '',
     overlay: new Map(),
+    overlayBytes: 0,
     expiresAt: 0,
     older: null,
     newer: null,
@@ -243,7 +282,19 @@ function overlayOf(log: Log | undefined, ids: readonly string[]): Map<string, Ov
 
 /** Drops overlay fields of messages older than the oldest entry kept (UUIDv7 ids sort by time). */
 function prune(log: Log): void {
-  if (log.entries.length === 0) return log.overlay.clear();
-  const oldest = log.entries.idAt(0);
-  for (const id of log.overlay.keys()) if (id < oldest) log.overlay.delete(id);
+  const oldest = log.entries.length === 0 ? null : log.entries.idAt(0);
+  for (const id of log.overlay.keys()) if (oldest === null || id < oldest) setOverlay(log, id, undefined);
+}
+
+/** Sets (or, with undefined, deletes) the overlay fields of `id`, keeping {@link Log.overlayBytes}. */
+function setOverlay(log: Log, id: string, fields: OverlayFields | undefined): void {
+  log.overlayBytes -= overlayFieldBytes(log.overlay.get(id));
+  if (fields === undefined) log.overlay.delete(id);
+  else log.overlay.set(id, fields);
+  log.overlayBytes += overlayFieldBytes(fields);
+}
+
+function overlayFieldBytes(fields: OverlayFields | undefined): number {
+  if (!fields) return 0;
+  return Buffer.byteLength(fields.final ?? '') + Buffer.byteLength(fields.feedback ?? '');
 }

@@ -1,22 +1,27 @@
+import { RateBudgets, type RateBudget } from '../../limits/rate-budgets';
 import type { Intake, IntakeRequest, MessageIntake } from '../store';
 import type { MemoryConversationLog } from './memory-conversation.log';
 import type { MemoryDedupeStore } from './memory-dedupe.store';
 import type { MemoryPresenceStore } from './memory-presence.store';
 
 /**
- * {@link MessageIntake} of the embedded store: the dedupe claim, the runtime lookup and the append
- * run synchronously, one after the other, and the message pays for one promise instead of three.
+ * {@link MessageIntake} of the embedded store: the sender's budget, the dedupe claim, the runtime
+ * lookup and the append run synchronously, one after the other, and the message pays for one
+ * promise instead of four.
  * What may change between them on another store (a runtime leaving) the relay handles anyway. It
  * counts no subscribers and hands nothing off: this store has no pub/sub.
  */
 export class MemoryIntake implements MessageIntake {
+  private budgets?: [RateBudget, RateBudgets];
+
   constructor(
     private readonly dedupe: MemoryDedupeStore,
     private readonly presence: MemoryPresenceStore,
     private readonly log: MemoryConversationLog,
   ) {}
 
-  async admit({ key, record, ttlS, clientId, message }: IntakeRequest): Promise<Intake> {
+  async admit({ key, record, ttlS, clientId, message, budget }: IntakeRequest): Promise<Intake> {
+    if (budget && !this.budgetsFor(budget).take(`${key.agentId}\u0000${key.sub}`)) return LIMITED;
     const existing = this.dedupe.claimNow(key, record, ttlS);
     if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null, handedTo: null };
     const runtimes = this.presence.runtimesNow(key.agentId);
@@ -25,4 +30,12 @@ export class MemoryIntake implements MessageIntake {
     this.log.appendNow(key.agentId, clientId, message);
     return { existing, runtimes, logged: true, subscribers: null, handedTo: null };
   }
+
+  /** The buckets of `budget`: one hub passes the same budget on every message. */
+  private budgetsFor(budget: RateBudget): RateBudgets {
+    if (this.budgets?.[0] !== budget) this.budgets = [budget, new RateBudgets(budget)];
+    return this.budgets[1];
+  }
 }
+
+const LIMITED: Intake = { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };

@@ -31,7 +31,11 @@ export class MemoryStore implements Store {
     const defaults = schemaDefaults();
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
-      log.bounds ?? { maxConversations: defaults.HISTORY_MEMORY_MAX_CONVERSATIONS, maxMessages: defaults.HISTORY_MEMORY_MAX_MESSAGES },
+      log.bounds ?? {
+        maxConversations: defaults.HISTORY_MEMORY_MAX_CONVERSATIONS,
+        maxMessages: defaults.HISTORY_MEMORY_MAX_MESSAGES,
+        maxBytes: defaults.HISTORY_MEMORY_MAX_BYTES,
+      },
     );
     this.streams = new MemoryStreamStore(this.conversations);
     this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);

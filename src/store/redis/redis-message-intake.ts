@@ -1,4 +1,5 @@
-import type { RedisClient } from './redis-client';
+import { cellTiming, type RateBudget } from '../../limits/rate-budgets';
+import { hashTag, type RedisClient } from './redis-client';
 import type { Intake, IntakeRequest, MessageIntake, DedupeRecord } from '../store';
 import { LUA_NOW, LuaScript } from './lua-script';
 import { LUA_APPEND, type RedisConversationLog } from './redis-conversation.log';
@@ -43,29 +44,43 @@ local function pick(members, seed)
   return best, best_replica, best_socket
 end`;
 
-// KEYS: the dedupe record, the bot's runtimes, then append's stream, clock and marker (all under the
-// bot's hash tag: one slot). ARGV: record json, record ttl seconds, append's arguments with '' for
-// the json when nothing is to be logged, a shard channel or '', then the handoff or '': seed, this
-// replica's id, channel before and after the replica id, request before and after the socket id.
+// The sender's budget (see limits/rate-budgets.ts): the key holds when the bucket is full again (ms,
+// on the Redis clock), expiring then; a message passes while that is at most `tolerance` ms ahead.
+const LUA_BUDGET = `
+local function spend(key, interval, tolerance)
+  local due = math.max(now, tonumber(redis.call('GET', key) or now))
+  if due - now > tolerance then return false end
+  due = due + interval
+  redis.call('SET', key, tostring(due), 'PX', math.max(1, math.ceil(due - now)))
+  return true
+end`;
+
+// KEYS: the dedupe record, the bot's runtimes, then append's stream, clock and marker, then the
+// sender's budget (all under the bot's hash tag: one slot). ARGV: record json, record ttl seconds,
+// append's arguments with '' for the json when nothing is to be logged, a shard channel or '', the
+// budget's interval and tolerance (ms) or '' twice, then the handoff or '': seed, this replica's
+// id, channel before and after the replica id, request before and after the socket id.
 // Returns { existing record json or '', runtime members, append's result or -1 when it did not run,
-// the channel's subscribers or -1, the handed-off runtime's index (1-based) or 0, its receivers or -1 }.
+// the channel's subscribers or -1, the handed-off runtime's index (1-based) or 0, its receivers or
+// -1, 1 when the budget was spent (and nothing else done) or 0 }.
 // (Channels are only given where they live on the same server as the keys: not on a Cluster. The
 // request is published after the append: an append that fails aborts the script before it. A
 // message is appended only with a fresh claim, so its id, stamped for it, is not in the log yet.)
-const INTAKE = new LuaScript(`${LUA_NOW}${LUA_APPEND}${LUA_RENDEZVOUS}
+const INTAKE = new LuaScript(`${LUA_NOW}${LUA_APPEND}${LUA_RENDEZVOUS}${LUA_BUDGET}
+if ARGV[8] ~= '' and not spend(KEYS[6], tonumber(ARGV[8]), tonumber(ARGV[9])) then return { '', {}, -1, -1, 0, -1, 1 } end
 local existing = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX', 'GET')
-if existing and cjson.decode(existing).delivered then return { existing, {}, -1, -1, 0, -1 } end
+if existing and cjson.decode(existing).delivered then return { existing, {}, -1, -1, 0, -1, 0 } end
 local subscribers = -1
 if ARGV[7] ~= '' then subscribers = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[7])[2] end
 local runtimes = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')
-if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscribers, 0, -1 } end
+if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscribers, 0, -1, 0 } end
 local appended = -1
 if ARGV[4] ~= '' then appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6]) end
-if ARGV[8] == '' then return { '', runtimes, appended, subscribers, 0, -1 } end
-local handed, replica, socket = pick(runtimes, tonumber(ARGV[8]))
-if replica == ARGV[9] then return { '', runtimes, appended, subscribers, 0, -1 } end
-local receivers = redis.call('SPUBLISH', ARGV[10] .. replica .. ARGV[11], ARGV[12] .. cjson.encode(socket) .. ARGV[13])
-return { '', runtimes, appended, subscribers, handed, receivers }`);
+if ARGV[10] == '' then return { '', runtimes, appended, subscribers, 0, -1, 0 } end
+local handed, replica, socket = pick(runtimes, tonumber(ARGV[10]))
+if replica == ARGV[11] then return { '', runtimes, appended, subscribers, 0, -1, 0 } end
+local receivers = redis.call('SPUBLISH', ARGV[12] .. replica .. ARGV[13], ARGV[14] .. cjson.encode(socket) .. ARGV[15])
+return { '', runtimes, appended, subscribers, handed, receivers, 0 }`);
 
 /**
  * {@link MessageIntake} as one script, so a client message costs one Redis command before delivery,
@@ -74,24 +89,30 @@ return { '', runtimes, appended, subscribers, handed, receivers }`);
 export class RedisMessageIntake implements MessageIntake {
   constructor(
     private readonly redis: RedisClient,
+    private readonly prefix: string,
     private readonly dedupe: RedisDedupeStore,
     private readonly presence: RedisPresenceStore,
     private readonly log: RedisConversationLog,
   ) {}
 
-  async admit({ key, record, ttlS, clientId, message, subscribersOf, handoff }: IntakeRequest): Promise<Intake> {
-    const { agentId } = key;
-    const keys = [this.dedupe.key(key), this.presence.runtimes(agentId), ...this.log.appendKeys(agentId, clientId)];
+  async admit({ key, record, ttlS, clientId, message, subscribersOf, handoff, budget }: IntakeRequest): Promise<Intake> {
+    const { agentId, sub } = key;
+    const keys = [
+      this.dedupe.key(key),
+      this.presence.runtimes(agentId),
+      ...this.log.appendKeys(agentId, clientId),
+      this.budgetKey(agentId, sub),
+    ];
+    const spending = budget ? budgetArgs(budget) : ['', ''];
     const append = message === null ? ['', '', 0, 0] : this.log.appendArgs(message.id, JSON.stringify(message));
     const handing =
       handoff === null
         ? ['']
         : [handoff.seed, handoff.replicaId, handoff.channel.before, handoff.channel.after, handoff.request.before, handoff.request.after];
-    const [found, members, appended, counted, handed, receivers] = await INTAKE.run<[string, string[], number, number, number, number]>(
-      this.redis,
-      keys,
-      [JSON.stringify(record), dedupeSeconds(ttlS), ...append, subscribersOf ?? '', ...handing],
-    );
+    const [found, members, appended, counted, handed, receivers, limited] = await INTAKE.run<
+      [string, string[], number, number, number, number, number]
+    >(this.redis, keys, [JSON.stringify(record), dedupeSeconds(ttlS), ...append, subscribersOf ?? '', ...spending, ...handing]);
+    if (limited === 1) return { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
     const existing = found === '' ? null : (JSON.parse(found) as DedupeRecord);
     const runtimes = members.map(parseRuntime);
     const subscribers = counted < 0 ? null : counted;
@@ -100,4 +121,15 @@ export class RedisMessageIntake implements MessageIntake {
     await this.log.appended(agentId, clientId, appended);
     return { existing, runtimes, logged: true, subscribers, handedTo };
   }
+
+  /** The budget of `sub`'s messages to the bot: one key per pair, in the bot's slot like the intake's others. */
+  budgetKey(agentId: string, sub: string): string {
+    return `${this.prefix}${hashTag(agentId)}:budget:${sub.length}:${sub}`;
+  }
+}
+
+/** The budget as the script reads it: milliseconds per message and how far ahead the bucket may run. */
+function budgetArgs(budget: RateBudget): [number, number] {
+  const { intervalMs, toleranceMs } = cellTiming(budget);
+  return [intervalMs, toleranceMs];
 }

@@ -61,7 +61,7 @@ export class RedisStore implements Store {
       options.onIndexFailure,
     );
     this.streams = new RedisStreamStore(redis, prefix, this.conversations);
-    this.intake = new RedisMessageIntake(redis, this.dedupe, this.presence, this.conversations);
+    this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.conversations);
   }
 
   async close(): Promise<void> {}

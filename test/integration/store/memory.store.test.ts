@@ -165,4 +165,78 @@ describe('MemoryConversationLog bounds', () => {
     // 1.2 s after the log filled up, 0.6 s after its last append.
     expect((await log.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.text)).toEqual(['3', '4']);
   });
+
+  describe('maxBytes', () => {
+    const big = (kb: number) => 'x'.repeat(kb * 1024);
+
+    it('keeps the bytes of all rings within maxBytes, dropping whole conversations least recently used first', async () => {
+      const maxBytes = 2 * 1024 * 1024;
+      const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 10_000, maxMessages: 200_000, maxBytes });
+      // 3,000 × 60 KB: what once held 340 MiB after the sockets closed.
+      for (let i = 0; i < 3000; i++) {
+        await log.append('bot', `u${i}`, msg(big(60)));
+        expect(log.byteSize).toBeLessThanOrEqual(maxBytes);
+      }
+      // The newest conversations are whole, the oldest gone entirely.
+      expect((await log.readBefore('bot', 'u2999', undefined, 10)).messages).toHaveLength(1);
+      expect((await log.readBefore('bot', 'u2998', undefined, 10)).messages).toHaveLength(1);
+      expect((await log.readBefore('bot', 'u0', undefined, 10)).messages).toEqual([]);
+    });
+
+    it('drops the least recently used, not the oldest written: a read keeps a conversation', async () => {
+      const log = new MemoryConversationLog(
+        { maxMessages: 10, ttlS: 60 },
+        { maxConversations: 100, maxMessages: 1000, maxBytes: 600 * 1024 },
+      );
+      await log.append('bot', 'kept', msg(big(60)));
+      for (let i = 0; i < 10; i++) {
+        await log.append('bot', `u${i}`, msg(big(60)));
+        await log.readBefore('bot', 'kept', undefined, 1);
+      }
+      expect(log.byteSize).toBeLessThanOrEqual(600 * 1024);
+      expect((await log.readBefore('bot', 'kept', undefined, 10)).messages).toHaveLength(1);
+      expect((await log.readBefore('bot', 'u0', undefined, 10)).messages).toEqual([]);
+    });
+
+    it('keeps the conversation just appended to whole even when it alone is larger than maxBytes', async () => {
+      const log = new MemoryConversationLog(
+        { maxMessages: 5, ttlS: 60 },
+        { maxConversations: 100, maxMessages: 1000, maxBytes: 64 * 1024 },
+      );
+      await log.append('bot', 'other', msg('small'));
+      const sent = [];
+      for (let i = 0; i < 5; i++) {
+        sent.push(msg(`${i}${big(30)}`));
+        await log.append('bot', 'huge', sent[i]);
+      }
+      expect((await log.readBefore('bot', 'huge', undefined, 10)).messages).toEqual(sent);
+      expect((await log.readBefore('bot', 'other', undefined, 10)).messages).toEqual([]);
+    });
+
+    it('counts the finals of streamed messages, kept beside the entries, in the bound', async () => {
+      const maxBytes = 1024 * 1024;
+      const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 10_000, maxMessages: 200_000, maxBytes });
+      // Each stream logs a start with text '' and, at its end, its whole text beside it.
+      for (let i = 0; i < 100; i++) {
+        const start = { ...msg(''), agentId: 'bot' };
+        log.startStreamNow('bot', `u${i}`, start);
+        log.endStreamNow('bot', `u${i}`, { ...start, text: big(60) });
+        expect(log.byteSize).toBeLessThanOrEqual(maxBytes);
+      }
+      expect((await log.readBefore('bot', 'u99', undefined, 10)).messages.map((m) => m.text.length)).toEqual([60 * 1024]);
+      expect((await log.readBefore('bot', 'u0', undefined, 10)).messages).toEqual([]);
+    });
+
+    it('counts the bytes of deleted and expired conversations as freed', async () => {
+      const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 1 }, { maxConversations: 100, maxMessages: 1000, maxBytes: 1 << 30 });
+      await log.append('bot', 'a', msg(big(10)));
+      await log.append('bot', 'b', msg(big(10)));
+      const both = log.byteSize;
+      expect(both).toBeGreaterThan(2 * 10 * 1024);
+      expect(await log.deleteConversation('bot', 'a')).toBe(true);
+      expect(log.byteSize).toBeLessThan(both);
+      expect(await log.deleteUser('b')).toBe(1);
+      expect(log.byteSize).toBe(0);
+    });
+  });
 });

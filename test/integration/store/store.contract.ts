@@ -279,6 +279,44 @@ export function describeStoreContract(
         });
       });
 
+      it("spends the sender's budget first: past it nothing is claimed, read or logged, and other senders keep theirs", async () => {
+        await store.presence.addRuntime('bot', runtime);
+        const budget = { ratePerS: 1, burst: 3 };
+        const send = (sub: string, clientMessageId: string, agentId = 'bot') =>
+          store.intake.admit({
+            key: { agentId, sub, clientMessageId },
+            record: record(`${agentId}-${sub}-${clientMessageId}`),
+            ttlS: 60,
+            clientId: sub,
+            message: { ...message(`${agentId}-${sub}-${clientMessageId}`), agentId, clientMessageId },
+            subscribersOf: null,
+            handoff: null,
+            budget,
+          });
+        for (const id of ['a', 'b', 'c']) expect((await send('u1', id)).logged).toBe(true);
+        expect(await send('u1', 'd')).toEqual({
+          limited: true,
+          existing: null,
+          runtimes: [],
+          logged: false,
+          subscribers: null,
+          handedTo: null,
+        });
+        // Refused before the claim: the same clientMessageId is new once the budget allows it.
+        expect(await store.dedupe.claim({ agentId: 'bot', sub: 'u1', clientMessageId: 'd' }, record('probe'), 60)).toBeNull();
+        expect((await store.conversations.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.id)).toEqual([
+          'bot-u1-a',
+          'bot-u1-b',
+          'bot-u1-c',
+        ]);
+        // Per user and bot: another user, and the same user with another bot, have their own.
+        expect((await send('u2', 'a')).limited).toBeUndefined();
+        expect((await send('u1', 'a', 'other-bot')).limited).toBeUndefined();
+        // One token back after a second at 1/s.
+        await eventually(async () => (await send('u1', 'e')).limited === undefined);
+        expect((await send('u1', 'f')).limited).toBe(true);
+      });
+
       it('reads the same record and log as the separate stores, so a message can be recovered after it', async () => {
         await store.presence.addRuntime('bot', runtime);
         await admit('id-1');

@@ -1,0 +1,257 @@
+// The streaming phase of `npm run bench` (`--phases=streaming` runs it alone): streamed replies
+// through the hub against the baseline relay (bench/baseline.mjs forwards start / delta / end the
+// same way, without log, limits or resume), then a resume storm on the hub alone.
+//
+// - Saturation: `saturation` streams (one per client), each a closed loop (a delta, wait until the
+//   client has it, the next): deltas per second, one replica and two over Redis (runtimes on one,
+//   clients on the other, so every delta crosses Redis).
+// - Latency: `concurrent` streams × `rate` deltas/s offered (open loop, over two generator
+//   processes); a delta's latency is from the runtime's emit to the client's receipt, read on the
+//   generator's one clock (both ends live in it).
+// - Resume storm: `storm` clients each with an open stream of 11 deltas (~1 KB) reconnect at once;
+//   seconds until every one has its snapshot (`message:start` with all of it). Before it, the hub's
+//   RSS with those streams open against without them gives the memory per open stream.
+// Options: --stream-concurrent=<n> (1000), --stream-rate=<per s> (25), --stream-saturation=<n> (200),
+// --stream-storm=<n> (2000). Bounded: every generator call has a timeout, every slice a fixed length.
+
+/** Hub settings of the streaming phase: its per-socket delta bucket out of the way of the load, and streams kept open across slices. */
+export const STREAM_HUB_ENV = {
+  STREAM_DELTA_RATE_PER_S: '1000000',
+  STREAM_DELTA_RATE_BURST: '1000000',
+  STREAM_MAX_OPEN: '5000',
+  STREAM_MAX_BYTES: '4194304',
+  STREAM_IDLE_TIMEOUT_MS: '900000',
+  STREAM_MAX_DURATION_MS: '3600000',
+};
+
+/** The load of the phase, from the command line. */
+export function streamLoad(args) {
+  return {
+    concurrent: Number(args['stream-concurrent'] ?? 1000),
+    rate: Number(args['stream-rate'] ?? 25),
+    saturation: Number(args['stream-saturation'] ?? 200),
+    storm: Number(args['stream-storm'] ?? 2000),
+    fillDeltas: 10,
+    fillBytes: 100,
+  };
+}
+
+/**
+ * Runs the phase. `ctx` is bench/run.mjs's toolbox: { gen, gen2, startServer, startRedis, stop,
+ * alternate, median, settledRss, log, agentIds, apiKey, secret, windowMs, kinds }. Returns the rows' figures.
+ */
+export async function streamingPhase(ctx, load) {
+  const out = { hub: {}, baseline: {}, load };
+  const one = {};
+  try {
+    for (const kind of ctx.kinds) one[kind] = await ctx.startServer(kind, undefined, STREAM_HUB_ENV);
+    const m = await measure(ctx, load, (kind) => [one[kind], one[kind]], '1 replica');
+    for (const kind of ctx.kinds)
+      Object.assign(out[kind], { dps1: m[kind].dps, p50: m[kind].p50, p99: m[kind].p99, lost1: m[kind].lost, gaps1: m[kind].gaps });
+  } finally {
+    await ctx.gen.call('closeAll').catch(() => {});
+    await ctx.gen2.call('closeAll').catch(() => {});
+    for (const server of Object.values(one)) await ctx.stop(server.child);
+  }
+
+  const redis = await ctx.startRedis();
+  const two = {};
+  try {
+    for (const kind of ctx.kinds)
+      two[kind] = [await ctx.startServer(kind, redis.url, STREAM_HUB_ENV), await ctx.startServer(kind, redis.url, STREAM_HUB_ENV)];
+    const m = await measure(ctx, load, (kind) => two[kind], '2 replicas');
+    for (const kind of ctx.kinds)
+      Object.assign(out[kind], { dps2: m[kind].dps, p50c: m[kind].p50, p99c: m[kind].p99, lost2: m[kind].lost, gaps2: m[kind].gaps });
+  } finally {
+    await ctx.gen.call('closeAll').catch(() => {});
+    await ctx.gen2.call('closeAll').catch(() => {});
+    for (const server of Object.values(two).flat()) await ctx.stop(server.child);
+    await ctx.stop(redis.child);
+  }
+
+  // The resume storm and the memory of open streams: the hub alone (the baseline has no resume).
+  const hub = await ctx.startServer('hub', undefined, STREAM_HUB_ENV);
+  try {
+    const r = await resumeStorm(ctx, load, [hub, hub], hub.pid, '1 replica');
+    Object.assign(out.hub, { bytesPerStream: r.bytesPerStream, streamTextBytes: r.streamTextBytes, storm1: r.lastStorm });
+  } finally {
+    await ctx.gen.call('closeAll').catch(() => {});
+    await ctx.gen2.call('closeAll').catch(() => {});
+    await ctx.stop(hub.child);
+  }
+  const redis2 = await ctx.startRedis();
+  const pair = [];
+  try {
+    pair.push(await ctx.startServer('hub', redis2.url, STREAM_HUB_ENV), await ctx.startServer('hub', redis2.url, STREAM_HUB_ENV));
+    out.hub.storm2 = (await resumeStorm(ctx, load, pair, null, '2 replicas')).lastStorm;
+  } finally {
+    await ctx.gen.call('closeAll').catch(() => {});
+    await ctx.gen2.call('closeAll').catch(() => {});
+    for (const server of pair) await ctx.stop(server.child);
+    await ctx.stop(redis2.child);
+  }
+  return out;
+}
+
+/** Saturation and latency of both servers, in alternating slices; `serversOf(kind)` = [runtimes on, clients on]. */
+async function measure(ctx, load, serversOf, label) {
+  const { gen, gen2 } = ctx;
+  for (const kind of ctx.kinds) {
+    const [agentsOn, clientsOn] = serversOf(kind);
+    const common = { agentIds: ctx.agentIds, secret: ctx.secret };
+    await gen.call('agents', { url: agentsOn.url, agentIds: ctx.agentIds, apiKey: ctx.apiKey, group: `${kind}-sat` });
+    await connected(
+      gen.call('streamClients', { url: clientsOn.url, count: load.saturation, tag: `ss-${kind}`, group: `${kind}-sat`, ...common }),
+    );
+    await gen.call('streamOpen', { group: `${kind}-sat` });
+    for (const [i, g] of [gen, gen2].entries()) {
+      await g.call('agents', { url: agentsOn.url, agentIds: ctx.agentIds, apiKey: ctx.apiKey, group: `${kind}-lat` });
+      await connected(
+        g.call('streamClients', { url: clientsOn.url, count: load.concurrent / 2, tag: `sl${i}-${kind}`, group: `${kind}-lat`, ...common }),
+      );
+      await g.call('streamOpen', { group: `${kind}-lat` });
+    }
+  }
+  const half = ctx.windowMs / 2;
+  const sat = await ctx.alternate((kind) => gen.call('streamClosedLoop', { warmupMs: 1000, durationMs: half, group: `${kind}-sat` }));
+  const lat = await ctx.alternate(async (kind) => {
+    const parts = await Promise.all(
+      [gen, gen2].map((g) =>
+        g.call('streamOpenLoop', { ratePerStream: load.rate, warmupMs: 1000, durationMs: half, group: `${kind}-lat` }),
+      ),
+    );
+    const latencies = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+    // A slice whose deltas all arrived too late (an overloaded server) has no percentile: ∞.
+    const pct = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Infinity;
+    return { p50: pct(0.5), p99: pct(0.99), samples: latencies.length, lost: parts.reduce((n, p) => n + p.lost, 0) };
+  });
+  const out = {};
+  for (const kind of ctx.kinds) {
+    const o = {
+      dps: ctx.median(sat[kind].map((r) => r.perSecond)),
+      p50: ctx.median(lat[kind].map((r) => r.p50)),
+      p99: ctx.median(lat[kind].map((r) => r.p99)),
+      lost: lat[kind].reduce((n, r) => n + r.lost, 0) + sat[kind].reduce((n, r) => n + r.stalls, 0),
+      gaps: sat[kind].at(-1).gaps,
+    };
+    out[kind] = o;
+    ctx.log(
+      `${kind} streaming ${label}: ${o.dps.toFixed(0)} deltas/s at saturation (slices ${sat[kind].map((r) => r.perSecond.toFixed(0)).join(', ')}; ` +
+        `${load.saturation} streams); at ${load.concurrent} streams × ${load.rate}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `(slices ${lat[kind].map((r) => r.p99.toFixed(2)).join(', ')}; ${lat[kind].reduce((n, r) => n + r.samples, 0)} samples); ${o.lost} lost, ${o.gaps} gaps`,
+    );
+  }
+  return out;
+}
+
+/** `storm` clients with an open stream each reconnect at once; with `memoryPid`, RSS per open stream first. */
+async function resumeStorm(ctx, load, [agentsOn, clientsOn], memoryPid, label) {
+  const gens = [ctx.gen, ctx.gen2];
+  const result = {};
+  for (const [i, g] of gens.entries()) {
+    await g.call('agents', { url: agentsOn.url, agentIds: ctx.agentIds, apiKey: ctx.apiKey, group: 'rs' });
+    await connected(
+      g.call('streamClients', {
+        url: clientsOn.url,
+        count: load.storm / 2,
+        agentIds: ctx.agentIds,
+        secret: ctx.secret,
+        tag: `rs${i}`,
+        group: 'rs',
+      }),
+    );
+  }
+  const before = memoryPid === null ? undefined : await ctx.settledRss(memoryPid);
+  await Promise.all(gens.map((g) => g.call('streamOpen', { group: 'rs' })));
+  const filled = await Promise.all(
+    gens.map((g) => g.call('streamFill', { deltas: load.fillDeltas, bytes: load.fillBytes, group: 'rs' }, 120_000)),
+  );
+  if (before) {
+    const after = await ctx.settledRss(memoryPid);
+    result.bytesPerStream = (after.retained - before.retained) / load.storm;
+    result.streamTextBytes = filled[0].bytesEach;
+    ctx.log(
+      `hub ${label}: ${load.storm} open streams of ${filled[0].bytesEach} B of text, RSS +${((after.retained - before.retained) / 2 ** 20).toFixed(1)} MiB, ${(result.bytesPerStream / 1024).toFixed(2)} KiB each`,
+    );
+  }
+  const storms = await Promise.all(gens.map((g) => g.call('streamResumeStorm', { timeoutMs: 60_000, group: 'rs' }, 90_000)));
+  const storm = {
+    seconds: Math.max(...storms.map((s) => s.seconds)),
+    complete: storms.reduce((n, s) => n + s.complete, 0),
+    wrong: storms.reduce((n, s) => n + s.wrong, 0),
+    refused: storms.reduce((n, s) => n + s.refused, 0),
+    total: load.storm,
+  };
+  ctx.log(
+    `hub ${label}: resume storm, ${storm.complete}/${storm.total} clients had their snapshot after ${storm.seconds.toFixed(2)} s (${storm.wrong} wrong, ${storm.refused} reconnects refused)`,
+  );
+  await Promise.all(gens.map((g) => g.call('streamEnd', { group: 'rs' })));
+  return { ...result, lastStorm: storm };
+}
+
+async function connected(call) {
+  const r = await call;
+  if (r.failed > 0) throw new Error(`${r.failed} stream clients failed to connect (${r.firstError})`);
+  return r;
+}
+
+/** The phase's rows (markdown), hub against baseline, with the targets. */
+export function streamingTable({ hub: h, baseline: b, load }, { comparisonRows, format }) {
+  if (h.dps1 === undefined && h.storm1 === undefined) return '';
+  const { rows, row, ratioRow } = comparisonRows(h, b);
+  ratioRow(`Deltas/s at saturation, 1 replica (${load.saturation} streams, closed loop)`, 'dps1', 0, '≥ 0.9', (r) => r >= 0.9);
+  ratioRow(`Deltas/s at saturation, 2 replicas over Redis (each delta crosses both)`, 'dps2', 0, '≥ 0.9', (r) => r >= 0.9);
+  const at = `${load.concurrent.toLocaleString('en-US')} streams × ${load.rate}/s`;
+  ratioRow(`p50 per delta (ms, runtime emit → client), ${at}, 1 replica`, 'p50', 2, '—');
+  ratioRow(`p99 per delta (ms), ${at}, 1 replica`, 'p99', 2, '≤ 1.25', (r) => r <= 1.25);
+  ratioRow(`p50 per delta (ms), ${at}, 2 replicas`, 'p50c', 2, '—');
+  ratioRow(`p99 per delta (ms), ${at}, 2 replicas`, 'p99c', 2, '≤ 1.25', (r) => r <= 1.25);
+  row(
+    'Deltas lost or stalled (1 replica / 2 replicas)',
+    `${format(h.lost1)} / ${format(h.lost2)}`,
+    `${format(b.lost1)} / ${format(b.lost2)}`,
+    '—',
+    '0 (hub)',
+    h.lost1 === undefined ? undefined : h.lost1 + h.lost2 === 0,
+  );
+  if (h.bytesPerStream !== undefined) {
+    row(
+      `Memory per open stream (KiB of hub RSS; ${h.streamTextBytes} B of text each, ${load.storm} open, 1 replica)`,
+      format(h.bytesPerStream / 1024, 2),
+      '—',
+      '—',
+      'stated',
+      undefined,
+    );
+  }
+  for (const [key, label] of [
+    ['storm1', '1 replica'],
+    ['storm2', '2 replicas'],
+  ]) {
+    const s = h[key];
+    if (!s) continue;
+    const ok = s.complete === s.total && s.wrong === 0;
+    row(
+      `Resume storm: s until all ${s.total.toLocaleString('en-US')} clients reconnecting mid-stream have their snapshot, ${label}`,
+      format(ok ? s.seconds : Infinity, 2),
+      '—',
+      '—',
+      'all, none wrong',
+      ok,
+    );
+  }
+  const note =
+    `Streaming load: ${load.saturation} streams in closed loop (one delta in flight each) for deltas/s; ${load.concurrent.toLocaleString('en-US')} ` +
+    `streams × ${load.rate} deltas/s offered (open loop, two generator processes) for the latency per delta, read from the runtime's emit to ` +
+    `the client's receipt on the generator's clock (both ends live in it). Deltas are sent without an ack, as the agent SDK sends most. ` +
+    `The baseline forwards start/delta/end with a seq per stream and nothing else (no log, limits or resume). Memory per open stream: ` +
+    `the hub's retained RSS with the storm's streams open against the same clients without them. The resume storm drops every client ` +
+    `and reconnects it at once; done when each has its stream's message:start with all ${load.fillDeltas + 1} deltas.`;
+  return [
+    '| metric (streamed replies) | hub | baseline | hub ÷ baseline | target | result |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    note,
+  ].join('\n');
+}

@@ -1,0 +1,120 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startHub, type TestHub } from '../helpers/hub';
+import { launchChromium } from './chromium';
+
+/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
+const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** A message whose echo the demo bot streams for a few seconds (40 ms a word). */
+const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
+const ANSWER = `echo: ${LONG}`;
+
+describe('demo page in Chromium: streamed answers', () => {
+  let browser: Browser;
+  let hub: TestHub;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    hub = await startHub({ DEMO_ENABLED: 'true' });
+    page = await browser.newPage();
+    await page.goto(`${hub.url}/`);
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector('#bot[data-online="true"]');
+  });
+  afterEach(async () => {
+    await page?.context().close();
+    await hub?.close();
+  });
+
+  /** The text of the bot's answer on screen (the newest bot message). */
+  const answer = (p: Page) => p.$eval('#log li.bot:last-of-type .text', (el) => el.textContent ?? '');
+  /** Waits until the answer on screen has more than `chars` characters, and returns it. */
+  async function grownPast(p: Page, chars: number): Promise<string> {
+    await p.waitForFunction((n) => (document.querySelector('#log li.bot:last-of-type .text')?.textContent?.length ?? 0) > n, chars);
+    return answer(p);
+  }
+  async function screenshot(p: Page, name: string): Promise<void> {
+    await mkdir(ARTIFACTS, { recursive: true });
+    const file = resolve(ARTIFACTS, name);
+    await p.screenshot({ path: file });
+    expect((await readFile(file)).subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)).toBe(true);
+  }
+  async function ask(p: Page, text: string): Promise<void> {
+    await p.fill('#text', text);
+    await p.press('#text', 'Enter');
+  }
+
+  it('shows "thinking…", then the answer growing word by word, then the final text with thumbs that rate it', async () => {
+    await ask(page, LONG);
+    await page.waitForSelector('#activity:not([hidden])');
+    expect(await page.textContent('#activity')).toBe('thinking…');
+    await page.waitForSelector('#log li.bot[data-streaming="true"]');
+    expect(await page.isVisible('#stop')).toBe(true);
+
+    const early = await grownPast(page, 40);
+    await screenshot(page, 'demo-streaming-early.png');
+    const later = await grownPast(page, early.length + 200);
+    await screenshot(page, 'demo-streaming-later.png');
+    expect(ANSWER.startsWith(early)).toBe(true);
+    expect(ANSWER.startsWith(later)).toBe(true);
+    expect(later.length).toBeGreaterThan(early.length);
+    expect(await page.isHidden('#activity')).toBe(true);
+
+    await page.waitForSelector('#log li.bot:not([data-streaming])');
+    expect(await answer(page)).toBe(ANSWER);
+    // The thumbs add nothing to the message's text; the rating is kept with the message in the log.
+    expect(await page.textContent('#log li.bot')).toBe(ANSWER);
+    expect(await page.isHidden('#stop')).toBe(true);
+    await page.click('#log li.bot .thumbs button.up');
+    await page.waitForSelector('#log li.bot .thumbs button.up[aria-pressed="true"]');
+    const rated = await page.evaluate(async () => {
+      const { messages } = await (
+        window as unknown as { chat: { history(): Promise<{ messages: Array<{ author: string; feedback?: { rating: string } }> }> } }
+      ).chat.history();
+      return messages.find((m) => m.author === 'agent')?.feedback?.rating;
+    });
+    expect(rated).toBe('up');
+  });
+
+  it('ends the answer where it was when Stop is pressed', async () => {
+    await ask(page, LONG);
+    await grownPast(page, 60);
+    await page.click('#stop');
+    await page.waitForSelector('#log li.bot[data-status="cancelled"]');
+    const stopped = await answer(page);
+    expect(ANSWER.startsWith(stopped)).toBe(true);
+    expect(stopped.length).toBeLessThan(ANSWER.length);
+    expect(await page.isHidden('#stop')).toBe(true);
+    // The bot honoured the stop: the text does not move any more (the stream is over).
+    const ids = await page.$$eval('#log li.bot', (items) => items.map((li) => (li as HTMLElement).dataset.id));
+    const history = await page.evaluate(
+      async () => (await (window as unknown as { chat: { history(): Promise<{ messages: unknown[] }> } }).chat.history()).messages,
+    );
+    expect(history).toEqual(expect.arrayContaining([expect.objectContaining({ id: ids[0], text: stopped, status: 'cancelled' })]));
+  });
+
+  it('continues the answer after a reload mid-answer: the text so far at once, then it keeps growing', async () => {
+    await ask(page, LONG);
+    const before = await grownPast(page, 80);
+    const id = await page.$eval('#log li.bot', (li) => (li as HTMLElement).dataset.id);
+    await page.reload();
+    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector(`#log li.bot[data-id="${id}"]`);
+    const resumed = await answer(page);
+    expect(resumed.startsWith(before)).toBe(true);
+    await screenshot(page, 'demo-streaming-after-reload.png');
+    const grown = await grownPast(page, resumed.length);
+    expect(ANSWER.startsWith(grown)).toBe(true);
+    await page.waitForSelector('#log li.bot:not([data-streaming])');
+    expect(await answer(page)).toBe(ANSWER);
+    expect(await page.$$eval('#log li.bot', (items) => items.length)).toBe(1);
+  });
+});
