@@ -5,13 +5,13 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { HUB_NODE_FLAGS } from '../../deploy/cluster.cjs';
-import { configSchema } from '../../src/config/config.schema';
+import { HUB_NODE_FLAGS } from '../../../deploy/cluster.cjs';
+import { configSchema } from '../../../src/config/config.schema';
 
 /** The settings naming a file the hub writes on every start (the spec files). */
 const WRITTEN_FILES = Object.keys(configSchema).filter((key) => key.endsWith('_FILE'));
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 
 type Instruction = { keyword: string; args: string; line: number };
 type Stage = { image: string; name?: string; instructions: Instruction[] };

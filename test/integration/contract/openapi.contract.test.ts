@@ -3,15 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { openApiSpec } from '../../src/http/docs';
-import { ProblemCodes, type ProblemCode } from '../../src/protocol';
+import { openApiSpec } from '../../../src/http/docs';
+import { ProblemCodes, type ProblemCode } from '../../../src/protocol';
 
 /**
  * Contract over the OpenAPI spec tsoa generates at build time (`npm run build` →
- * src/http/generated/openapi.json): SPEC §3's operation table, tags, summaries, responses,
+ * src/http/generated/openapi.json): the operation table of docs/rest.md, tags, summaries, responses,
  * security, examples on every DTO property, envelope shapes, and a clean Spectral lint.
  */
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 const SPEC_FILE = join(ROOT, 'src/http/generated/openapi.json');
 
 type Schema = Record<string, any>;
@@ -25,7 +25,7 @@ interface Operation {
   responses: Record<string, Schema>;
 }
 
-/** SPEC §3: operationId → method and path. */
+/** docs/rest.md: operationId → method and path. */
 const OPERATIONS: Record<string, string> = {
   me: 'GET /auth/me',
   mintEmbedToken: 'POST /auth/embed/token',
@@ -49,7 +49,7 @@ const OPERATIONS: Record<string, string> = {
   getReadiness: 'GET /health/ready',
 };
 
-/** SPEC §3: one tag and one security requirement per controller. */
+/** docs/rest.md: one tag and one security requirement per controller. */
 const SECURITY_BY_TAG: Record<string, Record<string, string[]>[]> = {
   Auth: [{ defaultBearerAuth: [] }],
   EmbedTokens: [{ 'api-key': ['embed:mint'] }],
@@ -60,7 +60,7 @@ const SECURITY_BY_TAG: Record<string, Record<string, string[]>[]> = {
   Health: [],
 };
 
-/** SPEC §8: operations with security alternatives of their own (ADMIN bearer, or an api key with a scope). */
+/** docs/rest.md ("Authentication"): operations with security alternatives of their own (ADMIN bearer, or an api key with a scope). */
 const SECURITY_BY_OPERATION: Record<string, Record<string, string[]>[]> = {
   getConversationMessages: [{ defaultBearerAuth: ['ADMIN'] }, { 'api-key': ['history:read'] }],
   deleteConversation: [{ defaultBearerAuth: ['ADMIN'] }, { 'api-key': ['history:write'] }],
@@ -93,7 +93,7 @@ describe('OpenAPI contract (generated spec)', () => {
     });
   });
 
-  it('has exactly the operations of SPEC §3, each with its lowerCamelCase operationId', () => {
+  it('has exactly the operations of the REST API (docs/rest.md), each with its lowerCamelCase operationId', () => {
     const actual = Object.fromEntries(
       operations().map(({ method, path, op }) => [op.operationId ?? `(none) ${method} ${path}`, `${method} ${path}`]),
     );

@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
+import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-topologies';
 import { describeRedisStore } from './redis-store.suite';
 
 // Every script, transaction and multi-key command of the stores, on a real 3-master Redis Cluster.

@@ -1,7 +1,7 @@
 import { v7 } from 'uuid';
-import { MemoryConversationLog } from '../../src/store/memory/memory-conversation.log';
-import { MemoryDedupeStore } from '../../src/store/memory/memory-dedupe.store';
-import { MemoryStore } from '../../src/store/memory/memory.store';
+import { MemoryConversationLog } from '../../../src/store/memory/memory-conversation.log';
+import { MemoryDedupeStore } from '../../../src/store/memory/memory-dedupe.store';
+import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { legacyKeyRenames, migrateLegacyKeys } from '../../src/store/redis/legacy-keys';
-import { RedisStore } from '../../src/store/redis/redis.store';
-import { DeliveryMarkError } from '../../src/store/redis/redis-dedupe.store';
-import { startRedis, type TestRedis } from '../helpers/redis-server';
-import { RedisConversationLog } from '../../src/store/redis/redis-conversation.log';
+import { legacyKeyRenames, migrateLegacyKeys } from '../../../src/store/redis/legacy-keys';
+import { RedisStore } from '../../../src/store/redis/redis.store';
+import { DeliveryMarkError } from '../../../src/store/redis/redis-dedupe.store';
+import { startRedis, type TestRedis } from '../../helpers/redis-server';
+import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
 import { describeRedisStore } from './redis-store.suite';
-import { pickByRendezvous, rendezvousSeed } from '../../src/relay/rendezvous';
-import { waitFor } from '../helpers/cluster';
+import { pickByRendezvous, rendezvousSeed } from '../../../src/relay/rendezvous';
+import { waitFor } from '../../helpers/cluster';
 import { v7 } from 'uuid';
-import type { LoggedMessage } from '../../src/store/conversation-log';
+import type { LoggedMessage } from '../../../src/store/conversation-log';
 
 let redis: TestRedis;
 

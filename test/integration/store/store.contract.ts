@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { LoggedMessage } from '../../src/store/conversation-log';
-import { DuplicateError, type ApiKeyRecord, type Store, type UserRecord } from '../../src/store/store';
+import type { LoggedMessage } from '../../../src/store/conversation-log';
+import { DuplicateError, type ApiKeyRecord, type Store, type UserRecord } from '../../../src/store/store';
 
 /**
  * The behaviour every Store implementation shares. Run it with a factory that returns an empty

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import Redis from 'ioredis';
-import { freePort, startRedis } from '../helpers/redis-server';
-import { startListening } from '../helpers/redis-topologies';
+import { freePort, startRedis } from '../../helpers/redis-server';
+import { startListening } from '../../helpers/redis-topologies';
 
 // The Sentinel and Cluster tests start many redis-servers on ports found free a moment before; a
 // port another process of the suite takes in between must not leave a test waiting on a server

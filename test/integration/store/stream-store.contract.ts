@@ -1,6 +1,6 @@
 import { v7 } from 'uuid';
-import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../src/store/conversation-log';
-import type { StreamStore } from '../../src/store/stream-store';
+import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
+import type { StreamStore } from '../../../src/store/stream-store';
 
 /**
  * The behaviour every StreamStore shares, with the conversation log it writes (docs/streaming.md):

@@ -1,8 +1,8 @@
 import { v7 } from 'uuid';
-import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../src/store/conversation-log';
+import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
 
 /**
- * The behaviour every ConversationLog shares (SPEC §8). memory.store.test.ts and
+ * The behaviour every ConversationLog shares (docs/protocol.md, "Conversations and delivery guarantees"). memory.store.test.ts and
  * redis.store.test.ts run it; `makeLog` returns an empty log with the given limits.
  */
 export function describeConversationLogContract(name: string, makeLog: (limits: ConversationLogLimits) => Promise<ConversationLog>): void {
