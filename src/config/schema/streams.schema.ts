@@ -13,7 +13,7 @@ export const streamsSchema = {
     env: 'STREAM_MAX_OPEN',
   },
   STREAM_IDLE_TIMEOUT_MS: {
-    doc: 'A stream with no delta for this long is ended by the hub with status timeout (also how a stream whose replica died is closed).',
+    doc: 'A stream with no delta for this long is ended by the hub with status timeout. A stream whose replica died is ended interrupted within this time by another replica.',
     format: 'positive-int',
     default: 60000,
     env: 'STREAM_IDLE_TIMEOUT_MS',
