@@ -16,7 +16,7 @@ interface MeteredConnection extends BufferedConnection, Pick<EventEmitter, 'on' 
 /**
  * MAX_SOCKET_BUFFER_BYTES: what the hub holds queued for one peer, and the closing of peers that
  * let it grow past the bound (a peer that stopped reading). The client reconnects and recovers what
- * it missed from the conversation log (docs/notes/t28-net.md).
+ * it missed from the conversation log (docs/operations.md, slow consumers).
  *
  * - websocket: the bytes the TCP socket has not handed to the kernel, this turn's corked writes
  *   included (`bufferedAmount`). Frames are reported sent once queued (websocket-engine.ts), so they

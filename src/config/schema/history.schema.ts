@@ -31,7 +31,7 @@ export const historySchema = {
     env: 'HISTORY_MEMORY_MAX_MESSAGES',
   },
   HISTORY_MEMORY_MAX_BYTES: {
-    doc: "Embedded (in-memory) log only: bytes its conversations may hold (each one's buffer, used or not), 64 MiB by default; the least recently used conversations go first. One conversation is always kept whole, so keep this above about 4 × HISTORY_MAX_MESSAGES × MAX_MESSAGE_BYTES (51 MiB at the defaults) for the bound to hold; see docs/notes/t28-limits.md.",
+    doc: "Embedded (in-memory) log only: bytes its conversations may hold (each one's buffer, used or not), 64 MiB by default; the least recently used conversations go first. One conversation is always kept whole, so keep this above about 4 × HISTORY_MAX_MESSAGES × MAX_MESSAGE_BYTES (51 MiB at the defaults) for the bound to hold; see docs/operations.md (the embedded log in bytes).",
     format: 'positive-int',
     default: 67108864,
     env: 'HISTORY_MEMORY_MAX_BYTES',

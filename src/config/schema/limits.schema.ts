@@ -55,7 +55,7 @@ export const limitsSchema = {
     env: 'AGENT_MESSAGE_RATE_BURST',
   },
   AGENT_DELIVERY_RATE_PER_S: {
-    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply costs one per socket it reaches, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent, so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/notes/t28-limits.md.",
+    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply costs one per socket it reaches, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent, so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/operations.md (per-bot delivery budget).",
     format: 'nat',
     default: 5000,
     env: 'AGENT_DELIVERY_RATE_PER_S',
