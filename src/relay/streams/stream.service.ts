@@ -33,6 +33,8 @@ interface Owned extends Deadline, StreamRef {
   text: string;
   seq: number;
   lastDeltaAt: number;
+  /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
+  renewedAt: number;
   endsBy: number;
 }
 
@@ -127,6 +129,7 @@ export class StreamService {
       text: '',
       seq: 0,
       lastDeltaAt: now,
+      renewedAt: now,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
       dueMs: 0,
       slot: -1,
@@ -156,8 +159,12 @@ export class StreamService {
     const room = Rooms.client(owned.agentId, owned.clientId);
     const publication = this.ctx.publicationTo(room, Events.messageDelta);
     let result;
+    // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
+    // 1.5 idle timeouts + 45 s ahead of the last delta, more than the idle timeout that ends the stream.
+    const now = Date.now();
+    const renew = now - owned.renewedAt >= this.bounds.ttlMs / 4;
     try {
-      result = await this.ctx.store.streams.append(owned.agentId, id, text, this.bounds, publication);
+      result = await this.ctx.store.streams.append(owned, text, this.bounds, publication, renew);
     } catch (err) {
       // The delta cannot be recorded: the stream ends `error` on the clients that can be reached.
       this.failed(owned);
@@ -171,6 +178,7 @@ export class StreamService {
     owned.text += text;
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
+    if (renew) owned.renewedAt = now;
     const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
     if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
