@@ -35,6 +35,8 @@ interface Owned extends Deadline, StreamRef {
   lastDeltaAt: number;
   /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
   renewedAt: number;
+  /** Until when shared state holds this replica's promise that the stream's owner is alive (0: not yet). */
+  promisedUntil: number;
   endsBy: number;
 }
 
@@ -76,9 +78,14 @@ export class StreamService {
     return this.ctx.config.HISTORY_ENABLED;
   }
 
-  /** How often the orphan sweep runs and how far ahead a replica promises its streams are alive. */
+  /** How often the orphan sweep runs. */
   private get sweepMs(): number {
     return Math.max(100, Math.min(1000, this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 4));
+  }
+
+  /** How far ahead a replica promises its streams are alive: a dead replica's are swept within the idle timeout. */
+  private get promiseMs(): number {
+    return this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 2;
   }
 
   /** Starts the sweep: keeps this replica's streams alive in shared state, ends dead replicas' ones, retries failed ends. */
@@ -130,6 +137,7 @@ export class StreamService {
       seq: 0,
       lastDeltaAt: now,
       renewedAt: now,
+      promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
       dueMs: 0,
       slot: -1,
@@ -200,6 +208,8 @@ export class StreamService {
     if (payload.data !== undefined) ending.data = payload.data;
     const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged);
     this.forget(owned);
+    // Out of the orphan set now, rather than by a sweep ending it again once its promise lapsed.
+    void this.ctx.store.streams.forget([{ agentId: owned.agentId, id: owned.id }]).catch(() => {});
     if (!ended) return errorAck('STREAM_NOT_FOUND');
     this.announceEnd(owned, ended.final, ending.status);
     return { ok: true, id: owned.id, ts: owned.start.ts };
@@ -313,19 +323,31 @@ export class StreamService {
     return mine;
   }
 
-  private keepAlive(streams: readonly StreamRef[]): void {
-    const until = Date.now() + this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 2;
+  /** Renews the promise that these streams' owner is alive; a failed renewal is retried by the next sweep. */
+  private keepAlive(streams: readonly Owned[]): void {
+    const until = Date.now() + this.promiseMs;
     void this.ctx.store.streams
       .keepAlive(
         streams.map(({ agentId, id }) => ({ agentId, id })),
         until,
       )
-      .catch(() => {});
+      .then(
+        () => {
+          for (const owned of streams) owned.promisedUntil = until;
+        },
+        () => {},
+      );
   }
 
   /** One sweep: keep ours alive, end dead replicas' streams (`interrupted`: their runtimes are gone), retry ends. */
   private async tick(): Promise<void> {
-    if (this.owned.size > 0) this.keepAlive([...this.owned.values()]);
+    // A promise is renewed when half of it is left (at least three sweeps' worth, so a late sweep cannot
+    // let it lapse), not at every sweep: with many open streams, one command for the few that are due.
+    const now = Date.now();
+    const renewBelow = Math.max(this.promiseMs / 2, 3 * this.sweepMs);
+    const due: Owned[] = [];
+    for (const owned of this.owned.values()) if (owned.promisedUntil - now < renewBelow) due.push(owned);
+    if (due.length > 0) this.keepAlive(due);
     for (const pending of [...this.pendingEnds.values()]) await this.hubEnd(pending, pending.status);
     try {
       const orphans = await this.ctx.store.streams.orphans(Date.now(), 100);
