@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io';
 import { TokenBucket } from '../../limits/token-bucket';
 import { payloadError } from '../../protocol/payload-limits';
+import type { Tally } from '../../metrics/metrics';
 import {
   Authors,
   BROADCAST_TO,
@@ -17,7 +18,7 @@ import {
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
 import { finalMessage } from '../../store/log-entries';
-import type { OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
+import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
@@ -27,6 +28,9 @@ import type { ActivityTracker } from './activity-tracker';
 /** A stream owned by a runtime socket of this replica. */
 interface Owned extends Deadline, StreamRef {
   clientId: string;
+  /** The user's room, and what other replicas get of a delta to it (null: emitted through the adapter). */
+  room: string;
+  publication: DeltaPublication | null;
   socketId: string;
   start: LoggedMessage;
   /** The text so far, kept here too so the clients get it if shared state fails mid-stream. */
@@ -62,6 +66,8 @@ export class StreamService {
   private readonly pendingEnds = new Map<string, StreamRef & { status: StreamStatus }>();
   private readonly stamps = new MessageStamper();
   private readonly bounds: StreamBounds;
+  private readonly deltasIn: Tally;
+  private readonly deltasOut: Tally;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -72,6 +78,8 @@ export class StreamService {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
     this.bounds = { maxBytes: config.STREAM_MAX_BYTES, ttlMs: 2 * config.STREAM_IDLE_TIMEOUT_MS + 60_000 };
+    this.deltasIn = ctx.metrics.streamDeltas.bind({ direction: 'in' });
+    this.deltasOut = ctx.metrics.streamDeltas.bind({ direction: 'out' });
   }
 
   private get logged(): boolean {
@@ -127,10 +135,13 @@ export class StreamService {
       throw err;
     }
     const now = Date.now();
+    const room = Rooms.client(agentId, payload.to);
     const owned: Owned = {
       agentId,
       id,
       clientId: payload.to,
+      room,
+      publication: this.ctx.publicationTo(room, Events.messageDelta),
       socketId: socket.id,
       start,
       text: '',
@@ -156,16 +167,15 @@ export class StreamService {
     metrics.streamsOpen.inc();
     this.activity.reached(agentId, payload.to);
     const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
-    this.nsp.client.to(Rooms.client(agentId, payload.to)).emit(Events.messageStart, message);
+    this.nsp.client.to(room).emit(Events.messageStart, message);
     return { ok: true, id, ts };
   }
 
   async delta(socket: Socket, { id, text }: StreamDelta): Promise<StreamDeltaAck> {
     const owned = this.ownedBy(socket, id);
     if (!owned) return errorAck('STREAM_NOT_FOUND');
-    this.ctx.metrics.streamDeltas.inc({ direction: 'in' });
-    const room = Rooms.client(owned.agentId, owned.clientId);
-    const publication = this.ctx.publicationTo(room, Events.messageDelta);
+    this.deltasIn.add();
+    const { room, publication } = owned;
     let result;
     // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
     // 1.5 idle timeouts + 45 s ahead of the last delta, more than the idle timeout that ends the stream.
@@ -189,10 +199,10 @@ export class StreamService {
     if (renew) owned.renewedAt = now;
     const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
-    if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
-    else if (clients.adapter.rooms.has(room)) clients.local.to(room).emit(Events.messageDelta, delta);
     const here = clients.adapter.rooms.get(room)?.size ?? 0;
-    if (here > 0) this.ctx.metrics.streamDeltas.inc({ direction: 'out' }, here);
+    if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
+    else if (here > 0) clients.local.to(room).emit(Events.messageDelta, delta);
+    if (here > 0) this.deltasOut.add(here);
     return { ok: true, seq: result.seq };
   }
 
