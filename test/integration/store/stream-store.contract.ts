@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { v7 } from 'uuid';
 import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
 import type { StreamStore } from '../../../src/store/stream-store';
@@ -31,6 +32,9 @@ export function describeStreamStoreContract(
       await streams.open({ message, clientId, owner: 'sock-1' }, bounds, true);
       return message;
     };
+    /** A delta from the owner, which renews the expiry. */
+    const delta = (id: string, text: string, renew = true) =>
+      streams.append({ agentId: 'bot', id, clientId: 'u1' }, text, bounds, null, renew);
     const history = async (limit = 50) => (await log.readBefore('bot', 'u1', undefined, limit)).messages;
 
     it('opens a stream, logging its start once, and lists it with its text and seq', async () => {
@@ -38,16 +42,16 @@ export function describeStreamStoreContract(
       expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: '', seq: 0 }]);
       expect(await streams.openOf('bot', 'u2')).toEqual([]);
       expect(await history()).toEqual([start]);
-      expect(await streams.append('bot', start.id, 'Hel', bounds, null)).toEqual({ ok: true, seq: 1, bytes: 3 });
-      expect(await streams.append('bot', start.id, 'lo ✓', bounds, null)).toEqual({ ok: true, seq: 2, bytes: 9 });
+      expect(await delta(start.id, 'Hel')).toEqual({ ok: true, seq: 1, bytes: 3 });
+      expect(await delta(start.id, 'lo ✓')).toEqual({ ok: true, seq: 2, bytes: 9 });
       expect(await streams.get('bot', start.id)).toMatchObject({ text: 'Hello ✓', seq: 2, clientId: 'u1', owner: 'sock-1' });
     });
 
     it('refuses a delta past maxBytes and one to a stream that is not open, changing nothing', async () => {
       const start = await open();
-      await streams.append('bot', start.id, 'x'.repeat(18), bounds, null);
-      expect(await streams.append('bot', start.id, 'abc', bounds, null)).toEqual({ ok: false, reason: 'too-large' });
-      expect(await streams.append('bot', v7(), 'abc', bounds, null)).toEqual({ ok: false, reason: 'not-found' });
+      await delta(start.id, 'x'.repeat(18));
+      expect(await delta(start.id, 'abc')).toEqual({ ok: false, reason: 'too-large' });
+      expect(await delta(v7(), 'abc')).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.get('bot', start.id)).toMatchObject({ text: 'x'.repeat(18), seq: 1 });
       expect(await streams.get('other-bot', start.id)).toBeNull();
     });
@@ -56,7 +60,7 @@ export function describeStreamStoreContract(
       const before = msg('question', 'user');
       await log.append('bot', 'u1', before);
       const start = await open({ replyTo: before.id, data: { a: 1 } });
-      await streams.append('bot', start.id, 'part', bounds, null);
+      await delta(start.id, 'part');
       const after = msg('later');
       await log.append('bot', 'u1', after);
       const ends = await Promise.all([
@@ -76,7 +80,7 @@ export function describeStreamStoreContract(
         status: ended.final.status,
       };
       expect(ended).toEqual({ final, seq: 1, clientId: 'u1' });
-      expect(await streams.append('bot', start.id, 'more', bounds, null)).toEqual({ ok: false, reason: 'not-found' });
+      expect(await delta(start.id, 'more')).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.openOf('bot', 'u1')).toEqual([]);
       expect(await history()).toEqual([before, final, after]);
       // A replay from before the start has the final at the start's place, once.
@@ -85,7 +89,7 @@ export function describeStreamStoreContract(
 
     it('ends with the text and data the runtime gives, and no status when complete', async () => {
       const start = await open({ data: { a: 1 } });
-      await streams.append('bot', start.id, 'draft', bounds, null);
+      await delta(start.id, 'draft');
       const ended = await streams.end('bot', start.id, { status: 'complete', text: 'fixed "text"', data: { b: [] } }, true);
       expect(ended?.final).toEqual({ id: start.id, ts: start.ts, agentId: 'bot', author: 'agent', text: 'fixed "text"', data: { b: [] } });
       expect(await history()).toEqual([ended!.final]);
@@ -102,7 +106,7 @@ export function describeStreamStoreContract(
       await log.append('bot', 'u1', missed);
       // s2 is still open: the resume sends it, not the replay.
       expect(await log.readAfter('bot', 'u1', seen.id, 10)).toEqual({ ok: true, messages: [missed] });
-      await streams.append('bot', s1.id, 'one', bounds, null);
+      await delta(s1.id, 'one');
       const end1 = await streams.end('bot', s1.id, { status: 'complete' }, true);
       // s1 started before the cursor and ended after it: its final comes at the end marker's place.
       expect(await log.readAfter('bot', 'u1', seen.id, 10)).toEqual({ ok: true, messages: [missed, end1!.final] });
@@ -156,6 +160,20 @@ export function describeStreamStoreContract(
         ok: true,
         messages: [{ ...reply, feedback: { rating: 'down', ts } }, final],
       });
+    });
+
+    it('renews the expiry of a stream and its conversation only when a delta asks', async () => {
+      const short = { maxBytes: 20, ttlMs: 1000 };
+      const [kept, left] = [msg(''), msg('')];
+      for (const message of [kept, left]) await streams.open({ message, clientId: 'u1', owner: 's' }, short, false);
+      await sleep(600);
+      const append = (id: string, renew: boolean) => streams.append({ agentId: 'bot', id, clientId: 'u1' }, 'x', short, null, renew);
+      expect(await append(kept.id, true)).toEqual({ ok: true, seq: 1, bytes: 1 });
+      expect(await append(left.id, false)).toEqual({ ok: true, seq: 1, bytes: 1 });
+      // Past the first expiry, short of the renewed one.
+      await sleep(600);
+      expect(await streams.get('bot', left.id)).toBeNull();
+      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: kept, clientId: 'u1', owner: 's', text: 'x', seq: 1 }]);
     });
 
     it('opens and ends streams without logging them when the log is off', async () => {
