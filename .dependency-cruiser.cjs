@@ -1,7 +1,8 @@
-// Which part of src/ may import which (STYLE.md, "Which part may import which"). Checked over the
+// Which part of src/ may import which (docs/architecture.md, "Layers"). Checked over the
 // real import graph by test/unit/layers.test.ts; `npx depcruise src` prints the same verdicts.
 //
 // Layers, lowest first. A folder may import its own layer and the layers below it, never above.
+// src/internals/ is outside the layers: any layer but the protocol may use it, and it uses none.
 const LAYERS = [
   ['protocol'],
   ['config', 'logging', 'metrics'],
@@ -31,6 +32,20 @@ const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: 'internals-standalone',
+      comment: 'src/internals/ fences the private parts of libraries, one module per library: it imports nothing of the hub',
+      severity: 'error',
+      from: { path: '^src/internals/' },
+      to: { path: '^src/', pathNot: '^src/internals/' },
+    },
+    {
+      name: 'protocol-no-internals',
+      comment: 'the protocol ships to browsers and bots: no server library internals',
+      severity: 'error',
+      from: { path: '^src/protocol/' },
+      to: { path: '^src/internals/' },
+    },
     {
       name: 'hub-not-entries',
       comment: 'the hub is imported by main and index, never the other way round',

@@ -1,8 +1,8 @@
 /**
  * The test tiers, one jest project each (`npm run test:<tier>` runs one, `jest` all of them):
- * unit (pure functions, static checks of deploy files, layer rules), integration (a real hub on
- * port 0 with real clients, stores on real Redis, the OpenAPI contract), cluster (hub processes on
- * one real Redis behind nginx), browser (real Chromium), ops (the Helm chart rendered, linted and
+ * unit (pure functions, static checks of deploy files, layer rules; starts nothing), integration (a
+ * real hub on port 0 with real clients, stores on real Redis, the OpenAPI contract, library
+ * internals), cluster (hub processes on one real Redis behind nginx; nginx before stand-in hubs), browser (real Chromium), ops (the Helm chart rendered, linted and
  * validated by real Helm; the alert rules under promtool; the metric names of the rules and the
  * dashboard against a running hub). The container tier has its own config
  * (jest.containers.config.js).
@@ -18,8 +18,8 @@ const base = {
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit', '<rootDir>/test/static'] },
-    { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration', '<rootDir>/test/store', '<rootDir>/test/contract'] },
+    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
     { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'] },
     { ...base, displayName: 'browser', roots: ['<rootDir>/test/browser'] },
     { ...base, displayName: 'ops', roots: ['<rootDir>/test/ops'] },

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { clusterVariant } from './adapter-variants.mjs';
 
 const require = createRequire(import.meta.url);
 const { createHub, configFrom, RelayAgent } = require('../dist/index.js');
@@ -87,7 +88,7 @@ async function run(variant, replicas, redisUrl, runIndex) {
     });
     const hub = await createHub(config, {
       logger: createLogger('silent'),
-      cluster: { ...variant.cluster, keyPrefix: `bench${runIndex}:` },
+      cluster: { ...clusterVariant(variant.cluster), keyPrefix: `bench${runIndex}:` },
     });
     // listen() also starts the presence keeper and the pub/sub canary, as in production.
     hubs.push({ hub, url: `http://127.0.0.1:${await hub.listen(0, '127.0.0.1')}` });

@@ -1,4 +1,4 @@
-// One bot's broadcasts against another bot's users, on one replica (docs/notes/t28-limits.md):
+// One bot's broadcasts against another bot's users, on one replica (docs/operations.md, per-bot delivery budget):
 // what a replica delivers per second when one bot floods `'*'` to its clients, and what that does to
 // the round trips of another bot's users meanwhile.
 //

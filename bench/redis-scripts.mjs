@@ -5,7 +5,8 @@
 // `npm run bench`) and makes, through the hub's own stores (dist/), the three store calls a message
 // relayed between two replicas costs Redis: the client message's intake (dedupe claim, runtime
 // lookup, log append, hand-off to the runtime's replica), the runtime's ack (delivered mark and
-// response) and the reply's log append and publish; then a plain SPUBLISH, the unit the baseline
+// response) and the reply's log append and publish; a streamed reply's delta (append and publish,
+// the expiry left as it is, as most deltas do); then a plain SPUBLISH, the unit the baseline
 // relay's round trip is made of. Each is measured against full conversations (the steady state
 // under load: every append trims), `--calls=N` times (default 2,000), after a warm-up. Every
 // publish has a subscriber, as in the hub. `--dist=<dir>` measures another build's stores.
@@ -103,6 +104,15 @@ try {
     for (let k = 0; k < MAX_MESSAGES + 20; k++) await store.conversations.append(AGENT, `user-${c}`, agentMessage(), true);
   }
 
+  // One open stream per conversation, for the deltas.
+  const STREAM_BOUNDS = { maxBytes: 4194304, ttlMs: 1_860_000 };
+  const streams = [];
+  for (let c = 0; c < CONVERSATIONS; c++) {
+    const message = { ...agentMessage(), text: '' };
+    await store.streams.open({ message, clientId: `user-${c}`, owner: 'runtime-socket-b' }, STREAM_BOUNDS, true);
+    streams.push({ agentId: AGENT, id: message.id, clientId: `user-${c}` });
+  }
+
   const operations = {
     'client message intake (claim, runtimes, append, hand-off)': (i) => {
       const messageId = id();
@@ -144,6 +154,11 @@ try {
         before: '',
         after: '',
       });
+    },
+    "a streamed reply's delta (append, publish)": (i) => {
+      const stream = streams[i % CONVERSATIONS];
+      const publication = { channel: room(stream.clientId), before: '[', after: ']' };
+      return store.streams.append(stream, 'token ', STREAM_BOUNDS, publication, false);
     },
     "plain SPUBLISH of a request (the baseline's unit)": () =>
       redis.spublish(replicaChannel('replica-b'), `{"t":"req","id":"${id()}","text":"${TEXT}"}`),

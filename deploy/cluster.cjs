@@ -1,9 +1,11 @@
+// @ts-check
 'use strict';
 // The docker-compose topology as local processes: one redis-server (appendonly, own temp dir), N hub
 // replicas (`dist/main.js`) and Debian's nginx running deploy/nginx.conf in front of them.
 // `npm run cluster` runs it as a CLI (deploy/cluster.mjs); cluster tests call startCluster() from
 // here. CommonJS on purpose: jest (ts-jest, CommonJS) can require it without
-// --experimental-vm-modules.
+// --experimental-vm-modules. Typed by its JSDoc: TypeScript tests import it as it is (allowJs), and
+// `npm run typecheck` checks this file against those types.
 
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -15,14 +17,93 @@ const { ManagedProcess, waitUntil, waitForLine, httpOk } = require('./managed-pr
 const { startRedisTopology, TOPOLOGIES } = require('./redis-topology.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * @typedef {object} ClusterOptions
+ * @property {number} [replicas] Hub replicas behind nginx (default 3).
+ * @property {number} [port] nginx listen port; 0 or absent picks a free one (the CLI uses CLUSTER_PORT, default 8080).
+ * @property {string} [host] nginx listen address (default 127.0.0.1). Hubs and Redis always bind 127.0.0.1.
+ * @property {Record<string, string | undefined>} [env] Hub environment on top of the defaults
+ *   (NODE_ENV=production, TRUST_PROXY=loopback, CORS_ORIGINS=the cluster's origin,
+ *   SHUTDOWN_GRACE_MS=20000). JWT_SECRET / AGENT_API_KEYS given here are used, otherwise generated.
+ *   PORT, HOST and the Redis topology keys are always set by the runner.
+ * @property {'single' | 'sentinel' | 'cluster'} [redis] Redis topology (docs/deployment.md): `single`
+ *   (default, one redis-server, REDIS_URL), `sentinel` (1 master + 1 replica + 3 Sentinels,
+ *   REDIS_SENTINELS) or `cluster` (3 masters + 3 replicas, REDIS_CLUSTER_NODES). With sentinel or
+ *   cluster, `redis` of the handle is not started.
+ * @property {string} [hubEntry] Hub entry point (default dist/main.js).
+ * @property {number} [readyTimeoutMs] How long each process may take to become ready (default 30000 ms).
+ * @property {(name: string, line: string) => void} [onLog] Every output line of every process (nginx
+ *   access log excepted: see nginx.accessLog).
+ */
+
+/** @typedef {{ code: number | null, signal: NodeJS.Signals | null }} ExitStatus */
+
+/**
+ * @typedef {object} ReplicaHandle
+ * @property {number} index
+ * @property {string} name hub-1, hub-2, …
+ * @property {number} port
+ * @property {string} url Direct URL of this replica, bypassing nginx.
+ * @property {number | undefined} pid Current process id (changes on restart).
+ * @property {boolean} running
+ * @property {Promise<ExitStatus>} exited Resolves when the current process exits.
+ * @property {() => string[]} logs The last 200 output lines.
+ * @property {(signal?: NodeJS.Signals) => Promise<ExitStatus>} kill Sends a signal (default SIGTERM)
+ *   and resolves when the process has exited.
+ * @property {() => Promise<ExitStatus>} stop SIGTERM, SIGKILL if still running SHUTDOWN_GRACE_MS + 5 s later.
+ * @property {() => Promise<void>} start Starts the replica again on the same port; resolves when
+ *   /health/ready answers 200.
+ * @property {() => Promise<void>} restart stop() then start().
+ */
+
+/**
+ * @typedef {object} ClusterHandle
+ * @property {string} url nginx origin, e.g. http://127.0.0.1:8080 — what SDKs and REST clients use.
+ * @property {number} port
+ * @property {string} dir Temp dir with Redis data, nginx prefix and logs; removed by stop().
+ * @property {{ JWT_SECRET: string, ADMIN_JWT_SECRET: string, AGENT_API_KEYS: string }} secrets
+ * @property {Record<string, string | undefined>} env Environment shared by the hubs (without PORT).
+ * @property {ReplicaHandle[]} replicas
+ * @property {{
+ *   port: number,
+ *   url: string,
+ *   readonly pid: number | undefined,
+ *   logs(): string[],
+ *   kill(signal?: NodeJS.Signals): Promise<ExitStatus>,
+ *   stop(): Promise<ExitStatus>,
+ *   start(): Promise<void>,
+ * }} redis The single redis-server; `start` starts it again on the same port and data dir (the AOF is replayed).
+ * @property {{
+ *   port: number,
+ *   accessLog: string,
+ *   readonly pid: number | undefined,
+ *   logs(): string[],
+ *   stop(): Promise<ExitStatus>,
+ * }} nginx
+ * @property {() => Promise<void>} stop SIGTERM to the hubs and wait for them, then nginx, then Redis;
+ *   removes the temp dir. Idempotent.
+ * @property {() => void} forceStop SIGKILL to every process group at once.
+ */
+
+/**
+ * @typedef {object} NginxLayout
+ * @property {string} prefix nginx -p prefix (ends with /).
+ * @property {string} confFile
+ * @property {string} pidFile
+ */
 /**
  * The node flags the hub runs with: deploy/Dockerfile's CMD and `npm start` spell the same ones
- * (test/static/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
+ * (test/unit/deploy/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
  */
 const HUB_NODE_FLAGS = ['--max-semi-space-size=16', '--no-allocation-site-pretenuring'];
 const NGINX_CONF = path.join(__dirname, 'nginx.conf');
 
-/** Asks the kernel for a free TCP port on `host`. */
+/**
+ * Asks the kernel for a free TCP port on `host`.
+ * @param {string} [host]
+ * @returns {Promise<number>}
+ */
 async function freePort(host = '127.0.0.1') {
   const server = net.createServer();
   server.listen(0, host);
@@ -30,14 +111,21 @@ async function freePort(host = '127.0.0.1') {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const { port } = server.address();
+  const { port } = /** @type {net.AddressInfo} */ (server.address());
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
 
-/** `envVar` when set, else the first executable of `names` on PATH or among `fallbacks`. */
+/**
+ * `envVar` when set, else the first executable of `names` on PATH or among `fallbacks`.
+ * @param {string} envVar
+ * @param {string[]} names
+ * @param {string[]} [fallbacks]
+ * @returns {string}
+ */
 function findExecutable(envVar, names, fallbacks = []) {
-  if (process.env[envVar]) return process.env[envVar];
+  const set = process.env[envVar];
+  if (set) return set;
   const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
   const candidates = [...names.flatMap((n) => dirs.map((d) => path.join(d, n))), ...fallbacks];
   for (const candidate of candidates) {
@@ -55,10 +143,12 @@ function findExecutable(envVar, names, fallbacks = []) {
   );
 }
 
+/** @returns {string} */
 function nginxBinary() {
   return findExecutable('NGINX_BIN', ['nginx'], ['/usr/sbin/nginx', '/usr/local/sbin/nginx']);
 }
 
+/** @returns {string} */
 function redisBinary() {
   return findExecutable('REDIS_SERVER_BIN', ['redis-server'], ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
 }
@@ -67,6 +157,9 @@ function redisBinary() {
  * Lays out an nginx prefix under `dir` that runs deploy/nginx.conf unchanged: conf/nginx.conf is a
  * symlink to it (nginx resolves includes relative to the -c path as given, not the link target), and
  * conf/relay-hub/ holds the two per-environment includes.
+ * @param {string} dir
+ * @param {{ listen: string, servers: string[] }} config
+ * @returns {NginxLayout}
  */
 function writeNginxConfig(dir, { listen, servers }) {
   const prefix = path.join(dir, 'nginx');
@@ -83,7 +176,12 @@ function writeNginxConfig(dir, { listen, servers }) {
   return { prefix: `${prefix}/`, confFile, pidFile: path.join(prefix, 'nginx.pid') };
 }
 
-/** nginx arguments for a prefix made by writeNginxConfig; nothing outside it is touched. */
+/**
+ * nginx arguments for a prefix made by writeNginxConfig; nothing outside it is touched.
+ * @param {NginxLayout} layout
+ * @param {{ test?: boolean }} [options]
+ * @returns {string[]}
+ */
 function nginxArgs({ prefix, confFile, pidFile }, { test = false } = {}) {
   const globals = test ? `pid ${pidFile};` : `daemon off; pid ${pidFile};`;
   return [...(test ? ['-t', '-q'] : []), '-p', prefix, '-c', confFile, '-e', 'stderr', '-g', globals];
@@ -92,30 +190,42 @@ function nginxArgs({ prefix, confFile, pidFile }, { test = false } = {}) {
 /**
  * nginx's stdout (the config logs access to /dev/stdout, which is what containers want) must be a
  * file or a pipe: Node's stdio pipes are sockets, and opening /dev/stdout on a socket fails (ENXIO).
+ * @param {NginxLayout} layout
+ * @returns {number}
  */
 function openAccessLog(layout) {
   return fs.openSync(path.join(layout.prefix, 'access.log'), 'a');
 }
 
-/** Runs `nginx -t` on a prefix; resolves to { ok, output }. */
+/**
+ * Runs `nginx -t` on a prefix; resolves to { ok, output }.
+ * @param {NginxLayout} layout
+ * @param {string} [bin]
+ * @returns {Promise<{ ok: boolean, output: string }>}
+ */
 function testNginxConfig(layout, bin = nginxBinary()) {
   const accessLog = openAccessLog(layout);
-  return new Promise((resolve, reject) => {
+  /** @type {Promise<{ ok: boolean, output: string }>} */
+  const checked = new Promise((resolve, reject) => {
     const child = spawn(bin, nginxArgs(layout, { test: true }), { stdio: ['ignore', accessLog, 'pipe'] });
     let output = '';
-    child.stderr.on('data', (c) => (output += c));
+    /** @type {import('node:stream').Readable} */ (child.stderr).on('data', (c) => (output += c));
     child.once('error', reject);
     child.once('close', (code) => resolve({ ok: code === 0, output }));
-  }).finally(() => fs.closeSync(accessLog));
+  });
+  return checked.finally(() => fs.closeSync(accessLog));
 }
 
+/** @param {number} bytes */
 function secret(bytes) {
   return randomBytes(bytes).toString('base64url');
 }
 
 /**
  * Starts redis-server, `replicas` hubs and nginx; resolves when nginx answers /health/ready through
- * the hubs. See cluster.d.cts for the options and the returned handle.
+ * the hubs.
+ * @param {ClusterOptions} [options]
+ * @returns {Promise<ClusterHandle>}
  */
 async function startCluster(options = {}) {
   const {
@@ -133,6 +243,7 @@ async function startCluster(options = {}) {
   const redisBin = redisBinary();
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-hub-cluster-'));
+  /** @type {InstanceType<typeof ManagedProcess>[]} */
   const started = [];
   const exitHandler = () => started.forEach((p) => p.killGroup('SIGKILL'));
   process.on('exit', exitHandler);

@@ -1,6 +1,6 @@
 // CLUSTER_REDIS=sentinel|cluster for `npm run cluster`: local redis-server processes in the shape
 // of a Sentinel deployment (1 master + 1 replica + 3 Sentinels) or a Redis Cluster (3 masters + 3
-// replicas), and the hub settings that select it (SPEC §11). `single` stays in cluster.cjs.
+// replicas), and the hub settings that select it (docs/deployment.md, "Redis topologies"). `single` stays in cluster.cjs.
 'use strict';
 
 const { execFile } = require('node:child_process');

@@ -1,4 +1,4 @@
-// Writes the AsyncAPI document of the relay protocol (SPEC §10) from the compiled protocol
+// Writes the AsyncAPI document of the relay protocol (docs/protocol.md) from the compiled protocol
 // registry: dist/asyncapi.json, with the server of the default configuration. The hub serves and
 // writes this file with its own PUBLIC_URL filled in. Run by scripts/build.mjs after tsc.
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -25,3 +25,45 @@ if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
   run('tsc', ['-p', 'tsconfig.embed.json']);
   execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });
 }
+if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
+  run('tsc', ['-p', 'tsconfig.demo.json']);
+  await buildDemoClient();
+}
+
+/**
+ * The demo page's script: dist/demo/client/demo.js (ES module) and its source map, apart from the
+ * compiled server files in dist/demo since the hub serves that directory. It loads the SDK from
+ * the file the hub serves (`/sdk/embed.mjs`, one directory up from `/demo/demo.js`) instead of a
+ * second copy of it, so the page runs what integrators get.
+ */
+async function buildDemoClient() {
+  const { build } = await import('esbuild');
+  const servedSdk = {
+    name: 'served-embed-sdk',
+    setup(b) {
+      b.onResolve({ filter: /^(\.\.\/)+sdk\/embed(\/index)?$/ }, () => ({ path: '../sdk/embed.mjs', external: true }));
+    },
+  };
+  const { metafile } = await build({
+    entryPoints: [join(root, 'src/demo/client/demo.client.ts')],
+    outfile: join(root, 'dist/demo/client/demo.js'),
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    sourcemap: true,
+    target: 'es2020',
+    platform: 'browser',
+    plugins: [servedSdk],
+    metafile: true,
+    legalComments: 'none',
+    // As in the SDK's build: es2020 output without a defineProperty helper call per class field.
+    tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
+    logLevel: 'warning',
+  });
+  // An import of one SDK file by its own path would bundle a second SDK; only the index is external.
+  const bundled = Object.keys(metafile.inputs).filter((input) => !input.startsWith('src/demo/client/'));
+  if (bundled.length > 0)
+    throw new Error(`the demo script must import the SDK as '../../sdk/embed' only; it bundled ${bundled.join(', ')}`);
+  const size = metafile.outputs['dist/demo/client/demo.js'].bytes;
+  console.log(`dist/demo/client/demo.js: ${(size / 1024).toFixed(1)} KB min`);
+}

@@ -1,4 +1,4 @@
-import { durationSeconds } from './auth/duration';
+import { durationSeconds } from './config/duration';
 import { ConfigError, loadConfig } from './config/config';
 import { quietLibraryDebug } from './logging/library-debug';
 import { createLogger } from './logging/logger';

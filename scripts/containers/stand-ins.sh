@@ -109,7 +109,7 @@ import_rootfs() {
   log "made $tag"
 }
 
-# npm_tarball SPEC → prints the path of a cached `npm pack` of SPEC (exact versions are reused offline).
+# npm_tarball PKG → prints the path of a cached `npm pack` of PKG (exact versions are reused offline).
 npm_tarball() {
   local spec="$1" name="${1%@*}" version="${1##*@}"
   local cached="$CACHE/npm/$name-$version.tgz"

@@ -23,8 +23,8 @@ export function agentAllowed(patterns: readonly string[], agentId: string): bool
 
 /**
  * The bots a managed API key acts for, on every scope it holds. A key stored before keys were
- * bound to bots has no `agentIds` and keeps acting for every bot (docs/notes/t28-rest.md, upgrade
- * notes), exactly as if it had been created with `["*"]`.
+ * bound to bots has no `agentIds` and keeps acting for every bot (docs/upgrading.md, managed API
+ * keys), exactly as if it had been created with `["*"]`.
  */
 export function keyAgentPatterns(key: { agentIds?: readonly string[] }): readonly string[] {
   return key.agentIds ?? [EVERY_AGENT];

@@ -39,7 +39,7 @@ type Signer = 'chat' | 'admin';
  * checks the claims the relay relies on.
  *
  * Two signers: JWT_SECRET (held by the integrator's backend) signs chat tokens, ADMIN included
- * for admin chat sockets (SPEC §2.1); ADMIN_JWT_SECRET (held by operators) signs admin tokens,
+ * for admin chat sockets (docs/protocol.md, "Connecting"); ADMIN_JWT_SECRET (held by operators) signs admin tokens,
  * which must carry the ADMIN role. Only the latter get `adminAuthority`, which the ADMIN REST
  * routes require, so a backend that signs chat tokens cannot administer the hub.
  */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/config';
-import { durationSeconds } from './duration';
+import { durationSeconds } from '../config/duration';
 import { isReservedSub } from './identity';
 import { JwtService } from './jwt.service';
 

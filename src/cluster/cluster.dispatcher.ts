@@ -11,8 +11,8 @@ import {
   type SocketDelivery,
   type RuntimeDispatcher,
 } from '../relay/dispatcher';
-import { Events, type AgentInboundMessage } from '../protocol';
-import type { Template } from '../store/conversation-log';
+import type { AgentInboundMessage } from '../protocol';
+import { fill, parseFrame, withTrailingField, type Template } from '../store/json-frames';
 import type { Handoff, RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
@@ -150,11 +150,11 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     if (this.dedupe === null) return null;
     // The response may come before the intake's own reply: await it from the start.
     const pending = this.awaitResponse(timeoutMs);
-    const json = JSON.stringify({ t: 'req', id: pending.id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<
-      DeliveryRequest,
-      'socketId'
-    >);
-    const request = { before: `${json.slice(0, -1)},"socketId":`, after: '}' };
+    // The intake script fills in the socket id of the runtime it picks.
+    const request = withTrailingField(
+      { t: 'req', id: pending.id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId'>,
+      'socketId',
+    );
     return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 
@@ -164,7 +164,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   }
 
   private channelOf(replicaId: string): string {
-    return `${this.channel.before}${replicaId}${this.channel.after}`;
+    return fill(this.channel, replicaId);
   }
 
   /** Answers requests still being served (their acks are in flight), then stops listening. */
@@ -175,12 +175,8 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   }
 
   private onMessage(raw: Buffer): void {
-    let parsed: DeliveryRequest | DeliveryResponse;
-    try {
-      parsed = JSON.parse(raw.toString()) as DeliveryRequest | DeliveryResponse;
-    } catch {
-      return;
-    }
+    const parsed = parseFrame<DeliveryRequest | DeliveryResponse>(raw);
+    if (parsed === null) return;
     if (parsed.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
     else if (parsed.t === 'req') this.serve(parsed);
   }
@@ -208,37 +204,4 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       } else this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
     }
   }
-}
-
-/**
- * The alternative measured in bench/adapter-fanout.mjs: Socket.IO's own broadcast-with-ack to the
- * runtime's socket id through the adapter. Every replica receives the request and answers with a
- * client count, so its cost grows with the number of replicas; not used by default.
- */
-export class AdapterAckDispatcher implements RuntimeDispatcher {
-  private readonly local: LocalDispatcher;
-
-  constructor(
-    private readonly replicaId: string,
-    private readonly agents: Namespace,
-    deliveries: RuntimeDeliveries,
-  ) {
-    this.local = new LocalDispatcher(agents, deliveries);
-  }
-
-  async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
-    if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
-    try {
-      const acks = (await this.agents.to(target.socketId).timeout(timeoutMs).emitWithAck(Events.message, message)) as unknown[];
-      return acks.length > 0 ? 'acked' : 'gone';
-    } catch {
-      return 'timeout';
-    }
-  }
-
-  prepare(): null {
-    return null;
-  }
-
-  async close(): Promise<void> {}
 }

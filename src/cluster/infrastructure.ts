@@ -8,7 +8,8 @@ import { MemoryStore } from '../store/memory/memory.store';
 import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
 import { createRedisInfrastructure } from './redis.infrastructure';
-import type { AdapterKind } from './socket-adapter';
+import type { AdapterInstaller } from './socket-adapter';
+import type { Namespace } from 'socket.io';
 
 /**
  * Where shared state and cross-replica delivery come from: in memory for the embedded single
@@ -73,15 +74,19 @@ export interface Infrastructure {
 /** Told when a bot goes from no runtime to some, or back, as seen by shared presence. */
 export type AgentStatusListener = (agentId: string, online: boolean) => void;
 
+/** Builds another way for a client message to reach a runtime on another replica. */
+export type DispatcherFactory = (replicaId: string, agents: Namespace, deliveries: RuntimeDeliveries) => RuntimeDispatcher;
+
 /**
- * Knobs of cluster mode that are not configuration: the defaults are what production runs; the
- * alternatives exist so bench/adapter-fanout.mjs can measure them against each other.
+ * Knobs of cluster mode that are not configuration: unset is what production runs. The hooks let
+ * bench/ install the alternatives it measures (bench/adapter-variants.mjs) without their code
+ * living here.
  */
 export interface ClusterOptions {
-  /** Default `sharded`. */
-  adapter?: AdapterKind;
-  /** `direct` (default): point to point on the target replica's channel; `adapter-ack`: Socket.IO broadcast-with-ack. */
-  dispatch?: 'direct' | 'adapter-ack';
+  /** Another Socket.IO adapter instead of the sharded one. */
+  adapter?: AdapterInstaller;
+  /** Another dispatcher instead of point to point on the target replica's channel. */
+  dispatcher?: DispatcherFactory;
   /** Prefix of every Redis key and channel (default `relay:`). */
   keyPrefix?: string;
 }

@@ -10,7 +10,7 @@ import type { HubMetrics } from '../metrics/metrics';
 import type { Publication } from '../store/conversation-log';
 import { migrateLegacyKeys } from '../store/redis/legacy-keys';
 import { RedisStore } from '../store/redis/redis.store';
-import { AdapterAckDispatcher, ClusterDispatcher } from './cluster.dispatcher';
+import { ClusterDispatcher } from './cluster.dispatcher';
 import type { ClusterOptions, Infrastructure } from './infrastructure';
 import { PresenceKeeper } from './presence-keeper';
 import { channelPerShard } from './cluster-slots';
@@ -181,7 +181,8 @@ export async function createRedisInfrastructure(
     clustered: true,
     attach(server) {
       io = server;
-      installAdapter(server, options.adapter ?? 'sharded', pub, sub, `${prefix}sio`, report);
+      if (options.adapter) options.adapter(server, pub, sub, `${prefix}sio`);
+      else installAdapter(server, pub, sub, `${prefix}sio`, report);
     },
     roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
     publicationTo: (room, event) => (publicationTo === null ? null : publicationTo(room, event)),
@@ -199,7 +200,7 @@ export async function createRedisInfrastructure(
         publicationTo = roomBroadcastEncoder(namespaces.client);
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
-      if (options.dispatch === 'adapter-ack') return new AdapterAckDispatcher(replicaId, namespaces.agent, deliveries);
+      if (options.dispatcher) return options.dispatcher(replicaId, namespaces.agent, deliveries);
       const dedupe = topology.kind === 'cluster' ? null : store.dedupe;
       return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, dedupe);
     },

@@ -1,74 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import convict from 'convict';
-import { configSchema } from './config.schema';
-import { redisTopology, type RedisSettings, type RedisTopology } from './redis-topology';
+import { configSchema, type ConfigSchema } from './config.schema';
+import { redisTopology, type RedisTopology } from './redis-topology';
 
-/** The validated, frozen configuration every component reads. Keys match the environment variables. */
-export interface HubConfig extends RedisSettings {
-  readonly NODE_ENV: 'production' | 'development' | 'test';
-  readonly PORT: number;
-  readonly HOST: string;
-  readonly AGENT_API_KEYS: readonly string[];
-  readonly AGENT_SHARED_KEYS_ENABLED: boolean;
-  readonly JWT_SECRET: string;
-  readonly ADMIN_JWT_SECRET: string | null;
-  readonly JWT_PREVIOUS_SECRETS: readonly string[];
-  readonly JWT_ALGORITHMS: readonly ('HS256' | 'HS384' | 'HS512')[];
-  readonly JWT_ISSUER: string | null;
-  readonly JWT_AUDIENCE: string | null;
-  readonly JWT_CLOCK_TOLERANCE_S: number;
-  readonly JWT_REQUIRE_EXP: boolean;
-  readonly MINT_MAX_EXPIRES_IN: string;
-  readonly CORS_ORIGINS: readonly string[];
-  readonly TRUST_PROXY: boolean | number | string;
-  readonly LOG_LEVEL: string;
-  readonly LOG_PERSONAL_DATA: boolean;
-  readonly OPENAPI_SPEC_FILE: string;
-  readonly ASYNCAPI_SPEC_FILE: string;
-  readonly PUBLIC_URL: string | null;
-  readonly API_DOCS_ENABLED: boolean;
-  readonly DEMO_ENABLED: boolean;
-  readonly MAX_MESSAGE_BYTES: number;
-  readonly AGENT_ACK_TIMEOUT_MS: number;
-  readonly DEDUPE_WINDOW_S: number;
-  readonly MESSAGE_RATE_PER_S: number;
-  readonly MESSAGE_RATE_BURST: number;
-  readonly USER_MESSAGE_RATE_PER_S: number;
-  readonly USER_MESSAGE_RATE_BURST: number;
-  readonly AGENT_MESSAGE_RATE_PER_S: number;
-  readonly AGENT_MESSAGE_RATE_BURST: number;
-  readonly AGENT_DELIVERY_RATE_PER_S: number;
-  readonly AGENT_DELIVERY_RATE_BURST: number;
-  readonly MAX_RUNTIMES_PER_AGENT: number;
-  readonly HANDSHAKE_FAILURES_PER_MIN: number;
-  readonly DEACTIVATION_RECHECK_S: number;
-  readonly MAX_CONNECTIONS_PER_IP: number;
-  readonly MAX_CONNECTIONS: number;
-  readonly CONNECT_TIMEOUT_MS: number;
-  readonly MAX_SOCKET_BUFFER_BYTES: number;
-  readonly HISTORY_BYTES_PER_S: number;
-  readonly HISTORY_BYTES_BURST: number;
-  readonly METRICS_TOKEN: string | null;
-  readonly REST_BODY_LIMIT_BYTES: number;
-  readonly PRESENCE_TTL_S: number;
-  readonly SHUTDOWN_GRACE_MS: number;
-  readonly HISTORY_ENABLED: boolean;
-  readonly HISTORY_MAX_MESSAGES: number;
-  readonly HISTORY_TTL_S: number;
-  readonly HISTORY_MEMORY_MAX_CONVERSATIONS: number;
-  readonly HISTORY_MEMORY_MAX_MESSAGES: number;
-  readonly HISTORY_MEMORY_MAX_BYTES: number;
-  readonly RECOVERY_MAX_MESSAGES: number;
-  readonly AGENT_RECONNECT_GRACE_MS: number;
-  readonly STREAM_MAX_BYTES: number;
-  readonly STREAM_MAX_OPEN: number;
-  readonly STREAM_IDLE_TIMEOUT_MS: number;
-  readonly STREAM_MAX_DURATION_MS: number;
-  readonly STREAM_STOP_GRACE_MS: number;
-  readonly STREAM_DELTA_RATE_PER_S: number;
-  readonly STREAM_DELTA_RATE_BURST: number;
-  readonly ACTIVITY_TTL_MS: number;
-}
+/** A value as loaded: arrays frozen. */
+type Frozen<T> = T extends readonly (infer U)[] ? readonly U[] : T;
+
+/** Each key of the schema with the type of its `default` (what convict yields for it). */
+export type SchemaValues = { readonly [K in keyof ConfigSchema]: Frozen<ConfigSchema[K]['default']> };
+
+/**
+ * Keys whose unset (null) default {@link loadConfig} always replaces: generated or required secrets
+ * and lists that default to empty. Each must be a narrowing of its schema type, which the compiler
+ * checks here.
+ */
+type Filled = CheckedAgainstSchema<{
+  JWT_SECRET: string;
+  AGENT_API_KEYS: readonly string[];
+  JWT_PREVIOUS_SECRETS: readonly string[];
+  CORS_ORIGINS: readonly string[];
+}>;
+type CheckedAgainstSchema<T extends { [K in keyof T]: K extends keyof SchemaValues ? NonNullable<SchemaValues[K]> : never }> = T;
+
+/**
+ * The validated, frozen configuration every component reads. Keys match the environment variables.
+ * Derived from the schema (src/config/schema/), so a key and its type are written once.
+ */
+export type HubConfig = Omit<SchemaValues, keyof Filled> & { readonly [K in keyof Filled]: Filled[K] };
 
 export type ConfigKey = keyof HubConfig;
 
@@ -152,6 +110,14 @@ export function redisTopologyOf(config: HubConfig): RedisTopology | null {
   const topology = redisTopology(config);
   if (topology !== null && 'error' in topology) throw new ConfigError(topology.error);
   return topology;
+}
+
+/**
+ * Every key's schema default, for code that may run without a loaded config (a store built by a
+ * test or a tool): the defaults are written in the schema only.
+ */
+export function schemaDefaults(): SchemaValues {
+  return Object.fromEntries(Object.entries(configSchema).map(([key, entry]) => [key, entry.default])) as unknown as SchemaValues;
 }
 
 /** Builds a config for tests and tools: schema defaults, then `overrides`. */

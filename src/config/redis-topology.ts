@@ -1,4 +1,5 @@
-import { parseHostPort } from './config.schema';
+import { parseHostPort } from './config.formats';
+import type { SchemaValues } from './config';
 
 export interface RedisNode {
   host: string;
@@ -12,23 +13,24 @@ export interface RedisAuth {
   tls: boolean;
 }
 
-/** Which Redis the replicas share (SPEC §11), derived from the configuration. */
+/** Which Redis the replicas share (docs/operations.md), derived from the configuration. */
 export type RedisTopology =
   | { kind: 'single'; url: string }
   | { kind: 'sentinel'; sentinels: RedisNode[]; name: string; sentinelPassword?: string; auth: RedisAuth }
   | { kind: 'cluster'; nodes: RedisNode[]; auth: RedisAuth };
 
 /** The configuration keys {@link redisTopology} reads. */
-export interface RedisSettings {
-  readonly REDIS_URL: string | null;
-  readonly REDIS_SENTINELS: readonly string[] | null;
-  readonly REDIS_SENTINEL_NAME: string | null;
-  readonly REDIS_SENTINEL_PASSWORD: string | null;
-  readonly REDIS_CLUSTER_NODES: readonly string[] | null;
-  readonly REDIS_USERNAME: string | null;
-  readonly REDIS_PASSWORD: string | null;
-  readonly REDIS_TLS: boolean;
-}
+export type RedisSettings = Pick<
+  SchemaValues,
+  | 'REDIS_URL'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_NAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_CLUSTER_NODES'
+  | 'REDIS_USERNAME'
+  | 'REDIS_PASSWORD'
+  | 'REDIS_TLS'
+>;
 
 const TOPOLOGY_KEYS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 

@@ -1,5 +1,3 @@
-import { demoScript } from './demo.script';
-
 /** Settings the page reads at start-up. */
 export interface DemoPageSettings {
   agentId: string;
@@ -9,9 +7,10 @@ export interface DemoPageSettings {
 }
 
 /**
- * The demo chat page: a small widget built on the embed SDK as an integrator would use it (the
- * script is {@link demoScript}). Every URL is relative to the page, so it also works when a proxy
- * serves the hub under a path prefix.
+ * The demo chat page: a small widget built on the embed SDK as an integrator would use it. Its
+ * script is `src/demo/client/`, bundled by the build into `dist/demo/client/demo.js` and served by
+ * `demoRouter` at `./demo/demo.js`; it reads `settings` from a JSON data block. Every URL is
+ * relative to the page, so it also works when a proxy serves the hub under a path prefix.
  */
 export function demoPage(settings: DemoPageSettings): string {
   // JSON in a non-executed script element; escaping `<` keeps the data from closing the element.
@@ -81,7 +80,7 @@ export function demoPage(settings: DemoPageSettings): string {
   ${settings.docsLinks === false ? '' : '<footer><a href="./asyncapi">Relay protocol (AsyncAPI)</a><a href="./api/">REST API</a></footer>'}
 </main>
 <script id="demo-settings" type="application/json">${json}</script>
-<script type="module">${demoScript}</script>
+<script type="module" src="./demo/demo.js"></script>
 </body>
 </html>
 `;

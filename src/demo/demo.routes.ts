@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import express, { Router } from 'express';
+import helmet from 'helmet';
 import type { JwtService } from '../auth/jwt.service';
 import { ValidationError } from '../http/errors';
 import { demoPage } from './demo.page';
@@ -18,10 +20,37 @@ export interface DemoDeps {
   docsLinks?: boolean;
 }
 
+/**
+ * Directory of the page's script bundled by `npm run build` (`demo.js` and its source map):
+ * `<root>/dist/demo/client`, whether this module runs from `dist/demo` or from `src/demo` (tests).
+ */
+export const DEMO_CLIENT_DIR = join(__dirname, '..', '..', 'dist', 'demo', 'client');
+
+/**
+ * The page runs only its own same-origin script files (the demo bundle and the SDK it imports), so
+ * markup slipped into the page could run nothing; its styles are inline, its settings a JSON data
+ * block (never executed), its only connection the hub itself.
+ */
+const pagePolicy = helmet.contentSecurityPolicy({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    connectSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'self'"],
+  },
+});
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The development demo: `GET /` serves a chat page built on the embed SDK (`/sdk/embed.mjs`), and
+ * The development demo: `GET /` serves a chat page built on the embed SDK (`/sdk/embed.mjs`), its
+ * script is `GET /demo/demo.js` (bundled at build time from `src/demo/client/`), and
  * `POST /demo/token` mints a short-lived client token for an anonymous demo user. The token route
  * is unauthenticated, so this router is mounted only when `DEMO_ENABLED` (never in production);
  * its tokens carry `agentIds: [agentId]`, so they open no other bot.
@@ -39,10 +68,13 @@ export function demoRouter(deps: DemoDeps): Router {
   const page = demoPage({ agentId, tokenTtlSeconds, docsLinks: deps.docsLinks ?? true });
   const router = Router();
 
-  router.get('/', (_req, res) => {
+  router.get('/', pagePolicy, (_req, res) => {
     res.type('html').setHeader('Cache-Control', 'no-store');
     res.send(page);
   });
+
+  // Revalidated on every load (ETag), so a page never runs the script of an older build.
+  router.use('/demo', express.static(DEMO_CLIENT_DIR, { index: false, maxAge: 0 }));
 
   router.post('/demo/token', express.json({ limit: '1kb' }), (req, res) => {
     const requested: unknown = (req.body as { user?: unknown } | undefined)?.user;

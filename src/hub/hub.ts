@@ -22,6 +22,7 @@ import { installEngineGate } from '../net/engine-gate';
 import { SendBuffers } from '../net/send-buffers';
 import { SocketGate } from '../net/socket-gate';
 import { boundedWebSocketServer } from '../net/websocket-engine';
+import { engineConnections, type EngineConnection } from '../internals/engine-io.internals';
 import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
@@ -272,9 +273,8 @@ function corsOrigin(origins: readonly string[]): string[] | boolean {
  * and deliveries already on their way to a runtime here can still be acknowledged.
  */
 async function closeTransportsInBatches(io: Server, graceMs: number): Promise<void> {
-  type Conn = { close(): void };
-  const all = Object.values((io.engine as unknown as { clients: Record<string, Conn> }).clients);
-  const agentConns = new Set<Conn>();
+  const all = engineConnections(io);
+  const agentConns = new Set<EngineConnection>();
   for (const socket of io.of(Namespaces.agent).sockets.values()) agentConns.add(socket.conn);
   const clients = [...all.filter((c) => !agentConns.has(c)), ...all.filter((c) => agentConns.has(c))];
   const batches = 10;

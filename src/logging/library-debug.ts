@@ -1,4 +1,4 @@
-import Module, { createRequire } from 'node:module';
+import { preloadModule, resolveFrom } from '../internals/node-require.internals';
 
 /**
  * The packages on the message path whose `debug` loggers run on every packet: Socket.IO, its
@@ -50,21 +50,11 @@ export function quietLibraryDebug(): string[] {
   if (process.env.DEBUG) return [];
   const replaced = new Set<string>();
   for (const name of CHATTY) {
-    let load: NodeJS.Require;
-    let path: string;
-    try {
-      load = createRequire(require.resolve(name));
-      path = load.resolve('debug');
-    } catch {
-      continue; // not installed, or it has no `debug` of its own to resolve
-    }
-    if (replaced.has(path)) continue;
-    const module = new Module(path);
-    module.filename = path;
-    module.loaded = true;
-    module.exports = quietModule(load(path) as object);
-    require.cache[path] = module;
-    replaced.add(path);
+    const found = resolveFrom(name, 'debug');
+    // Not installed, or it has no `debug` of its own to resolve.
+    if (found === null || replaced.has(found.path)) continue;
+    preloadModule(found.path, quietModule(found.load(found.path) as object));
+    replaced.add(found.path);
   }
   return [...replaced];
 }

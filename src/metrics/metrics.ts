@@ -6,7 +6,7 @@ export type ReadinessChecks = () => Promise<Record<string, boolean>>;
 
 /** One label set of a {@link TalliedCounter}, bound once and counted in a plain number. */
 export interface Tally {
-  add(): void;
+  add(count?: number): void;
 }
 
 /**
@@ -32,8 +32,8 @@ export class TalliedCounter<T extends string> extends Counter<T> {
     const tally = { labels, count: 0 };
     this.tallies.push(tally);
     return {
-      add: () => {
-        tally.count++;
+      add: (count = 1) => {
+        tally.count += count;
       },
     };
   }

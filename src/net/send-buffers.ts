@@ -1,11 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import type { Server } from 'socket.io';
 import type { WebSocket } from 'ws';
+import { transportWebSocket } from '../internals/engine-io.internals';
 import type { SendBufferLimit } from './websocket-engine';
 
 /** The engine.io connection as far as this module touches it. */
 export interface BufferedConnection {
-  readonly transport: { readonly name: string; readonly socket?: unknown };
+  readonly transport: { readonly name: string };
   close(discard?: boolean): void;
 }
 
@@ -15,7 +16,7 @@ interface MeteredConnection extends BufferedConnection, Pick<EventEmitter, 'on' 
 /**
  * MAX_SOCKET_BUFFER_BYTES: what the hub holds queued for one peer, and the closing of peers that
  * let it grow past the bound (a peer that stopped reading). The client reconnects and recovers what
- * it missed from the conversation log (docs/notes/t28-net.md).
+ * it missed from the conversation log (docs/operations.md, slow consumers).
  *
  * - websocket: the bytes the TCP socket has not handed to the kernel, this turn's corked writes
  *   included (`bufferedAmount`). Frames are reported sent once queued (websocket-engine.ts), so they
@@ -52,8 +53,8 @@ export class SendBuffers implements SendBufferLimit {
 
   /** Bytes queued for the peer of `conn` now. */
   queued(conn: BufferedConnection): number {
-    const { transport } = conn;
-    if (transport.name === 'websocket') return (transport.socket as WebSocket).bufferedAmount;
+    const socket = transportWebSocket(conn.transport);
+    if (socket !== null) return socket.bufferedAmount;
     return this.pollingBytes.get(conn)?.bytes ?? 0;
   }
 
@@ -64,8 +65,8 @@ export class SendBuffers implements SendBufferLimit {
 
   /** Closes the transport of `conn` as a slow consumer. */
   close(conn: BufferedConnection): void {
-    const { transport } = conn;
-    if (transport.name === 'websocket') return this.overflowed(transport.socket as WebSocket);
+    const socket = transportWebSocket(conn.transport);
+    if (socket !== null) return this.overflowed(socket);
     this.slow.add(conn);
     // Discarding: an orderly close would wait for the write buffer to drain, which it will not.
     conn.close(true);
@@ -73,8 +74,8 @@ export class SendBuffers implements SendBufferLimit {
 
   /** True when the transport of `conn` was closed by this bound. */
   closedSlow(conn: BufferedConnection): boolean {
-    const { socket } = conn.transport;
-    return this.slow.has(conn) || (typeof socket === 'object' && socket !== null && this.slow.has(socket));
+    const socket = transportWebSocket(conn.transport);
+    return this.slow.has(conn) || (socket !== null && this.slow.has(socket));
   }
 
   private meterPolling(conn: MeteredConnection): void {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
+import { frameSenderOf } from '../internals/ws.internals';
 import { corkPerTurn } from './cork-per-turn';
 
 /**
@@ -73,25 +74,19 @@ export function boundedWebSocketServer(limit: SendBufferLimit): typeof BatchingW
   };
 }
 
-type SendCallback = (err?: Error) => void;
-
-/** The part of `ws`'s frame sender (8.x, `WebSocket#_sender`) that every frame goes through. */
-interface FrameSender {
-  sendFrame(list: unknown[], cb?: SendCallback): void;
-}
-
 /**
  * Makes every frame of `client` report success once it is queued on the open socket, not once the
  * corked write completes. One place serves both ways Engine.IO writes: `WebSocket#send`, which ends
  * in the sender's `sendFrame`, and a broadcast's frame, encoded once for the whole room, which it
  * hands to `sendFrame` directly (otherwise a client's ack written after a reply to its room in the
- * same turn would wait for the next one). test/integration/websocket-batching.test.ts fails if `ws`
- * stops keeping its sender there.
+ * same turn would wait for the next one). The sender is `ws`'s private member
+ * ({@link frameSenderOf}); test/integration/internals/ws.internals.test.ts and
+ * test/integration/websocket-batching.test.ts fail if `ws` stops keeping it there.
  */
 function reportFramesQueued(client: WebSocket): void {
-  const sender = (client as unknown as { _sender?: Partial<FrameSender> })._sender;
+  const sender = frameSenderOf(client);
   // Without it frames are written as before, one turn later: slower, never wrong.
-  if (typeof sender?.sendFrame !== 'function') return;
+  if (sender === null) return;
   const sendFrame = sender.sendFrame.bind(sender);
   sender.sendFrame = (list, cb) => {
     if (cb === undefined || client.readyState !== WebSocket.OPEN) return sendFrame(list, cb);

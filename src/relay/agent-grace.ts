@@ -7,7 +7,7 @@ import type { RelayContext } from './relay.context';
 const POLL_INTERVAL_MS = 250;
 
 /**
- * Makes bot restarts invisible to users (SPEC §8, AGENT_RECONNECT_GRACE_MS). When a bot's last
+ * Makes bot restarts invisible to users (docs/protocol.md, "When a bot restarts"; AGENT_RECONNECT_GRACE_MS). When a bot's last
  * runtime leaves, the departure is recorded in shared state; until the grace ends, client messages
  * to the bot on any replica wait for a runtime of the bot to connect anywhere (found by polling
  * presence, and at once when it connects to this replica) instead of getting AGENT_OFFLINE.

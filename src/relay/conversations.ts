@@ -11,7 +11,7 @@ export class LogUnavailableError extends Error {
 }
 
 /**
- * The relay's view of the conversation log (SPEC §8): writes before delivery, counts, and turns into
+ * The relay's view of the conversation log (docs/protocol.md, "Conversations and delivery guarantees"): writes before delivery, counts, and turns into
  * no-ops when HISTORY_ENABLED is false (nothing recorded, nothing recovered, empty history).
  */
 export class Conversations {

@@ -31,7 +31,7 @@ interface Audience {
  * costs one delivery per client socket it goes to, so a broadcast to 500 clients costs 500. Over
  * the budget, the publish is refused before it is logged. Without it one bot broadcasting `'*'` took
  * a replica's event loop for itself, and other bots' users waited seconds for their replies
- * (docs/notes/t28-limits.md has the numbers).
+ * (docs/operations.md, per-bot delivery budget, has the numbers).
  *
  * A broadcast costs the bot's client sockets on every replica: this replica's room, and in a
  * cluster the count in shared presence, read at most once a second per bot and never waited for

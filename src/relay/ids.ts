@@ -18,7 +18,7 @@ const HEX = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 /**
  * Hands out message stamps: a new UUIDv7 (RFC 9562: 48-bit Unix milliseconds, then a 31-bit
  * counter seeded at random in each new millisecond that keeps ids of one millisecond ordered, then
- * random bits; method 1 of §6.2) and its timestamp. Ids never go backwards, even when the clock
+ * random bits; method 1 of RFC 9562, section 6.2) and its timestamp. Ids never go backwards, even when the clock
  * does: the counter carries on in the last millisecond used, and `ts` is that millisecond, so
  * sorting by either sorts the same way. Built for a busy hub: the random bytes come from a pool,
  * the text is written into one buffer and read out as one string, and the last millisecond's ISO

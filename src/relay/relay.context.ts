@@ -60,7 +60,7 @@ export interface RelayContext {
   subscriptionsIntact(): boolean;
 }
 
-/** Socket data of an accepted client (SPEC §2.1); `email` is for logs only. */
+/** Socket data of an accepted client (docs/protocol.md, "Connecting"); `email` is for logs only. */
 export interface ClientSocketData {
   clientId: string;
   sub: string;

@@ -40,7 +40,7 @@ export interface Sender {
  * runtime, publishing to clients, the debug stream, and ending sessions of deactivated users.
  */
 export class RelayService {
-  /** The conversation log, written before every delivery (SPEC §8). */
+  /** The conversation log, written before every delivery (docs/protocol.md, "Conversations and delivery guarantees"). */
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;

@@ -1,3 +1,4 @@
+import type { Template } from './json-frames';
 import type { ClientInboundMessage, MessageFeedback } from '../protocol';
 
 /** A message of a conversation log, exactly as it is (or was) delivered on the wire. */
@@ -23,11 +24,7 @@ export interface ConversationLogLimits {
   ttlS: number;
 }
 
-/** A text with one value to fill in between `before` and `after`. */
-export interface Template {
-  before: string;
-  after: string;
-}
+export type { Template };
 
 /**
  * A message for other replicas: a sharded pub/sub channel and what to publish on it, the logged
@@ -38,7 +35,7 @@ export interface Publication extends Template {
 }
 
 /**
- * The conversation log of SPEC §8: per `(agentId, clientId)` every message in order, plus one log
+ * The conversation log (docs/protocol.md, "Conversations and delivery guarantees"): per `(agentId, clientId)` every message in order, plus one log
  * per bot of its broadcasts (`to: '*'`), merged into every conversation's reads. Written before
  * delivery, so `append` resolving means the message survives this replica; a rejection means it
  * may not, and the sender must be told so.

@@ -109,7 +109,7 @@ export interface Handoff {
   replicaId: string;
   /** A replica's channel is `channel.before + replicaId + channel.after`. */
   channel: Template;
-  /** The request is `request.before + the runtime's socket id as a JSON string + request.after`. */
+  /** The request is `request.before + the runtime's socket id as a JSON string + request.after` (json-frames.ts). */
   request: Template;
 }
 
@@ -240,7 +240,7 @@ export interface Store {
   readonly users: UserStore;
   readonly apiKeys: ApiKeyStore;
   readonly limiters: LimiterFactory;
-  /** Conversation logs (SPEC §8). */
+  /** Conversation logs (docs/protocol.md, "Conversations and delivery guarantees"). */
   readonly conversations: ConversationLog;
   /** Open streamed replies (docs/streaming.md). */
   readonly streams: StreamStore;

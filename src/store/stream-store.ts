@@ -26,6 +26,11 @@ export interface StreamRef {
   id: string;
 }
 
+/** The stream a delta goes to, with its conversation (whose set of open streams expires with it). */
+export interface StreamTarget extends StreamRef {
+  clientId: string;
+}
+
 export type DeltaResult = { ok: true; seq: number; bytes: number } | { ok: false; reason: 'not-found' | 'too-large' };
 
 /** How a stream ends: `text` and `data`, when given, replace the accumulated text and the start's data. */
@@ -62,9 +67,16 @@ export interface StreamStore {
   /**
    * Appends `text` to an open stream: its new seq and accumulated bytes; `too-large` past
    * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
-   * delta is published once appended.
+   * delta is published once appended. `renew` pushes the stream's expiry to `bounds.ttlMs` from now;
+   * without it the expiry stands (the owner renews it often enough that an open stream never expires).
    */
-  append(agentId: string, id: string, text: string, bounds: StreamBounds, publication: DeltaPublication | null): Promise<DeltaResult>;
+  append(
+    stream: StreamTarget,
+    text: string,
+    bounds: StreamBounds,
+    publication: DeltaPublication | null,
+    renew: boolean,
+  ): Promise<DeltaResult>;
   /**
    * Ends a stream if it is still open, logging its final and an end marker: the final and the deltas
    * it held, or null when it was not open (ended by another call, expired, never there).

@@ -37,7 +37,8 @@ describe('demo page in Chromium', () => {
     await page.waitForSelector('#bot[data-online="true"]');
     await page.fill('#text', 'hello <b>demo</b>');
     await page.press('#text', 'Enter');
-    const echo = page.locator('#log li.bot');
+    // The echo streams in word by word: its final text is there once the item stops streaming.
+    const echo = page.locator('#log li.bot:not([data-streaming])');
     await echo.waitFor();
     // Shown as text, never as markup.
     expect(await echo.textContent()).toBe('echo: hello <b>demo</b>');

@@ -3,7 +3,7 @@ import { Namespaces, type ClientInboundMessage, type SessionInfo } from '../../s
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
 
-// Losses SPEC §8 rules out: a replica dying with replies on their way to its clients, Redis gone.
+// Losses docs/protocol.md ("Conversations and delivery guarantees") rules out: a replica dying with replies on their way to its clients, Redis gone.
 let cluster: TestCluster;
 
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import { RedisStore } from '../../src/store/redis/redis.store';
 import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
 import { mintToken } from '../helpers/tokens';
 
-// Conversation log, recovery and restart grace (SPEC §8) on three hub processes and one real Redis.
+// Conversation log, recovery and restart grace (docs/protocol.md) on three hub processes and one real Redis.
 let cluster: TestCluster;
 let A: string, B: string, C: string;
 

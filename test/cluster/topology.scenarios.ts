@@ -22,7 +22,7 @@ export interface Topology {
 }
 
 /**
- * Relay behaviour every topology must keep (SPEC §11): two replicas in this process on the
+ * Relay behaviour every topology must keep (docs/deployment.md, "Redis topologies"): two replicas in this process on the
  * topology, a runtime on one and users on the other. The last test kills a master mid-traffic.
  */
 export function describeTopology(name: string, topology: () => Topology): void {

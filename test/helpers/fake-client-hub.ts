@@ -26,7 +26,7 @@ import type { RelayChat, RelayChatEvents } from '../../src/sdk/embed';
 /**
  * A stand-in for the hub's client namespace: the embed SDK is exercised against a real Socket.IO
  * server whose handshake verdicts and acks each test scripts, without the rest of the hub. It keeps
- * a conversation log the way SPEC §8 describes, so recovery (`lastMessageId`, `recovered`) and the
+ * a conversation log the way docs/protocol.md ("Recovery") describes, so recovery (`lastMessageId`, `recovered`) and the
  * `history` event behave like the hub's unless a test overrides them.
  */
 export class FakeClientHub {

@@ -29,7 +29,7 @@ describe('admin tokens apart from chat tokens', () => {
     expect((await api.getUsers({ client: bearerClient(t.url, adminToken()) })).response!.status).toBe(200);
   });
 
-  it('keeps the chat-secret ADMIN token an admin in chat (SPEC §2.1), and lets the admin token in too', async () => {
+  it('keeps the chat-secret ADMIN token an admin in chat (docs/protocol.md, Connecting), and lets the admin token in too', async () => {
     const agent = await t.agent('ops-bot');
     const chatAdmin = await t.client('ops-bot', { sub: 'support-lead', roles: ['ADMIN'] });
     const operator = await t.client('ops-bot', adminToken({ sub: 'operator' }));

@@ -4,7 +4,7 @@ import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, apiKeyClient, bearerClient, createKeyRecord } from './rest-client.helper';
 
-/** SPEC §9: managed API keys bound to bots, at /ws/agent and for publishing. */
+/** docs/rest.md ("API keys"): managed API keys bound to bots, at /ws/agent and for publishing. */
 describe('bot-bound agent API keys (one hub)', () => {
   let t: TestHub;
   beforeAll(async () => {

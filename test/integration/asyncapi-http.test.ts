@@ -7,7 +7,7 @@ import { startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY, TEST_JWT_SECRET } from '../helpers/tokens';
 
 /**
- * SPEC §10 over HTTP: the build-time AsyncAPI document served at /asyncapi.json with the server of
+ * docs/protocol.md ("The AsyncAPI document") over HTTP: the build-time AsyncAPI document served at /asyncapi.json with the server of
  * PUBLIC_URL, rendered at /asyncapi, written to ASYNCAPI_SPEC_FILE on start (a failed write is
  * logged, not fatal), linked from /api and the demo page, and off with API_DOCS_ENABLED=false.
  */

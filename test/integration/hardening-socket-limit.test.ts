@@ -6,7 +6,7 @@ import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { mintToken } from '../helpers/tokens';
 
 // The connection limits count namespace sockets, however they share engine connections
-// (docs/notes/t28-net.md).
+// (docs/operations.md, slow consumers and connection limits).
 const LIMIT = 100;
 const CONNECTS = 250;
 const ns = Namespaces.client;

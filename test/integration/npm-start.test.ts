@@ -66,7 +66,7 @@ describe('the embedded default started as a user would', () => {
     const created = await fetch(`${url}/api-keys`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'web backend', scopes: ['embed:mint'] }),
+      body: JSON.stringify({ name: 'web backend', scopes: ['embed:mint'], agentIds: ['my-bot'] }),
     });
     expect(created.status).toBe(201);
     // The secret is the `key` field of the answer, shown once (docs/rest.md).

@@ -169,7 +169,7 @@ describe('REST auth, API keys, embed tokens, agent messages (generated client, l
 
     it('answers 400 for expiresIn above the maximum or malformed, sub "admin", bad agentIds', async () => {
       const cases: [unknown, string][] = [
-        // The default MINT_MAX_EXPIRES_IN is 24h (seed §5.6: avoid 30d for end-user embeds).
+        // The default MINT_MAX_EXPIRES_IN is 24h (docs/rest.md, "Minting embed tokens": avoid 30d for end-user embeds).
         [{ expiresIn: '30d' }, 'body.expiresIn'],
         [{ expiresIn: '25h' }, 'body.expiresIn'],
         [{ expiresIn: '15x' }, 'body.expiresIn'],

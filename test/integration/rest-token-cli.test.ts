@@ -5,7 +5,7 @@ import { startHub } from '../helpers/hub';
 import { TEST_ADMIN_JWT_SECRET, TEST_JWT_SECRET, testJwtService } from '../helpers/tokens';
 import { api, bearerClient } from './rest-client.helper';
 
-/** SPEC §4: `npm run token -- --sub <id> --admin` (node dist/auth/token.cli.js) gives the first ADMIN token. */
+/** docs/rest.md ("Authentication"): `npm run token -- --sub <id> --admin` (node dist/auth/token.cli.js) gives the first ADMIN token. */
 const CLI = join(__dirname, '..', '..', 'dist', 'auth', 'token.cli.js');
 
 function runCli(args: string[], env: Record<string, string> = { JWT_SECRET: TEST_JWT_SECRET, ADMIN_JWT_SECRET: TEST_ADMIN_JWT_SECRET }) {

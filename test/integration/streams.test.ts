@@ -46,6 +46,12 @@ type Ack = { ok: boolean; id?: string; ts?: string; seq?: number; error?: { code
 const start = (rt: Socket, payload: unknown) => ack<Ack>(rt, 'stream:start', payload);
 const delta = (rt: Socket, id: string, text: string) => ack<Ack>(rt, 'stream:delta', { id, text });
 const end = (rt: Socket, payload: unknown) => ack<Ack>(rt, 'stream:end', payload);
+/** relay_stream_deltas_total by direction. */
+async function deltaCounts(): Promise<{ in: number; out: number }> {
+  const text = await t.hub.metrics.registry.getSingleMetricAsString('relay_stream_deltas_total');
+  const count = (direction: string) => Number(new RegExp(`direction="${direction}"} (\\d+)`).exec(text)?.[1] ?? 0);
+  return { in: count('in'), out: count('out') };
+}
 const history = async (c: Socket) => (await ack<HistoryAck & { ok: true }>(c, 'history', {})) as { messages: ClientInboundMessage[] };
 
 describe('streamed replies on one hub', () => {
@@ -56,6 +62,7 @@ describe('streamed replies on one hub', () => {
     const started = await start(rt.socket, { to: 'u1', data: { model: 'x' } });
     expect(started).toMatchObject({ ok: true, id: expect.any(String), ts: expect.any(String) });
     const id = started.id!;
+    const countedBefore = await deltaCounts();
     for (let i = 1; i <= 5; i++) expect(await delta(rt.socket, id, `w${i} `)).toEqual({ ok: true, seq: i });
     // Without a callback there is no ack, and the delta is applied all the same.
     rt.socket.emit('stream:delta', { id, text: 'tail' });
@@ -78,6 +85,9 @@ describe('streamed replies on one hub', () => {
       expect(rec.of<{ seq: number }>('message:delta').map((d) => d.seq)).toEqual([1, 2, 3, 4, 5, 6]);
       expect(streamView(rec, id)).toMatchObject({ text: 'w1 w2 w3 w4 w5 tail', seq: 6, gaps: 0, doubles: 0 });
     }
+    // Six deltas in, each emitted to the user's two tabs here (not to u2's).
+    const counted = await deltaCounts();
+    expect({ in: counted.in - countedBefore.in, out: counted.out - countedBefore.out }).toEqual({ in: 6, out: 12 });
     expect(other.rec.events.filter((e) => e.event.startsWith('message'))).toEqual([]);
     const logged = (await history(a.socket)).messages;
     expect(logged).toEqual([

@@ -6,7 +6,7 @@ import { testJwtService } from '../helpers/tokens';
 import { adminToken, api, apiKeyClient, bearerClient } from './rest-client.helper';
 
 /**
- * Tenancy (docs/notes/t28-rest.md): a managed API key acts only for the bots in its agentIds on
+ * Tenancy (docs/rest.md, API keys): a managed API key acts only for the bots in its agentIds on
  * every scope it holds, and a token it mints stays within them.
  */
 

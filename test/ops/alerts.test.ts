@@ -2,7 +2,7 @@
 // PrometheusRule: `promtool check rules`, `promtool test rules` with test/ops/alerts.promtool.yml
 // (series that make each alert fire and series that must leave it silent), and a mutation check
 // that each alert's cases really depend on its expression. Every alert has a summary, a description
-// and a runbook section in docs/notes/t33-helm.md.
+// and a runbook section in docs/monitoring.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -23,7 +23,7 @@ interface UnitTests {
 }
 
 const UNIT_TESTS = join(ROOT, 'test', 'ops', 'alerts.promtool.yml');
-const RUNBOOKS = join(ROOT, 'docs', 'notes', 't33-helm.md');
+const RUNBOOKS = join(ROOT, 'docs', 'monitoring.md');
 
 let rendered: RuleFile;
 let rulesFile: string;
@@ -76,7 +76,7 @@ test.each([
   expect(undetected.filter(Boolean)).toEqual([]);
 });
 
-test('every alert has a severity, a summary, a description and a runbook section in docs/notes/t33-helm.md', () => {
+test('every alert has a severity, a summary, a description and a runbook section in docs/monitoring.md', () => {
   const docs = readFileSync(RUNBOOKS, 'utf8');
   // GitHub's anchors of the level-3 headings: lower case, spaces to dashes, punctuation dropped.
   const anchors = new Set(
@@ -95,7 +95,7 @@ test('every alert has a severity, a summary, a description and a runbook section
     });
     expect(Object.keys(rule.annotations ?? {}).sort()).toEqual(['description', 'runbook_url', 'summary']);
     const [file, anchor] = rule.annotations!.runbook_url.split('#');
-    expect({ alert: rule.alert, file }).toEqual({ alert: rule.alert, file: 'docs/notes/t33-helm.md' });
+    expect({ alert: rule.alert, file }).toEqual({ alert: rule.alert, file: 'docs/monitoring.md' });
     expect({ alert: rule.alert, anchor, documented: anchors.has(anchor) }).toEqual({ alert: rule.alert, anchor, documented: true });
   }
 });

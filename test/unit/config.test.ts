@@ -110,7 +110,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...SECRETS, ...PRODUCTION, DEMO_ENABLED: 'true' })).toThrow('DEMO_ENABLED');
   });
 
-  describe('Redis topology (SPEC §11)', () => {
+  describe('Redis topology (docs/deployment.md)', () => {
     it.each([
       [{ REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'a:7000' }, /REDIS_URL and REDIS_CLUSTER_NODES are both set/],
       [{ REDIS_URL: 'redis://a:6379', REDIS_SENTINELS: 'a:26379', REDIS_SENTINEL_NAME: 'm' }, /REDIS_URL and REDIS_SENTINELS/],

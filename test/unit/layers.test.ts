@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The layer rule of STYLE.md ("Which part may import which"), checked over the real import graph
+ * The layer rule of docs/architecture.md ("Layers"), checked over the real import graph
  * with dependency-cruiser and the rules in `.dependency-cruiser.cjs`.
  */
 const root = join(__dirname, '..', '..');

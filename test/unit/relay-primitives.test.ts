@@ -1,5 +1,5 @@
 import { AgentKeyMatcher } from '../../src/auth/agent-keys';
-import { durationSeconds } from '../../src/auth/duration';
+import { durationSeconds } from '../../src/config/duration';
 import { validate, version } from 'uuid';
 import { MessageStamper } from '../../src/relay/ids';
 import { payloadError } from '../../src/protocol/payload-limits';

@@ -22,7 +22,7 @@ import { assertActsFor, principalOf } from '../principal';
 import { pageRequest } from '../services/pagination';
 
 /**
- * Conversation logs (SPEC §8): what a bot and one clientId said to each other, including the bot's
+ * Conversation logs (docs/rest.md, "Conversations"): what a bot and one clientId said to each other, including the bot's
  * broadcasts. ADMIN bearer tokens (every bot), or API keys with `history:read` / `history:write`
  * for the bots in their `agentIds` only.
  */

@@ -1,5 +1,5 @@
 /**
- * Response envelopes of the REST API (seed §2.5): one item in {@link SingleModel}, a page of items
+ * Response envelopes of the REST API (docs/rest.md): one item in {@link SingleModel}, a page of items
  * in {@link PaginationModel} with its {@link MetaListDto}. Always instantiate them with a named DTO
  * (`SingleModel<UserDto>`) so the spec gets one named schema per envelope.
  */

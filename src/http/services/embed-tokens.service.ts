@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { agentAllowed, everyAgent } from '../../auth/agent-patterns';
-import { durationSeconds } from '../../auth/duration';
+import { durationSeconds } from '../../config/duration';
 import { isReservedSub } from '../../auth/identity';
 import type { JwtService } from '../../auth/jwt.service';
 import { ForbiddenError, ValidationError } from '../errors';

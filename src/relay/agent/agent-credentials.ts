@@ -8,7 +8,7 @@ import type { AgentSocketData, RelayContext } from '../relay.context';
 export const AGENT_CONNECT_SCOPE = 'agent:connect';
 
 /**
- * The credential step of `/ws/agent` (SPEC §9). The shared AGENT_API_KEYS (unless
+ * The credential step of `/ws/agent` (docs/rest.md, "API keys"). The shared AGENT_API_KEYS (unless
  * AGENT_SHARED_KEYS_ENABLED=false) serve any bot and are checked in memory first; anything else is
  * looked up once by hash among the managed keys (REST `createApiKey`), compared in constant time,
  * and must carry `agent:connect`. Which bots a managed key serves is checked after agentId, so a

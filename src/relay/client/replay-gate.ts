@@ -1,20 +1,16 @@
 import type { Namespace, Socket } from 'socket.io';
 import { Events } from '../../protocol';
+import {
+  deliveryStandIn,
+  interceptBroadcasts,
+  writeEncoded,
+  type BroadcastPacket as Packet,
+  type EncodedWrite,
+} from '../../internals/socket-io-adapter.internals';
 
-/** The parts of Socket.IO's in-memory adapter and client this gate relies on (4.8). */
-interface ApplyingAdapter {
-  apply(opts: unknown, callback: (socket: Socket) => void): void;
-}
-interface EngineWriter {
-  writeToEngine(encoded: unknown, options: unknown): void;
-}
-interface Packet {
-  data?: unknown[];
-}
 interface Held {
   packet?: Packet;
-  encoded: unknown;
-  options: unknown;
+  write: EncodedWrite;
 }
 
 /**
@@ -35,33 +31,35 @@ interface Gate {
 }
 
 /**
- * Orders live traffic after a recovering socket's replay (SPEC §8: neither lost, reordered nor
+ * Orders live traffic after a recovering socket's replay (docs/protocol.md, "Recovery": neither lost, reordered nor
  * doubled). The socket is in its rooms from the start, so nothing published after the log read is
  * lost; what is broadcast to it while the replay is read and sent is held, then written after it;
  * and a live copy of a replayed message (logged before the read, broadcast after it, so it arrives
  * held or shortly after the release) is dropped.
  *
  * Every broadcast, local or from another replica through the Redis adapter, reaches a socket
- * through the adapter's `apply(opts, callback)`, whose callback writes the pre-encoded packet with
- * `socket.client.writeToEngine` after `socket.notifyOutgoingListeners(packet)`. For a gated socket
- * the callback gets a stand-in that sees the packet and decides about the write; everything else
- * goes to the real socket. test/cluster/history.test.ts fails if Socket.IO stops delivering this way.
+ * through the adapter's per-socket step ({@link interceptBroadcasts}). For a gated socket that step
+ * gets a stand-in ({@link deliveryStandIn}) that sees the packet and decides about the write;
+ * everything else goes to the real socket. test/cluster/history.test.ts and
+ * test/integration/internals/socket-io-adapter.internals.test.ts fail if Socket.IO stops delivering
+ * this way.
  */
 export class ReplayGates {
   private readonly gates = new Map<string, Gate>();
 
   constructor(nsp: Namespace) {
-    const adapter = nsp.adapter as unknown as ApplyingAdapter;
-    const apply = adapter.apply.bind(adapter);
     // Almost always no socket is recovering: then a broadcast goes through untouched.
-    adapter.apply = (opts, callback) =>
-      this.gates.size === 0
-        ? apply(opts, callback)
-        : apply(opts, (socket) => {
-            const gate = this.gates.get(socket.id);
-            if (gate && gate.held === null && Date.now() > gate.until) this.gates.delete(socket.id);
-            callback(gate && this.gates.has(socket.id) ? this.standIn(socket, gate) : socket);
-          });
+    interceptBroadcasts(
+      nsp,
+      (apply) => (opts, deliver) =>
+        this.gates.size === 0
+          ? apply(opts, deliver)
+          : apply(opts, (socket) => {
+              const gate = this.gates.get(socket.id);
+              if (gate && gate.held === null && Date.now() > gate.until) this.gates.delete(socket.id);
+              deliver(gate && this.gates.has(socket.id) ? this.standIn(socket, gate) : socket);
+            }),
+    );
   }
 
   /** Starts holding broadcasts to `socket`; call before it joins its rooms. */
@@ -85,8 +83,7 @@ export class ReplayGates {
     gate.replayed = new Set(replayed);
     gate.streams = new Map(streams);
     gate.until = Date.now() + TRAILING_COPIES_MS;
-    const writer = socket.client as unknown as EngineWriter;
-    for (const { packet, encoded, options } of held) if (!this.isCopy(socket, gate, packet)) writer.writeToEngine(encoded, options);
+    for (const { packet, write } of held) if (!this.isCopy(socket, gate, packet)) writeEncoded(socket, write);
     if (gate.replayed.size === 0 && gate.streams.size === 0) this.gates.delete(socket.id);
   }
 
@@ -113,30 +110,9 @@ export class ReplayGates {
 
   /** `socket`, with its engine writes held (during the replay) or filtered (after it). */
   private standIn(socket: Socket, gate: Gate): Socket {
-    let packet: Packet | undefined;
-    const real = socket.client as unknown as EngineWriter;
-    const client = forwarding(socket.client as object, {
-      writeToEngine: (encoded: unknown, options: unknown) => {
-        if (gate.held) gate.held.push({ packet, encoded, options });
-        else if (!this.isCopy(socket, gate, packet)) real.writeToEngine(encoded, options);
-      },
-    });
-    return forwarding(socket, {
-      client,
-      notifyOutgoingListeners: (p: Packet) => {
-        packet = p;
-      },
+    return deliveryStandIn(socket, (packet, write) => {
+      if (gate.held) gate.held.push({ packet, write });
+      else if (!this.isCopy(socket, gate, packet)) writeEncoded(socket, write);
     });
   }
-}
-
-/** A proxy of `target` answering `overrides` itself and every other property from `target`. */
-function forwarding<T extends object>(target: T, overrides: Record<string, unknown>): T {
-  return new Proxy(target, {
-    get(t, prop) {
-      if (typeof prop === 'string' && prop in overrides) return overrides[prop];
-      const value: unknown = Reflect.get(t, prop, t);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(t) : value;
-    },
-  });
 }

@@ -12,7 +12,7 @@ export interface Replay {
 const NOTHING: Replay = { recovered: false, messages: [] };
 
 /**
- * Reads what the client missed after `lastMessageId` (SPEC §8). Called after the socket joined its
+ * Reads what the client missed after `lastMessageId` (docs/protocol.md, "Recovery"). Called after the socket joined its
  * rooms: it first waits until those subscriptions are in effect, so every message appended after
  * the read is also broadcast to the socket (and held until the replay is sent). An id that is not
  * a 1–64 character string, unknown, or too far back, or a log that cannot be read, replays nothing.

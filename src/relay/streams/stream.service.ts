@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io';
 import { TokenBucket } from '../../limits/token-bucket';
 import { payloadError } from '../../protocol/payload-limits';
+import type { Tally } from '../../metrics/metrics';
 import {
   Authors,
   BROADCAST_TO,
@@ -17,7 +18,7 @@ import {
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
 import { finalMessage } from '../../store/log-entries';
-import type { OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
+import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
@@ -27,12 +28,19 @@ import type { ActivityTracker } from './activity-tracker';
 /** A stream owned by a runtime socket of this replica. */
 interface Owned extends Deadline, StreamRef {
   clientId: string;
+  /** The user's room, and what other replicas get of a delta to it (null: emitted through the adapter). */
+  room: string;
+  publication: DeltaPublication | null;
   socketId: string;
   start: LoggedMessage;
   /** The text so far, kept here too so the clients get it if shared state fails mid-stream. */
   text: string;
   seq: number;
   lastDeltaAt: number;
+  /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
+  renewedAt: number;
+  /** Until when shared state holds this replica's promise that the stream's owner is alive (0: not yet). */
+  promisedUntil: number;
   endsBy: number;
 }
 
@@ -58,6 +66,8 @@ export class StreamService {
   private readonly pendingEnds = new Map<string, StreamRef & { status: StreamStatus }>();
   private readonly stamps = new MessageStamper();
   private readonly bounds: StreamBounds;
+  private readonly deltasIn: Tally;
+  private readonly deltasOut: Tally;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -68,15 +78,22 @@ export class StreamService {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
     this.bounds = { maxBytes: config.STREAM_MAX_BYTES, ttlMs: 2 * config.STREAM_IDLE_TIMEOUT_MS + 60_000 };
+    this.deltasIn = ctx.metrics.streamDeltas.bind({ direction: 'in' });
+    this.deltasOut = ctx.metrics.streamDeltas.bind({ direction: 'out' });
   }
 
   private get logged(): boolean {
     return this.ctx.config.HISTORY_ENABLED;
   }
 
-  /** How often the orphan sweep runs and how far ahead a replica promises its streams are alive. */
+  /** How often the orphan sweep runs. */
   private get sweepMs(): number {
     return Math.max(100, Math.min(1000, this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 4));
+  }
+
+  /** How far ahead a replica promises its streams are alive: a dead replica's are swept within the idle timeout. */
+  private get promiseMs(): number {
+    return this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 2;
   }
 
   /** Starts the sweep: keeps this replica's streams alive in shared state, ends dead replicas' ones, retries failed ends. */
@@ -118,15 +135,20 @@ export class StreamService {
       throw err;
     }
     const now = Date.now();
+    const room = Rooms.client(agentId, payload.to);
     const owned: Owned = {
       agentId,
       id,
       clientId: payload.to,
+      room,
+      publication: this.ctx.publicationTo(room, Events.messageDelta),
       socketId: socket.id,
       start,
       text: '',
       seq: 0,
       lastDeltaAt: now,
+      renewedAt: now,
+      promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
       dueMs: 0,
       slot: -1,
@@ -145,19 +167,22 @@ export class StreamService {
     metrics.streamsOpen.inc();
     this.activity.reached(agentId, payload.to);
     const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
-    this.nsp.client.to(Rooms.client(agentId, payload.to)).emit(Events.messageStart, message);
+    this.nsp.client.to(room).emit(Events.messageStart, message);
     return { ok: true, id, ts };
   }
 
   async delta(socket: Socket, { id, text }: StreamDelta): Promise<StreamDeltaAck> {
     const owned = this.ownedBy(socket, id);
     if (!owned) return errorAck('STREAM_NOT_FOUND');
-    this.ctx.metrics.streamDeltas.inc({ direction: 'in' });
-    const room = Rooms.client(owned.agentId, owned.clientId);
-    const publication = this.ctx.publicationTo(room, Events.messageDelta);
+    this.deltasIn.add();
+    const { room, publication } = owned;
     let result;
+    // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
+    // 1.5 idle timeouts + 45 s ahead of the last delta, more than the idle timeout that ends the stream.
+    const now = Date.now();
+    const renew = now - owned.renewedAt >= this.bounds.ttlMs / 4;
     try {
-      result = await this.ctx.store.streams.append(owned.agentId, id, text, this.bounds, publication);
+      result = await this.ctx.store.streams.append(owned, text, this.bounds, publication, renew);
     } catch (err) {
       // The delta cannot be recorded: the stream ends `error` on the clients that can be reached.
       this.failed(owned);
@@ -171,12 +196,13 @@ export class StreamService {
     owned.text += text;
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
+    if (renew) owned.renewedAt = now;
     const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
+    const here = clients.adapter.rooms.get(room)?.size ?? 0;
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
     if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
-    const here = clients.adapter.rooms.get(room)?.size ?? 0;
-    if (here > 0) this.ctx.metrics.streamDeltas.inc({ direction: 'out' }, here);
+    if (here > 0) this.deltasOut.add(here);
     return { ok: true, seq: result.seq };
   }
 
@@ -192,6 +218,8 @@ export class StreamService {
     if (payload.data !== undefined) ending.data = payload.data;
     const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged);
     this.forget(owned);
+    // Out of the orphan set now, rather than by a sweep ending it again once its promise lapsed.
+    void this.ctx.store.streams.forget([{ agentId: owned.agentId, id: owned.id }]).catch(() => {});
     if (!ended) return errorAck('STREAM_NOT_FOUND');
     this.announceEnd(owned, ended.final, ending.status);
     return { ok: true, id: owned.id, ts: owned.start.ts };
@@ -319,19 +347,31 @@ export class StreamService {
     return mine;
   }
 
-  private keepAlive(streams: readonly StreamRef[]): void {
-    const until = Date.now() + this.ctx.config.STREAM_IDLE_TIMEOUT_MS / 2;
+  /** Renews the promise that these streams' owner is alive; a failed renewal is retried by the next sweep. */
+  private keepAlive(streams: readonly Owned[]): void {
+    const until = Date.now() + this.promiseMs;
     void this.ctx.store.streams
       .keepAlive(
         streams.map(({ agentId, id }) => ({ agentId, id })),
         until,
       )
-      .catch(() => {});
+      .then(
+        () => {
+          for (const owned of streams) owned.promisedUntil = until;
+        },
+        () => {},
+      );
   }
 
   /** One sweep: keep ours alive, end dead replicas' streams (`interrupted`: their runtimes are gone), retry ends. */
   private async tick(): Promise<void> {
-    if (this.owned.size > 0) this.keepAlive([...this.owned.values()]);
+    // A promise is renewed when half of it is left (at least three sweeps' worth, so a late sweep cannot
+    // let it lapse), not at every sweep: with many open streams, one command for the few that are due.
+    const now = Date.now();
+    const renewBelow = Math.max(this.promiseMs / 2, 3 * this.sweepMs);
+    const due: Owned[] = [];
+    for (const owned of this.owned.values()) if (owned.promisedUntil - now < renewBelow) due.push(owned);
+    if (due.length > 0) this.keepAlive(due);
     for (const pending of [...this.pendingEnds.values()]) await this.hubEnd(pending, pending.status);
     try {
       const orphans = await this.ctx.store.streams.orphans(Date.now(), 100);

@@ -82,7 +82,7 @@ type AgentEvents = {
  * `error` event (`RelayAgentError`, `retryable: false`); anything else is retried with backoff.
  *
  * Streamed replies (`stream`, `streamFrom`) grow on the user's screen as they are written, and the
- * user can stop them: the stream's `signal` and the handler's `signal` abort (docs/agent-sdk-streaming.md).
+ * user can stop them: the stream's `signal` and the handler's `signal` abort (docs/agent-sdk.md, streaming replies).
  *
  * @example
  * const agent = new RelayAgent({ url: 'http://localhost:3000', apiKey: process.env.AGENT_API_KEY!, agentId: 'support-bot' });

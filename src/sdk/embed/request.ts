@@ -10,6 +10,7 @@ type Ack<E extends keyof ClientToHubEvents> = Parameters<Parameters<ClientToHubE
  * `ok` ack. The ack is awaited at most `timeoutMs`; a connection lost before it (Socket.IO fails
  * pending acks on disconnect) is `NOT_CONNECTED`, a chat closed meanwhile `CLOSED`, an error ack
  * its code.
+ * @internal Left out of the published types, which then need no socket.io-client types.
  */
 export function request<E extends keyof ClientToHubEvents>(
   socket: ClientSocket | undefined,

@@ -1,5 +1,6 @@
 import { finalMessage } from '../log-entries';
 import type {
+  DeltaPublication,
   DeltaResult,
   EndedStream,
   OpenStream,
@@ -8,6 +9,7 @@ import type {
   StreamRecord,
   StreamRef,
   StreamStore,
+  StreamTarget,
 } from '../stream-store';
 import type { MemoryConversationLog } from './memory-conversation.log';
 
@@ -42,14 +44,20 @@ export class MemoryStreamStore implements StreamStore {
     if (logged) this.log.startStreamNow(record.message.agentId, record.clientId, record.message);
   }
 
-  async append(agentId: string, id: string, text: string, bounds: StreamBounds): Promise<DeltaResult> {
+  async append(
+    { agentId, id }: StreamTarget,
+    text: string,
+    bounds: StreamBounds,
+    _publication: DeltaPublication | null,
+    renew: boolean,
+  ): Promise<DeltaResult> {
     const held = this.live(agentId, id);
     if (!held) return { ok: false, reason: 'not-found' };
     const bytes = held.bytes + Buffer.byteLength(text);
     if (bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
     held.text += text;
     held.bytes = bytes;
-    held.expiresAt = Date.now() + bounds.ttlMs;
+    if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
     return { ok: true, seq: ++held.seq, bytes };
   }
 

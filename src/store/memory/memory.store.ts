@@ -1,3 +1,4 @@
+import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
@@ -25,10 +26,16 @@ export class MemoryStore implements Store {
   readonly intake: MemoryIntake;
   readonly streams: MemoryStreamStore;
 
+  /** Unset limits and bounds are the configuration's defaults (HISTORY_*). */
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
+    const defaults = schemaDefaults();
     this.conversations = new MemoryConversationLog(
-      log.limits ?? { maxMessages: 200, ttlS: 604800 },
-      log.bounds ?? { maxConversations: 10000, maxMessages: 200000, maxBytes: 64 * 1024 * 1024 },
+      log.limits ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
+      log.bounds ?? {
+        maxConversations: defaults.HISTORY_MEMORY_MAX_CONVERSATIONS,
+        maxMessages: defaults.HISTORY_MEMORY_MAX_MESSAGES,
+        maxBytes: defaults.HISTORY_MEMORY_MAX_BYTES,
+      },
     );
     this.streams = new MemoryStreamStore(this.conversations);
     this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);

@@ -12,6 +12,7 @@ import {
 import type { MessageFeedback } from '../../protocol';
 import { decodeEntry, overlayIds, pageOf, replayOf, type LogEntry, type OverlayFields } from '../log-entries';
 import { LuaScript } from './lua-script';
+import { fill } from '../json-frames';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
 // `id <uuid> m <wire json>`; per bot one stream for broadcasts (`…:broadcasts`). The `{<agentId>}` hash
@@ -213,7 +214,7 @@ export class RedisConversationLog implements ConversationLog {
    */
   async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
     const json = JSON.stringify(message);
-    const args = [...this.appendArgs(message.id, json), publication.channel, publication.before + json + publication.after, Date.now()];
+    const args = [...this.appendArgs(message.id, json), publication.channel, fill(publication, json), Date.now()];
     const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
     await this.appended(agentId, clientId, appended);
   }

@@ -10,6 +10,7 @@ import {
   type StreamRecord,
   type StreamRef,
   type StreamStore,
+  type StreamTarget,
 } from '../stream-store';
 import { streamStartJson } from '../log-entries';
 import { hashTag, type RedisClient } from './redis-client';
@@ -19,7 +20,8 @@ import { LuaScript } from './lua-script';
 // Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
 // message `m`, the final's JSON parts `head`/`tail`, start `data`, `client`, `owner`, `seq`) and its text
 // `…:stream:<id>:text` (APPEND per delta); per conversation a set `…:streams:<clientId>` of open ids. All
-// expire `ttlMs` after the last write, so nothing outlives a dead replica for long; the orphan sweep
+// expire `ttlMs` after the open or the last delta that renewed them (the owner renews at least every
+// quarter of it), so nothing outlives a dead replica for long; the orphan sweep
 // (`…{streams}:orphans`, a sorted set of every open stream by the time its owner last promised to be
 // alive) ends them before that.
 
@@ -34,17 +36,19 @@ redis.call('PEXPIRE', KEYS[3], ARGV[7])
 if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12]) end
 return 1`);
 
-// KEYS: hash, text. ARGV: text, its JSON, max bytes, ttl ms, id, then a shard channel ('' for none)
-// and the publication's parts around the delta's JSON, then the bot's key prefix (the conversation's set,
-// in the same slot, is named after the hash's client). Returns -1 (not open), -2 (too large) or { seq, bytes }.
+// KEYS: hash, text, the conversation's set. ARGV: text, its JSON, max bytes, ttl ms ('' to leave the
+// expiry as it is), id, then a shard channel ('' for none) and the publication's parts around the delta's
+// JSON. Returns -1 (not open), -2 (too large) or { seq, bytes }. Five commands per delta: the expiry is
+// renewed only when the caller asks (docs/streaming.md, "The hub ends every stream").
 const APPEND = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local bytes = redis.call('STRLEN', KEYS[2]) + #ARGV[1]
 if bytes > tonumber(ARGV[3]) then return -2 end
 redis.call('APPEND', KEYS[2], ARGV[1])
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PEXPIRE', ARGV[9] .. ':streams:' .. redis.call('HGET', KEYS[1], 'client'), ARGV[4])
+if ARGV[4] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4]); redis.call('PEXPIRE', KEYS[3], ARGV[4])
+end
 if ARGV[6] ~= '' then
   redis.call('SPUBLISH', ARGV[6], ARGV[7] .. '{"id":"' .. ARGV[5] .. '","seq":' .. seq .. ',"text":' .. ARGV[2] .. '}' .. ARGV[8])
 end
@@ -146,23 +150,22 @@ export class RedisStreamStore implements StreamStore {
   }
 
   async append(
-    agentId: string,
-    id: string,
+    stream: StreamTarget,
     text: string,
     bounds: StreamBounds,
     publication: DeltaPublication | null,
+    renew: boolean,
   ): Promise<DeltaResult> {
-    const keys = this.streamKeys(agentId, id, null).slice(0, 2);
+    const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
     const args = [
       text,
       JSON.stringify(text),
       bounds.maxBytes,
-      bounds.ttlMs,
-      id,
+      renew ? bounds.ttlMs : '',
+      stream.id,
       publication?.channel ?? '',
       publication?.before ?? '',
       publication?.after ?? '',
-      this.log.botKey(agentId),
     ];
     const result = await APPEND.run<number | [number, number]>(this.redis, keys, args);
     if (result === -1) return { ok: false, reason: 'not-found' };

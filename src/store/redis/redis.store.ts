@@ -1,3 +1,4 @@
+import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { RedisClient } from './redis-client';
 import type { Store } from '../store';
@@ -15,9 +16,9 @@ import { RedisStreamStore } from './redis-stream.store';
 export interface RedisStoreOptions {
   /** Prefix of every key (default `relay:`), so several hubs or tests can share one Redis. */
   prefix?: string;
-  /** Lifetime of presence entries unless refreshed (PRESENCE_TTL_S). */
+  /** Lifetime of presence entries unless refreshed (PRESENCE_TTL_S; its default when unset). */
   presenceTtlS?: number;
-  /** Conversation log trim and TTL (HISTORY_MAX_MESSAGES, HISTORY_TTL_S). */
+  /** Conversation log trim and TTL (HISTORY_MAX_MESSAGES, HISTORY_TTL_S; their defaults when unset). */
   history?: ConversationLogLimits;
   /**
    * Told of a conversation the log could not add to its user's index (deleteUser reads it): the
@@ -45,9 +46,10 @@ export class RedisStore implements Store {
 
   constructor(redis: RedisClient, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'relay:';
+    const defaults = schemaDefaults();
     this.dedupe = new RedisDedupeStore(redis, prefix);
     this.deactivations = new RedisDeactivationStore(redis, prefix);
-    this.presence = new RedisPresenceStore(redis, prefix, options.presenceTtlS ?? 30);
+    this.presence = new RedisPresenceStore(redis, prefix, options.presenceTtlS ?? defaults.PRESENCE_TTL_S);
     this.users = new RedisUserStore(redis, prefix);
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
     this.limiters = new RedisLimiterFactory(redis, prefix);
@@ -55,7 +57,7 @@ export class RedisStore implements Store {
     this.conversations = new RedisConversationLog(
       redis,
       prefix,
-      options.history ?? { maxMessages: 200, ttlS: 604800 },
+      options.history ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
       options.onIndexFailure,
     );
     this.streams = new RedisStreamStore(redis, prefix, this.conversations);

@@ -1,0 +1,140 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Redis from 'ioredis';
+import { Server, type Namespace } from 'socket.io';
+import { io as connect, type Socket } from 'socket.io-client';
+import {
+  adapterChannels,
+  roomBroadcastFramer,
+  roomChannelNamer,
+  shardedAdapter,
+  type PublishFailure,
+} from '../../../src/internals/redis-adapter.internals';
+import { namespacesOf } from '../../../src/internals/socket-io.internals';
+import { fill } from '../../../src/store/json-frames';
+import { startRedis, type TestRedis } from '../../helpers/redis-server';
+
+// src/internals/redis-adapter.internals.ts spells the sharded Redis adapter's broadcast frame by
+// hand (the conversation log publishes it with its append) and reads the adapter's channels. The
+// frame must be, byte for byte, what the adapter itself publishes for the same broadcast, and
+// another replica's adapter must deliver it to its sockets in the room.
+const NSP = '/ws/client';
+const ROOM = 'client#bot#user-1';
+
+interface Replica {
+  io: Server;
+  nsp: Namespace;
+  url: string;
+  pub: Redis;
+  sub: Redis;
+  close(): Promise<void>;
+}
+
+describe('@socket.io/redis-adapter internals', () => {
+  let redis: TestRedis;
+  const replicas: Replica[] = [];
+  const clients: Socket[] = [];
+
+  async function replica(onFailure: PublishFailure = () => {}, pubOptions: object = {}): Promise<Replica> {
+    const pub = new Redis(redis.url, pubOptions);
+    const sub = new Redis(redis.url);
+    pub.on('error', () => {});
+    sub.on('error', () => {});
+    const httpServer = createServer();
+    const io = new Server(httpServer, { transports: ['websocket'] });
+    io.adapter(shardedAdapter(pub, sub, 'test-sio', onFailure));
+    const nsp = io.of(NSP);
+    nsp.on('connection', (socket) => void socket.join(ROOM));
+    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}${NSP}`;
+    const r: Replica = {
+      io,
+      nsp,
+      url,
+      pub,
+      sub,
+      close: async () => {
+        await new Promise((resolve) => io.close(resolve));
+        // QUIT answers after the adapters' SUNSUBSCRIBEs: nothing is left pending on a closed connection.
+        await Promise.all([pub, sub].map((client) => client.quit().catch(() => client.disconnect())));
+      },
+    };
+    replicas.push(r);
+    return r;
+  }
+
+  /** A client in ROOM on `r`, once the replica's subscription to the room's channel took effect. */
+  async function member(r: Replica): Promise<Socket> {
+    const client = connect(r.url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    clients.push(client);
+    await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+    await r.sub.ping();
+    return client;
+  }
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+
+  // Replicas first: closing a client first would make its replica unsubscribe from the room's
+  // channel at some later moment, perhaps on a connection already closed.
+  afterEach(async () => {
+    for (const r of replicas.splice(0)) await r.close();
+    for (const client of clients.splice(0)) client.close();
+  });
+
+  afterAll(async () => {
+    await redis.close();
+  });
+
+  it('the hand-written broadcast frame is what the adapter publishes, on the same channel', async () => {
+    const a = await replica();
+    await member(a);
+    const channel = roomChannelNamer(a.nsp)?.(ROOM);
+    expect(channel).toBe(`test-sio#${NSP}#${ROOM}#`);
+    const listener = new Redis(redis.url);
+    try {
+      await listener.ssubscribe(channel as string);
+      const published = new Promise<[string, string]>((resolve) =>
+        listener.once('smessage', (ch: string, msg: string) => resolve([ch, msg])),
+      );
+      const data = { id: 'm"1', text: 'héllo \u2028 "quoted"', nested: [1, { x: null }] };
+      a.nsp.to(ROOM).emit('message', data);
+      const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
+      expect(frame).not.toBeNull();
+      const [ch, raw] = await published;
+      expect(ch).toBe(frame?.channel);
+      expect(raw).toBe(fill(frame as NonNullable<typeof frame>, JSON.stringify(data)));
+    } finally {
+      await listener.quit();
+    }
+  });
+
+  it("another replica's adapter delivers the hand-written frame to its sockets in the room", async () => {
+    const a = await replica();
+    const b = await replica();
+    const client = await member(b);
+    const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
+    const arrived = new Promise((resolve) => client.once('message', resolve));
+    await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
+    expect(await arrived).toEqual({ id: 'x', text: 'hi' });
+  });
+
+  it('lists the channels the adapters subscribe to: their own two and one per public room', async () => {
+    const a = await replica();
+    await member(a);
+    const subscribed = ((await a.pub.call('PUBSUB', 'SHARDCHANNELS', 'test-sio#*')) as string[]).sort();
+    const listed = adapterChannels(namespacesOf(a.io)).sort();
+    expect(listed).toEqual(expect.arrayContaining([`test-sio#${NSP}#${ROOM}#`, `test-sio#${NSP}#`]));
+    expect(listed).toEqual(subscribed);
+  });
+
+  it('tells of a broadcast the adapter failed to publish', async () => {
+    let failed!: (what: string) => void;
+    const failure = new Promise<string>((resolve) => (failed = resolve));
+    // A publisher that never connects and queues nothing: every publish fails at once.
+    const a = await replica((_err, what) => failed(what), { enableOfflineQueue: false, lazyConnect: true });
+    a.nsp.to(ROOM).emit('message', { id: 'lost' });
+    expect(await failure).toBe('broadcast');
+  });
+});
