@@ -16,8 +16,9 @@ import { startRedis, type TestRedis } from '../../helpers/redis-server';
 
 // src/internals/redis-adapter.internals.ts spells the sharded Redis adapter's broadcast frame by
 // hand (the conversation log publishes it with its append) and reads the adapter's channels. The
-// frame must be, byte for byte, what the adapter itself publishes for the same broadcast, and
-// another replica's adapter must deliver it to its sockets in the room.
+// frame must be, byte for byte, what the adapter itself publishes for the same broadcast but for its
+// sender (no replica's, so that every replica's adapter delivers it), and an adapter, the
+// publishing one's included, must deliver it to its sockets in the room.
 const NSP = '/ws/client';
 const ROOM = 'client#bot#user-1';
 
@@ -104,7 +105,11 @@ describe('@socket.io/redis-adapter internals', () => {
       expect(frame).not.toBeNull();
       const [ch, raw] = await published;
       expect(ch).toBe(frame?.channel);
-      expect(raw).toBe(fill(frame as NonNullable<typeof frame>, JSON.stringify(data)));
+      const uid = (a.nsp.adapter as unknown as { uid: string }).uid;
+      expect(raw).toContain(`"uid":${JSON.stringify(uid)}`);
+      const expected = fill(frame as NonNullable<typeof frame>, JSON.stringify(data));
+      expect(expected).not.toContain(uid);
+      expect(raw).toBe(expected.replace(/"uid":"[^"]*"/, `"uid":${JSON.stringify(uid)}`));
     } finally {
       await listener.quit();
     }
@@ -118,6 +123,15 @@ describe('@socket.io/redis-adapter internals', () => {
     const arrived = new Promise((resolve) => client.once('message', resolve));
     await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
     expect(await arrived).toEqual({ id: 'x', text: 'hi' });
+  });
+
+  it("the publishing replica's own adapter delivers the frame to its sockets in the room too", async () => {
+    const a = await replica();
+    const client = await member(a);
+    const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
+    const arrived = new Promise((resolve) => client.once('message', resolve));
+    await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'y', text: 'own' })));
+    expect(await arrived).toEqual({ id: 'y', text: 'own' });
   });
 
   it('lists the channels the adapters subscribe to: their own two and one per public room', async () => {
