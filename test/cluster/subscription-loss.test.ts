@@ -155,3 +155,35 @@ it("neither does the end of B's own runtime's stream, which moves the tab's resu
     chat.close();
   }
 }, 60_000);
+
+it("nor does the ack of the tab's own message: it names a place in the log the tab has not reached while replies wait in a stalled subscription", async () => {
+  // The bot's only runtime is on B, so the tab's message and its ack never need B's subscription.
+  const runtime: RelayAgent = await b.agent('own-bot');
+  runtime.onMessage(() => {});
+  const chat = new RelayChat({
+    url: b.url,
+    agentId: 'own-bot',
+    token: () => Promise.resolve(mintToken({ sub: 'own-user' })),
+    persist: false,
+    backoff: { baseMs: 100, capMs: 500 },
+  });
+  chat.on('error', () => {});
+  const shown: string[] = [];
+  chat.on('message', (m: ClientInboundMessage) => shown.push(m.text));
+  try {
+    await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
+    const first = await a.hub.relay.service.publish('own-bot', { to: 'own-user', text: 'first' });
+    await waitFor(() => shown.includes('first'), 5000, 'the first reply');
+    const subscriber = (b.hub.relay.namespaces.client.adapter as unknown as { subClient: { stream: Socket } }).subClient;
+    subscriber.stream.pause();
+    await a.hub.relay.service.publish('own-bot', { to: 'own-user', text: 'from A, held up' });
+    await chat.send('mine'); // acked: logged after the reply above
+    await chat.history({ before: first.id, limit: 1 });
+    subscriber.stream.destroy();
+    await waitFor(() => shown.includes('from A, held up'), 15_000, 'the reply held up');
+    expect(shown.filter((t) => t === 'from A, held up')).toHaveLength(1);
+    expect(shown).not.toContain('mine'); // the tab's own message, replayed with the rest, is not shown
+  } finally {
+    chat.close();
+  }
+}, 60_000);

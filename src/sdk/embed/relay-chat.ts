@@ -380,8 +380,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
     else if (ack?.ok) {
       // The message is in the conversation now; a replay of it must not come back as an inbound one.
+      // Nor does its id become the resume point: the ack comes straight back, while replies logged
+      // before the message may still be on their way to this socket.
       this.seen.seen(ack.id);
-      this.delivered(ack.id);
       this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
     } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
   }

@@ -16,8 +16,9 @@ import { startRedis, type TestRedis } from '../../helpers/redis-server';
 
 // src/internals/redis-adapter.internals.ts spells the sharded Redis adapter's broadcast frame by
 // hand (the conversation log publishes it with its append) and reads the adapter's channels. The
-// frame must be, byte for byte, what the adapter itself publishes for the same broadcast, and
-// another replica's adapter must deliver it to its sockets in the room.
+// frame must be, byte for byte, what the adapter itself publishes for the same broadcast but for its
+// sender (no replica's, so that every replica's adapter delivers it), and an adapter, the
+// publishing one's included, must deliver it to its sockets in the room.
 const NSP = '/ws/client';
 const ROOM = 'client#bot#user-1';
 
@@ -36,10 +37,16 @@ describe('@socket.io/redis-adapter internals', () => {
   const clients: Socket[] = [];
 
   async function replica(onFailure: PublishFailure = () => {}, pubOptions: object = {}): Promise<Replica> {
-    const pub = new Redis(redis.url, pubOptions);
-    const sub = new Redis(redis.url);
+    // No reconnects: a closed replica's subscriber would otherwise reconnect, run its ready check in
+    // subscriber mode and fail a later test with "Connection in subscriber mode".
+    const pub = new Redis(redis.url, { retryStrategy: () => null, ...pubOptions });
+    const sub = new Redis(redis.url, { retryStrategy: () => null });
     pub.on('error', () => {});
     sub.on('error', () => {});
+    // The adapter subscribes at once: a subscriber still connecting would run its ready check
+    // (INFO) in subscriber mode and fail with "Connection in subscriber mode". The hub waits for
+    // its connections to be ready first too (whenReady in src/cluster/redis-connections.ts).
+    if (sub.status !== 'ready') await new Promise((resolve) => sub.once('ready', resolve));
     const httpServer = createServer();
     const io = new Server(httpServer, { transports: ['websocket'] });
     io.adapter(shardedAdapter(pub, sub, 'test-sio', onFailure));
@@ -61,6 +68,16 @@ describe('@socket.io/redis-adapter internals', () => {
     };
     replicas.push(r);
     return r;
+  }
+
+  /** SPUBLISH on a connection of its own, as the store's script does; the adapter's may be in subscriber mode. */
+  async function publish(channel: string, message: string): Promise<void> {
+    const publisher = new Redis(redis.url);
+    try {
+      await publisher.spublish(channel, message);
+    } finally {
+      publisher.disconnect();
+    }
   }
 
   /** A client in ROOM on `r`, once the replica's subscription to the room's channel took effect. */
@@ -104,12 +121,11 @@ describe('@socket.io/redis-adapter internals', () => {
       expect(frame).not.toBeNull();
       const [ch, raw] = await published;
       expect(ch).toBe(frame?.channel);
-      // Byte for byte but the sender: the adapter names itself, the hand-written frame no replica
-      // (so the publishing replica's adapter delivers it to its own sockets too).
-      const { uid } = a.nsp.adapter as unknown as { uid: string };
-      const sender = `"uid":${JSON.stringify(uid)},`;
-      expect(raw).toContain(sender);
-      expect(raw.replace(sender, '"uid":"relay-log",')).toBe(fill(frame as NonNullable<typeof frame>, JSON.stringify(data)));
+      const uid = (a.nsp.adapter as unknown as { uid: string }).uid;
+      expect(raw).toContain(`"uid":${JSON.stringify(uid)}`);
+      const expected = fill(frame as NonNullable<typeof frame>, JSON.stringify(data));
+      expect(expected).not.toContain(uid);
+      expect(raw).toBe(expected.replace(/"uid":"[^"]*"/, `"uid":${JSON.stringify(uid)}`));
     } finally {
       await listener.quit();
     }
@@ -121,8 +137,17 @@ describe('@socket.io/redis-adapter internals', () => {
     const client = await member(b);
     const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
     const arrived = new Promise((resolve) => client.once('message', resolve));
-    await a.pub.spublish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
+    await publish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'x', text: 'hi' })));
     expect(await arrived).toEqual({ id: 'x', text: 'hi' });
+  });
+
+  it("the publishing replica's own adapter delivers the frame to its sockets in the room too", async () => {
+    const a = await replica();
+    const client = await member(a);
+    const frame = roomBroadcastFramer(a.nsp)?.(ROOM, 'message');
+    const arrived = new Promise((resolve) => client.once('message', resolve));
+    await publish(frame?.channel as string, fill(frame as NonNullable<typeof frame>, JSON.stringify({ id: 'y', text: 'own' })));
+    expect(await arrived).toEqual({ id: 'y', text: 'own' });
   });
 
   it('lists the channels the adapters subscribe to: their own two and one per public room', async () => {
