@@ -308,7 +308,9 @@ export class RelayService {
       'Redis subscription had a gap; ending client sessions so they get what they missed replayed',
     );
     local.emit(Events.sessionClosed, { code: 'SERVER_UNAVAILABLE', retryable: SessionClosedCodes.SERVER_UNAVAILABLE.retryable });
-    local.disconnectSockets();
+    // Their transports close, after this turn's writes: a default Socket.IO client reconnects by
+    // itself after "transport close", never after "io server disconnect" (as a drain does).
+    setImmediate(() => local.disconnectSockets(true));
   }
 
   /**
