@@ -5,7 +5,8 @@ import { mintToken } from '../helpers/tokens';
 
 let t: TestHub;
 beforeAll(async () => {
-  t = await startHub({ RECOVERY_MAX_MESSAGES: '20', HISTORY_MAX_MESSAGES: '50' });
+  // Bots here publish as fast as they can while replays run: no delivery budget in the way.
+  t = await startHub({ RECOVERY_MAX_MESSAGES: '20', HISTORY_MAX_MESSAGES: '50', AGENT_DELIVERY_RATE_PER_S: '0' });
 });
 afterAll(() => t.close());
 
