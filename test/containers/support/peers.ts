@@ -97,6 +97,14 @@ export async function connectClient(url: string, token: string, agentId: string,
     waiters.forEach((w) => w());
   });
   await connected(socket, 'session', options.timeoutMs ?? 10_000);
+  // After the first session, a client that reconnects follows the protocol's rule for refusals: a
+  // retryable code (a replica restoring its Redis subscription answers SERVER_UNAVAILABLE) is tried
+  // again, as the SDKs do; Socket.IO itself does not retry a refusal.
+  if (options.reconnection) {
+    socket.on('connect_error', (err: Error & { data?: { retryable?: boolean } }) => {
+      if (err.data?.retryable) setTimeout(() => socket.connect(), 500);
+    });
+  }
   return {
     socket,
     received,
