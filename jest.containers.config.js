@@ -14,6 +14,8 @@ module.exports = {
   },
   // Host set-up (engine, Compose v2, stand-in base images) and the image build, once per run.
   globalSetup: '<rootDir>/test/containers/support/global-setup.ts',
+  // Frees the machine-wide run lock the set-up took (support/run-lock.ts).
+  globalTeardown: '<rootDir>/test/containers/support/global-teardown.ts',
   // testcontainers settings for this machine kind, before any test imports testcontainers.
   setupFiles: ['<rootDir>/test/containers/support/docker-env.ts'],
   // One suite at a time: a compose stack of five containers and a cluster on two cores.

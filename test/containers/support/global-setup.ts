@@ -1,4 +1,5 @@
-// Once per `npm run test:containers`: make the machine ready (scripts/containers/host-setup.sh: Debian
+// Once per `npm run test:containers`: wait for any other container-tier run on the machine
+// (support/run-lock.ts), make the machine ready (scripts/containers/host-setup.sh: Debian
 // packages, dockerd, Compose v2, stand-in base images), remove what a killed earlier run left behind,
 // then build deploy/Dockerfile through testcontainers (BuildKit, the engine's built-in frontend) under
 // the tag docker-compose.yml runs, so every suite and `docker compose up` use this build.
@@ -7,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { GenericContainer } from 'testcontainers';
 import { COMPOSE_PROJECT_PREFIX, RUN_LABEL } from './docker-env';
 import { HUB_IMAGE, ROOT } from './paths';
+import { acquireRunLock } from './run-lock';
 
 function docker(...args: string[]): string {
   return execFileSync('docker', args, { encoding: 'utf8' }).trim();
@@ -41,6 +43,7 @@ function removeLeftovers(): void {
 
 export default async function globalSetup(): Promise<void> {
   process.stderr.write('\n');
+  await timed('waited for other container-tier runs on this machine', () => acquireRunLock(ROOT));
   timed('host set-up (packages, dockerd, Compose v2, stand-in base images)', () =>
     execFileSync('bash', [`${ROOT}/scripts/containers/host-setup.sh`], { stdio: 'inherit' }),
   );
