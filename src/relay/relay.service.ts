@@ -307,10 +307,15 @@ export class RelayService {
       { sessions: this.nsp.client.sockets.size },
       'Redis subscription had a gap; ending client sessions so they get what they missed replayed',
     );
+    const sockets = [...this.nsp.client.sockets.values()];
     local.emit(Events.sessionClosed, { code: 'SERVER_UNAVAILABLE', retryable: SessionClosedCodes.SERVER_UNAVAILABLE.retryable });
-    // Their transports close, after this turn's writes: a default Socket.IO client reconnects by
-    // itself after "transport close", never after "io server disconnect" (as a drain does).
-    setImmediate(() => local.disconnectSockets(true));
+    // Their transports close, after this turn's writes, and nothing else is sent: a default Socket.IO
+    // client reconnects by itself after "transport close", never after "io server disconnect" (as
+    // a drain does). `disconnectSockets(true)` would not do: it sends each socket a disconnect
+    // packet before it closes the transport, and the client reads that as "io server disconnect".
+    setImmediate(() => {
+      for (const socket of sockets) socket.conn.close();
+    });
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import Redis from 'ioredis';
+import { io, type Socket as ClientSocket } from 'socket.io-client';
 import { RelayChat } from '../../src/sdk/embed';
-import type { ClientInboundMessage } from '../../src/protocol';
+import { Namespaces, type ClientInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
@@ -185,5 +186,63 @@ it("nor does the ack of the tab's own message: it names a place in the log the t
     expect(shown).not.toContain('mine'); // the tab's own message, replayed with the rest, is not shown
   } finally {
     chat.close();
+  }
+}, 60_000);
+
+it('a plain Socket.IO client (no SDK) whose session ends after the gap reconnects by itself, on either transport', async () => {
+  // What a client that ignores session:closed sees: Socket.IO reconnects after "transport close",
+  // never after "io server disconnect". Seen through docker compose, where recreating the Redis
+  // container left every such client away for good.
+  const agent: RelayAgent = await a.agent('plain-bot');
+  agent.onMessage((m) => void agent.reply(m.from, `echo:${m.text}`, undefined, m.id));
+  const plain = (transport: 'websocket' | 'polling') => {
+    const socket: ClientSocket = io(`${b.url}${Namespaces.client}`, {
+      auth: { token: mintToken({ sub: `plain-${transport}` }), agentId: 'plain-bot' },
+      transports: [transport],
+      forceNew: true,
+      reconnectionDelay: 100,
+      reconnectionDelayMax: 500,
+    });
+    // A refused handshake is retried when retryable, as the SDKs do; Socket.IO does not by itself.
+    socket.on('connect_error', (err: Error & { data?: { retryable?: boolean } }) => {
+      if (err.data?.retryable) setTimeout(() => socket.connect(), 100);
+    });
+    const seen: { closed: string[]; reasons: string[]; sessions: number; texts: string[] } = {
+      closed: [],
+      reasons: [],
+      sessions: 0,
+      texts: [],
+    };
+    socket.on('session:closed', (info: { code: string }) => seen.closed.push(info.code));
+    socket.on('disconnect', (reason) => seen.reasons.push(reason));
+    socket.on('session', () => seen.sessions++);
+    socket.on('message', (m: ClientInboundMessage) => seen.texts.push(m.text));
+    return { socket, seen };
+  };
+  const clients = [plain('websocket'), plain('polling')];
+  try {
+    await waitFor(() => clients.every((c) => c.seen.sessions === 1), 10_000, 'both sessions');
+    const bSub = (await subscribers()).find((s) => s.name === bSubscriber);
+    expect(bSub).toBeDefined();
+    await admin.client('KILL', 'ID', bSub!.id);
+
+    // Shown whole when they are not back, with the reason each was given.
+    await waitFor(() => clients.every((c) => c.seen.sessions === 2), 15_000, 'both clients back by themselves').catch(() => {});
+    for (const { seen } of clients)
+      expect({ closed: seen.closed, reasons: seen.reasons, sessions: seen.sessions }).toEqual({
+        closed: ['SERVER_UNAVAILABLE'],
+        reasons: ['transport close'],
+        sessions: 2,
+      });
+    // Relay works again for them: a message goes to A's runtime and its reply comes back through Redis.
+    for (const [i, { socket, seen }] of clients.entries()) {
+      const ack = (await socket.timeout(10_000).emitWithAck('message', { clientMessageId: `plain-${i}`, text: `back ${i}` })) as {
+        ok: boolean;
+      };
+      expect(ack.ok).toBe(true);
+      await waitFor(() => seen.texts.includes(`echo:back ${i}`), 10_000, `the reply to client ${i}`);
+    }
+  } finally {
+    for (const { socket } of clients) socket.close();
   }
 }, 60_000);

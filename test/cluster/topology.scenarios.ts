@@ -130,10 +130,11 @@ export function describeTopology(name: string, topology: () => Topology): void {
       const { seen } = await echo(a, 'failover-bot');
       const socket = await user(b, 'failover-bot', 'failover-user');
       // A replica whose subscription had a gap ends its sessions once it is back (what was published
-      // in between passed it by); the user reconnects as the SDKs do, and sends buffered meanwhile go then.
+      // in between passed it by, and it closes their transports); the user reconnects as the SDKs do,
+      // and sends buffered meanwhile go then.
       const closedWith: string[] = [];
       socket.on('session:closed', (info: { code: string }) => closedWith.push(info.code));
-      socket.on('disconnect', (reason: string) => reason === 'io server disconnect' && void socket.connect());
+      socket.on('disconnect', (reason: string) => reason !== 'io client disconnect' && void socket.connect());
       const acked: string[] = [];
       // When each message acked ok was sent. Messages go out every 60 ms whatever became of the
       // ones before (a command caught in the failover can take seconds to fail), so a gap between

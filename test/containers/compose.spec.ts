@@ -286,12 +286,7 @@ describe("the README's docker compose commands (docker-compose.yml)", () => {
     compose('start', victim); // back to three replicas for what follows
   });
 
-  // Skipped, an open regression (see the closing note of 2026-11-26): since a replica ends its
-  // client sessions after a gap in its Redis subscription and refuses handshakes until its
-  // subscriptions are restored, relay through compose did not resume within 120 s after the Redis
-  // container was recreated (three runs), though the cluster tier's Redis restarts recover. Unskip
-  // with the fix.
-  test.skip('a Redis container recreated on its volume keeps users and API keys; relay resumes by itself', async () => {
+  test('a Redis container recreated on its volume keeps users and API keys; relay resumes by itself', async () => {
     const hub = HUBS.find((h) => h !== agentReplica)!;
     const admin = execFileSync('docker', ['exec', containerId(hub), ...TOKEN_CLI, '--sub', 'ops', '--admin', '--expires-in', '10m'], {
       encoding: 'utf8',

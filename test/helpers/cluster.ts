@@ -195,7 +195,10 @@ export function startTraffic(
  * After a Redis outage each replica ends its client sessions with `session:closed`
  * SERVER_UNAVAILABLE once its subscriptions are back (what was published in between passed it by):
  * resolves with the code each socket got, once every socket is connected again, reconnected the way
- * a client does (the SDKs do it themselves and resume from the last message they saw).
+ * a client does (the SDKs do it themselves and resume from the last message they saw). As the SDKs
+ * do, a retryable refusal is tried again: a replica whose subscriber is back before its command
+ * connection cannot check the handshake yet. A refusal that is not retryable resolves as
+ * `refused <code>`.
  */
 export function reconnectAfterSessionsEnd(sockets: Socket[]): Promise<(string | undefined)[]> {
   return Promise.all(
@@ -205,7 +208,18 @@ export function reconnectAfterSessionsEnd(sockets: Socket[]): Promise<(string | 
           let code: string | undefined;
           socket.once('session:closed', (info: { code: string }) => (code = info.code));
           socket.once('disconnect', () => {
-            socket.once('session', () => resolve(code));
+            const refused = (err: Error & { data?: { code?: string; retryable?: boolean } }) => {
+              if (err.data?.retryable) setTimeout(() => socket.connect(), 100);
+              else {
+                socket.off('connect_error', refused);
+                resolve(`refused ${err.data?.code ?? err.message}`);
+              }
+            };
+            socket.on('connect_error', refused);
+            socket.once('session', () => {
+              socket.off('connect_error', refused);
+              resolve(code);
+            });
             socket.connect();
           });
         }),
