@@ -73,16 +73,19 @@ trap cleanup_all EXIT
 rootfs_path() { echo "$CACHE/rootfs/$1-minbase${2:+-${2//,/-}}.tar"; }
 
 # build_rootfs SUITE [PACKAGES]: debootstrap into a staging dir, then tar it into the cache. Runs as a
-# background job (see main), so it keeps its own staging dir and .deb cache per suite.
+# background job (see main), so it keeps its own staging dir and .deb cache per root filesystem: two
+# jobs of one suite (bookworm, and bookworm + prometheus) sharing a cache dir broke each other's
+# downloads ("debootstrap bookworm failed" on a fresh machine).
 build_rootfs() {
   local suite="$1" include="${2:-}" tar; tar="$(rootfs_path "$1" "${2:-}")"
   local script=""
   [ -e "/usr/share/debootstrap/scripts/$suite" ] || script=/usr/share/debootstrap/scripts/sid # newer suites
   local dir; dir="$(mktemp -d "$CACHE/tmp/$(basename "$tar" .tar).XXXXXX")"
   trap 'cleanup_dir "$dir"' EXIT
-  mkdir -p "$CACHE/debs/$suite"
+  local debs; debs="$CACHE/debs/$(basename "$tar" .tar)"
+  mkdir -p "$debs"
   log "debootstrap $suite minbase${include:+ + $include} (once; cached as $tar)"
-  if ! debootstrap --variant=minbase --cache-dir="$CACHE/debs/$suite" ${include:+--include="$include"} \
+  if ! debootstrap --variant=minbase --cache-dir="$debs" ${include:+--include="$include"} \
     "$suite" "$dir/root" "$MIRROR" $script >"$dir/debootstrap.log" 2>&1; then
     tail -n 30 "$dir/debootstrap.log" >&2
     die "debootstrap $suite failed (log above)"
