@@ -311,9 +311,16 @@ class ClientSession implements GuardedSocket {
     const logger = this.logger;
     logger.info({ reason }, 'client disconnected');
     socketEnded(ctx, this.socket, this.nsp.name, logger);
-    ctx.store.presence
-      .removeClient(this.data.agentId, this.presenceEntry)
-      .catch((err) => logger.error({ err }, 'could not remove client from presence'));
+    ctx.store.presence.removeClient(this.data.agentId, this.presenceEntry).catch((err: unknown) =>
+      // Routine while Redis is away (every client leaving then fails alike): throttled, and the entry
+      // expires by itself (docs/operations.md).
+      ctx.handlerFailures.warn(
+        'presence-remove-client',
+        err,
+        'could not remove a client from presence; its entry expires after PRESENCE_TTL_S',
+        logger,
+      ),
+    );
   }
 
   private expired(): void {
