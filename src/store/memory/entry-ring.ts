@@ -29,15 +29,29 @@ export class BufferPool {
 
   /** A buffer of exactly `size` bytes, reused when one is kept, else a new one. Its bytes are not cleared. */
   take(size: number): Buffer {
-    const kept = this.bySize.get(size)?.pop();
+    const list = this.bySize.get(size);
+    const kept = list?.pop();
     if (kept === undefined) return Buffer.allocUnsafeSlow(size);
+    if (list!.length === 0) this.bySize.delete(size);
     this.held -= size;
     return kept;
   }
 
-  /** Keeps `buffer` for a later {@link take} while there is room; it must no longer be used by whoever gives it. */
+  /**
+   * Keeps `buffer` for a later {@link take}; it must no longer be used by whoever gives it. Past
+   * the bound the largest buffers kept go first (and `buffer` itself when it is the largest): a
+   * pool full of one size, which rings stopped asking for, would otherwise turn every other away.
+   */
   give(buffer: Buffer): void {
-    if (this.held + buffer.length > this.maxBytes) return;
+    if (buffer.length > this.maxBytes) return;
+    while (this.held + buffer.length > this.maxBytes) {
+      const largest = Math.max(...this.bySize.keys());
+      if (largest <= buffer.length) return;
+      const list = this.bySize.get(largest)!;
+      list.pop();
+      this.held -= largest;
+      if (list.length === 0) this.bySize.delete(largest);
+    }
     let list = this.bySize.get(buffer.length);
     if (list === undefined) this.bySize.set(buffer.length, (list = []));
     list.push(buffer);
