@@ -43,9 +43,10 @@ const CONFIGS = {
   2: { label: '2 replicas over Redis', redis: true, replicas: 2 },
 };
 
-/** Compiles the malloc counter into bench/results/ once; returns the env that preloads it. */
+/** Compiles the malloc counter into bench/results/malloc-count/<pid>/; returns the env that preloads it. */
 function mallocCounter(root) {
-  const out = join(root, 'bench', 'results', 'malloc-count');
+  // Per run: another run at the same time must not replace the library under its servers.
+  const out = join(root, 'bench', 'results', 'malloc-count', String(process.pid));
   const lib = join(out, 'malloc-count.so');
   mkdirSync(out, { recursive: true });
   execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', lib, join(root, 'bench', 'malloc-count.c')]);
@@ -97,6 +98,11 @@ export async function allocationPhase(ctx, load) {
         for (let i = 0; i < config.replicas; i++) servers[kind].push(await ctx.startServer(kind, redis?.url, {}, counter.env));
       }
       for (const kind of ctx.kinds) await ctx.connectLoad(ctx.gen, kind, servers[kind][0], servers[kind].at(-1), `al${key}`);
+      // Unmeasured: every payload size once, so that compiling the code paths (V8 mallocs its
+      // compilers' memory) and growing buffers to their working size fall outside the slices.
+      for (const kind of ctx.kinds) {
+        for (const size of load.sizes) await ctx.gen.call('closedLoop', { warmupMs: 0, durationMs: 1000, group: kind, payloadBytes: size });
+      }
       for (const size of load.sizes) {
         const before = {};
         for (const kind of ctx.kinds) before[kind] = await settled(servers[kind]);
@@ -135,6 +141,8 @@ export async function allocationPhase(ctx, load) {
             native: ctx.median(s.map((x) => x.native)),
             rt: ctx.median(s.map((x) => x.rt)),
             errors: sum(s.map((x) => x.errors)),
+            firstError: s.find((x) => x.firstError)?.firstError,
+            stalled: s.some((x) => x.rt === 0),
             retained: (after.used - before[kind].used) / (rtTotal[kind] || 1),
             usedAfter: after.used,
             rssNoGc: after.rssNoGc,
@@ -239,8 +247,13 @@ export function allocationTable({ rows, streaming, load }) {
       const slope =
         size > load.sizes[0] && small ? (h.heap + h.native - small.heap - small.native) / (2 * (size - load.sizes[0])) : undefined;
       const mib = (n) => (n / 2 ** 20).toFixed(0);
+      // A slice with errors or no round trip at all measured something else than a relayed message.
+      const failed = (who, r) =>
+        r.errors > 0 || r.stalled
+          ? ` (**${who}: ${r.errors} errors${r.firstError ? `, ${r.firstError}` : ''}${r.stalled ? ', a slice with no round trip' : ''}**)`
+          : '';
       lines.push(
-        `| ${config} | ${size} B | ${kb(h.heap)} + ${kb(h.native)} = ${kb(h.heap + h.native)} | ${kb(b.heap)} + ${kb(b.native)} = ${kb(b.heap + b.native)} | ` +
+        `| ${config}${failed('hub', h)}${failed('baseline', b)} | ${size} B | ${kb(h.heap)} + ${kb(h.native)} = ${kb(h.heap + h.native)} | ${kb(b.heap)} + ${kb(b.native)} = ${kb(b.heap + b.native)} | ` +
           `${((h.heap + h.native) / (b.heap + b.native)).toFixed(2)} | ${slope === undefined ? '—' : slope.toFixed(2)} | ${kb(h.retained)} / ${kb(b.retained)} | ` +
           `${mib(h.rssNoGc)} / ${mib(h.rssGc)} | ${mib(b.rssNoGc)} / ${mib(b.rssGc)} |`,
       );
