@@ -35,7 +35,13 @@ function allocatedSoFar() {
 process.on('SIGWINCH', () => {
   const mib = (n) => Math.round((n / 2 ** 20) * 10) / 10;
   const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, [mib(s.space_size), mib(s.space_used_size)]]));
-  const { rss, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  const usage = { rss: mib(rss), heapTotal: mib(heapTotal), external: mib(external), arrayBuffers: mib(arrayBuffers) };
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const usage = {
+    rss: mib(rss),
+    heapTotal: mib(heapTotal),
+    heapUsed: mib(heapUsed),
+    external: mib(external),
+    arrayBuffers: mib(arrayBuffers),
+  };
   process.stderr.write(`heap ${JSON.stringify({ ...usage, spaces, allocated: allocatedSoFar() })}\n`);
 });

@@ -4,7 +4,8 @@
 //
 //   streamClients { url, count, agentIds, secret, tag }   clients that keep one stream each
 //   streamOpen {}                            each client's bot runtime opens a stream to it
-//   streamClosedLoop { warmupMs, durationMs }   per stream: a delta, wait for the client to get it, repeat
+//   streamClosedLoop { warmupMs, durationMs, deltaBytes? }   per stream: a delta ('token ', or
+//                                            deltaBytes of text), wait for the client to get it, repeat
 //   streamOpenLoop { ratePerStream, warmupMs, durationMs }   fixed offered deltas; latency percentiles
 //   streamFill { deltas, bytes, timeoutMs }  every stream gets `deltas` deltas of `bytes`; until all arrived
 //   streamResumeStorm { timeoutMs }          every client reconnects at once; s until each has its snapshot
@@ -81,11 +82,13 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
       return { open: g.streamClients.length };
     },
 
-    async streamClosedLoop({ warmupMs, durationMs, group: name }) {
+    async streamClosedLoop({ warmupMs, durationMs, group: name, deltaBytes }) {
       const clients = group(name).streamClients;
+      const text = deltaBytes === undefined ? 'token ' : 'x'.repeat(deltaBytes - 1) + ' ';
       let measuring = false;
       let stopped = false;
       let completed = 0;
+      let sent = 0;
       let stalls = 0;
       const send = (client) => {
         clearTimeout(client.stall);
@@ -95,7 +98,8 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
           stalls++;
           send(client);
         }, 5000);
-        client.runtime.emit('stream:delta', { id: client.streamId, text: 'token ' });
+        sent++;
+        client.runtime.emit('stream:delta', { id: client.streamId, text });
       };
       for (const client of clients) {
         client.onDelta = () => {
@@ -115,7 +119,14 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
       // Let the last deltas land, so the next slice starts from a quiet server.
       await sleep(200);
       for (const client of clients) client.onDelta = undefined;
-      return { completed, stalls, elapsedMs, perSecond: (completed / elapsedMs) * 1000, gaps: clients.reduce((n, c) => n + c.gaps, 0) };
+      return {
+        completed,
+        sent,
+        stalls,
+        elapsedMs,
+        perSecond: (completed / elapsedMs) * 1000,
+        gaps: clients.reduce((n, c) => n + c.gaps, 0),
+      };
     },
 
     async streamOpenLoop({ ratePerStream, warmupMs, durationMs, group: name }) {

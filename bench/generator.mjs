@@ -8,7 +8,9 @@
 //   clients { url, count, agentIds, secret, tag, reconnection?, window?, localAddresses? }   connect
 //                                                    and keep (source addresses round robin, e.g.
 //                                                    127.0.0.2 …: ~28,000 ephemeral ports each)
-//   closedLoop { warmupMs, durationMs }              every client: send, wait for the reply, repeat
+//   closedLoop { warmupMs, durationMs, payloadBytes? }   every client: send, wait for the reply, repeat
+//                                                    (payloadBytes: each message's text padded to
+//                                                    that many bytes; the runtimes echo it whole)
 //   openLoop { ratePerS, warmupMs, durationMs }      fixed offered load; RTT percentiles
 //   handshakes { url, count, concurrency, agentId, secret }   connect + disconnect, as fast as possible
 //   storm { timeoutMs }                              drop every client's TCP connection at once
@@ -98,9 +100,10 @@ const commands = {
         const socket = io(`${url}/ws/client`, socketOptions(auth, reconnection, spec.localAddress));
         const client = { socket, pending: new Map() };
         socket.on('message', (message) => {
-          const waiter = client.pending.get(message.text);
+          const key = roundTripKey(message.text);
+          const waiter = client.pending.get(key);
           if (waiter) {
-            client.pending.delete(message.text);
+            client.pending.delete(key);
             waiter(null);
           }
         });
@@ -115,20 +118,25 @@ const commands = {
     return { connected: ok.length, failed: failed.length, firstError: failed[0]?.error?.message, elapsedMs };
   },
 
-  async closedLoop({ warmupMs, durationMs, group: name }) {
+  async closedLoop({ warmupMs, durationMs, group: name, payloadBytes = 0 }) {
     const { clients } = group(name);
+    const fill = 'x'.repeat(payloadBytes);
     let measuring = false;
     let stopped = false;
     let completed = 0;
     let errors = 0;
+    let firstError;
     let total = 0;
     const loops = clients.map(async (client) => {
       while (!stopped) {
-        const outcome = await roundTrip(client);
+        const outcome = await roundTrip(client, fill);
         total++;
         if (!measuring) continue;
         if (outcome === 'ok') completed++;
-        else errors++;
+        else {
+          errors++;
+          firstError ??= outcome;
+        }
       }
     });
     await sleep(warmupMs);
@@ -139,7 +147,7 @@ const commands = {
     const elapsedMs = performance.now() - t0;
     stopped = true;
     await Promise.all(loops);
-    return { completed, total, errors, elapsedMs, perSecond: (completed / elapsedMs) * 1000 };
+    return { completed, total, errors, firstError, elapsedMs, perSecond: (completed / elapsedMs) * 1000 };
   },
 
   async openLoop({ ratePerS, warmupMs, durationMs, group: name }) {
@@ -336,18 +344,29 @@ const commands = {
 
 Object.assign(commands, streamCommands({ group, socketOptions, connectOne, windowed, mint, sleep, prefix }));
 
-/** Sends one message and resolves 'ok' once its reply arrived (or the error ack, or a timeout). */
-function roundTrip(client) {
-  const text = `${prefix}:${++seq}`;
+/** A round trip's key: its text up to the first space (the padding follows it). */
+function roundTripKey(text) {
+  const space = text.indexOf(' ');
+  return space < 0 ? text : text.slice(0, space);
+}
+
+/**
+ * Sends one message and resolves 'ok' once its reply arrived (or the error ack, or a timeout).
+ * With `fill` (a string of the payload's size) the text is the key, a space, then padding up to
+ * `fill.length` bytes.
+ */
+function roundTrip(client, fill = '') {
+  const key = `${prefix}:${++seq}`;
+  const text = fill.length > key.length + 1 ? `${key} ${fill.slice(key.length + 1)}` : key;
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish('timeout'), 15_000);
     function finish(outcome) {
       clearTimeout(timer);
-      client.pending.delete(text);
+      client.pending.delete(key);
       resolve(outcome);
     }
-    client.pending.set(text, () => finish('ok'));
-    client.socket.emit('message', { clientMessageId: text, text }, (ack) => {
+    client.pending.set(key, () => finish('ok'));
+    client.socket.emit('message', { clientMessageId: key, text }, (ack) => {
       if (!ack?.ok) finish(ack?.error?.code ?? 'error');
     });
   });

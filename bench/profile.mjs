@@ -17,7 +17,8 @@
 // --replicas=2 (two hubs over a private redis-server, runtimes on one and clients on the other; the
 // tables then sum both hubs, each hub's profiles in its own folder, the last table has a row per
 // hub, and Redis's CPU, system calls and commands per round trip follow, from /proc and INFO),
-// --hub=<script> (default dist/main.js: another build),
+// --hub=<script> (default dist/main.js: another build), --payload=N (each message's text padded to N
+// bytes, the reply echoing it: where a large payload's bytes are copied),
 // --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -149,7 +150,7 @@ async function main() {
     await call('clients', { url: hubs[hubs.length - 1].url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
 
     const countersOf = () => hubs.map((hub) => ({ cpuMs: readCpuMs(hub.proc.pid), ...readSyscalls(hub.proc.pid) }));
-    const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS });
+    const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS, payloadBytes: Number(args.payload ?? 0) });
     await sleep(2000);
     const hubs0 = countersOf();
     const redis0 = redis && redisCounters(redis.port, redis.proc.pid);
@@ -278,7 +279,9 @@ function report(result, cpuMs, dirs) {
     }
   }
   const perRt = (us) => (us / roundTrips).toFixed(1);
-  console.log(`\n${roundTrips} round trips in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors)`);
+  console.log(
+    `\n${roundTrips} round trips in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors${result.firstError ? `, the first ${result.firstError}` : ''})`,
+  );
   console.log(
     `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per round trip (process time${dirs.length > 1 ? `, ${dirs.length} hubs summed` : ''}); profiled busy time ${perRt(totalUs)} µs\n`,
   );

@@ -20,7 +20,10 @@
 // relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
 // `--phases=streaming` (in the default set) runs bench/streaming.mjs: streamed replies, deltas per
 // second, latency per delta and a resume storm; its options are --stream-concurrent, --stream-rate,
-// --stream-saturation, --stream-storm.
+// --stream-saturation, --stream-storm. `--phases=allocation` (not in the default set) runs
+// bench/allocation.mjs: bytes allocated (V8 heap and malloc) and retained per round trip by payload
+// size, one and two replicas, and per streamed delta byte; its options are --alloc-sizes,
+// --alloc-configs, --alloc-seconds (and --rounds, 3 there by default).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+import { allocationLoad, allocationPhase, allocationTable } from './allocation.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
 import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
 
@@ -95,6 +99,11 @@ function spawnNode(script, env, { ipc = false, nodeFlags = [] } = {}) {
 
 /** Bytes the server process has allocated on its V8 heap so far (bench/gc-signal.cjs, SIGWINCH). */
 function allocatedBytes(server) {
+  return heapOf(server).then((heap) => heap.allocated);
+}
+
+/** The server's heap line (bench/gc-signal.cjs, SIGWINCH): MiB in use by kind, and bytes allocated so far. */
+function heapOf(server) {
   const reply = new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no heap line from ${server.kind} ${server.pid} within 10 s`)), 10_000);
     server.child.heapWaiters.push((heap) => {
@@ -103,7 +112,13 @@ function allocatedBytes(server) {
     });
   });
   process.kill(server.pid, 'SIGWINCH');
-  return reply.then((heap) => heap.allocated);
+  return reply;
+}
+
+/** A plain full GC in the server (bench/gc-signal.cjs, SIGUSR2). */
+async function gcOf(server) {
+  process.kill(server.pid, 'SIGUSR2');
+  await sleep(500);
 }
 
 async function stop(child) {
@@ -140,11 +155,14 @@ async function startRedis() {
   return { url: `redis://127.0.0.1:${port}`, child };
 }
 
-/** One server process: the hub (`dist/main.js`) or the baseline; `env` adds hub settings. */
-async function startServer(kind, redisUrl, env = {}) {
+/**
+ * One server process: the hub (`dist/main.js`) or the baseline; `env` adds hub settings,
+ * `processEnv` environment for either (e.g. a preloaded library).
+ */
+async function startServer(kind, redisUrl, env = {}, processEnv = {}) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };
+  const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}), ...processEnv };
   const child =
     kind === 'hub'
       ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS })
@@ -217,9 +235,9 @@ const percentile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(
  * Runs `measure(kind)` for both servers in alternating slices (B H, H B, B H …), so load from
  * anything else on the machine falls on both alike, and returns the slices per kind.
  */
-async function alternate(measure, kinds = KINDS) {
+async function alternate(measure, kinds = KINDS, rounds = ROUNDS) {
   const slices = Object.fromEntries(kinds.map((kind) => [kind, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const kind of round % 2 === 0 ? kinds : [...kinds].reverse()) slices[kind].push(await measure(kind));
   }
   return slices;
@@ -658,6 +676,27 @@ async function main() {
       };
       results.streaming = await streamingPhase(ctx, streamLoad(args));
     }
+    if (PHASES.has('allocation')) {
+      const ctx = {
+        root: ROOT,
+        gen,
+        startServer,
+        startRedis,
+        stop,
+        alternate,
+        median,
+        heapOf,
+        gcOf,
+        rssOf: rssBytes,
+        connectLoad,
+        log,
+        agentIds: AGENT_IDS,
+        apiKey: API_KEY,
+        secret: SECRET,
+        kinds: KINDS,
+      };
+      results.allocation = await allocationPhase(ctx, allocationLoad(args));
+    }
     if (PHASES.has('scale')) results.scale = await scalePhase(args);
   } finally {
     gen.child.disconnect?.();
@@ -678,6 +717,8 @@ async function main() {
     historyTable(),
     '',
     results.streaming ? streamingTable(results.streaming, { comparisonRows, format }) : '',
+    '',
+    results.allocation ? allocationTable(results.allocation) : '',
     '',
     `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +

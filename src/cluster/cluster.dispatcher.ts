@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../store/redis/redis-client';
 import { DeliveryMarkError, type RedisDedupeStore } from '../store/redis/redis-dedupe.store';
-import type { Namespace } from 'socket.io';
+import type { Namespace, Socket } from 'socket.io';
 import {
   LocalDispatcher,
   type DeliveryRecord,
@@ -18,15 +18,38 @@ import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
 import { DeadlineQueue, type Deadline } from '../relay/deadline-queue';
 
+/**
+ * A delivery request as JSON: `message` is its last field, so that the replica serving it takes
+ * the message's JSON as it came ({@link splitRequest}) and writes it to the runtime without parsing
+ * and serializing it again. A frame with `message` elsewhere (an older replica's) is parsed whole.
+ */
 interface DeliveryRequest {
   t: 'req';
   id: string;
   from: string;
   socketId: string;
-  message: AgentInboundMessage;
   timeoutMs: number;
   /** The dedupe record to mark delivered with the response, when the requesting replica asks for it. */
   record?: DeliveryRecord;
+  message: AgentInboundMessage;
+}
+
+/** What comes before a request's message in its JSON. */
+const MESSAGE_FIELD = ',"message":';
+
+/**
+ * A request's fields but the message, and the message's JSON: found as the frame's last field (a
+ * quote outside a JSON string is never escaped, so the first `,"message":` is a key of the outer
+ * object, the envelope's keys and values naming no such key). Null when the frame is not of that
+ * shape: parse it whole then.
+ */
+export function splitRequest(frame: string): { envelope: Omit<DeliveryRequest, 'message'>; json: string } | null {
+  const at = frame.indexOf(MESSAGE_FIELD);
+  if (at === -1 || frame.charCodeAt(frame.length - 1) !== 0x7d /* } */) return null;
+  const envelope = parseFrame<Omit<DeliveryRequest, 'message'>>(`${frame.slice(0, at)}}`);
+  // An older replica's frame has fields after the message: they would be missing here.
+  if (envelope?.t !== 'req' || typeof envelope.socketId !== 'string' || typeof envelope.timeoutMs !== 'number') return null;
+  return { envelope, json: frame.slice(at + MESSAGE_FIELD.length, -1) };
 }
 
 interface DeliveryResponse {
@@ -133,11 +156,18 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
     const pending = this.awaitResponse(timeoutMs);
-    const request: DeliveryRequest = { t: 'req', id: pending.id, from: this.replicaId, socketId: target.socketId, message, timeoutMs };
-    if (this.dedupe !== null) request.record = record;
+    const envelope: Omit<DeliveryRequest, 'message'> = {
+      t: 'req',
+      id: pending.id,
+      from: this.replicaId,
+      socketId: target.socketId,
+      timeoutMs,
+    };
+    if (this.dedupe !== null) envelope.record = record;
     let receivers: number;
     try {
-      receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), JSON.stringify(request)));
+      const request = withTrailingField(envelope, 'message');
+      receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), fill(request, JSON.stringify(message))));
     } catch (err) {
       pending.settle('timeout');
       this.report('dispatcher', err, 'could not forward a message to another replica');
@@ -150,11 +180,12 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     if (this.dedupe === null) return null;
     // The response may come before the intake's own reply: await it from the start.
     const pending = this.awaitResponse(timeoutMs);
-    // The intake script fills in the socket id of the runtime it picks.
-    const request = withTrailingField(
-      { t: 'req', id: pending.id, from: this.replicaId, message, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId'>,
+    // The intake script fills in the socket id of the runtime it picks; the message goes last.
+    const around = withTrailingField(
+      { t: 'req', id: pending.id, from: this.replicaId, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId' | 'message'>,
       'socketId',
     );
+    const request = { before: around.before, after: `${MESSAGE_FIELD}${JSON.stringify(message)}}` };
     return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 
@@ -175,22 +206,30 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   }
 
   private onMessage(raw: Buffer): void {
-    const parsed = parseFrame<DeliveryRequest | DeliveryResponse>(raw);
+    const frame = raw.toString();
+    const split = splitRequest(frame);
+    if (split !== null) return this.serve(split.envelope, split.json);
+    const parsed = parseFrame<DeliveryRequest | DeliveryResponse>(frame);
     if (parsed === null) return;
     if (parsed.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
-    else if (parsed.t === 'req') this.serve(parsed);
+    else if (parsed.t === 'req') this.serve(parsed, parsed.message);
   }
 
-  private serve(request: DeliveryRequest): void {
+  /** Serves a request whose message is `message`, or its JSON as it came. */
+  private serve(request: Omit<DeliveryRequest, 'message'>, message: AgentInboundMessage | string): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
-    const work = (
-      socket?.connected ? this.deliveries.deliver(socket, request.message, request.timeoutMs) : Promise.resolve<SocketDelivery>('gone')
-    ).then((result) => this.respond(request, result));
+    const deliver = (s: Socket) =>
+      typeof message === 'string'
+        ? this.deliveries.deliverJson(s, message, request.timeoutMs)
+        : this.deliveries.deliver(s, message, request.timeoutMs);
+    const work = (socket?.connected ? deliver(socket) : Promise.resolve<SocketDelivery>('gone')).then((result) =>
+      this.respond(request, result),
+    );
     this.serving.add(work);
     void work.finally(() => this.serving.delete(work));
   }
 
-  private async respond(request: DeliveryRequest, result: SocketDelivery): Promise<void> {
+  private async respond(request: Omit<DeliveryRequest, 'message'>, result: SocketDelivery): Promise<void> {
     const channel = this.channelOf(request.from);
     const { record } = request;
     const dedupe = result === 'acked' && record !== undefined ? this.dedupe : null;

@@ -1,5 +1,6 @@
 import type { Namespace, Socket } from 'socket.io';
 import { Events, type AgentInboundMessage } from '../protocol';
+import { emitJsonWithAck } from '../internals/socket-io.internals';
 import type { DedupeKey, DedupeRecord, Handoff, RuntimeEntry } from '../store/store';
 
 /** How a runtime socket answered a delivery: it acked, did not in time, or left. */
@@ -64,6 +65,18 @@ export class RuntimeDeliveries {
     return new Promise((resolve) => {
       const pending = new PendingAck(this.pendingOn(socket), resolve);
       socket.timeout(timeoutMs).emit(Events.message, message, (err: Error | null) => pending.settle(err ? 'timeout' : 'acked'));
+    });
+  }
+
+  /**
+   * {@link deliver} for a message given as its JSON (one another replica handed over): written as
+   * it came, not parsed and serialized again.
+   */
+  deliverJson(socket: Socket, json: string, timeoutMs: number): Promise<SocketDelivery> {
+    if (!socket.connected) return Promise.resolve('gone');
+    return new Promise((resolve) => {
+      const pending = new PendingAck(this.pendingOn(socket), resolve);
+      emitJsonWithAck(socket, Events.message, json, timeoutMs, (err) => pending.settle(err ? 'timeout' : 'acked'));
     });
   }
 

@@ -1,4 +1,4 @@
-import { EntryRing } from '../../src/store/memory/entry-ring';
+import { BufferPool, EntryRing } from '../../src/store/memory/entry-ring';
 import { prng } from '../helpers/prng';
 
 /** What the ring should hold, as plain arrays: [seq, id, json], oldest first. */
@@ -113,5 +113,64 @@ describe('EntryRing', () => {
   it('refuses a maxEntries that is not a positive integer', () => {
     expect(() => new EntryRing(0)).toThrow('maxEntries must be a positive integer, not 0');
     expect(() => new EntryRing(1.5)).toThrow(RangeError);
+  });
+
+  it('writes an entry given in three parts as the one JSON they make', () => {
+    const ring = new EntryRing(3);
+    const text = 'grüße '.repeat(100);
+    ring.push(1, 'a', '{"id":"a","text":"', text, '"}');
+    ring.push(2, 'b', '{"n":2}');
+    expectSame(ring, [
+      [1, 'a', `{"id":"a","text":"${text}"}`],
+      [2, 'b', '{"n":2}'],
+    ]);
+  });
+});
+
+describe('BufferPool', () => {
+  const bufferOf = (ring: EntryRing) => (ring as unknown as { bytes: Buffer }).bytes;
+
+  it('gives a growing ring the buffer another ring grew out of or released, and keeps what rings hold intact', () => {
+    const pool = new BufferPool(1 << 20);
+    const first = new EntryRing(4, pool);
+    first.push(1, 'a', 'x'.repeat(10_000));
+    const grown = bufferOf(first);
+    first.release();
+    expect(pool.byteSize).toBeGreaterThanOrEqual(grown.length);
+    const second = new EntryRing(4, pool);
+    second.push(1, 'b', 'y'.repeat(10_000));
+    // Same size class: the released buffer, not a new one; its old bytes never show through.
+    expect(bufferOf(second)).toBe(grown);
+    expectSame(second, [[1, 'b', 'y'.repeat(10_000)]]);
+    second.push(2, 'c', '{}');
+    expectSame(second, [
+      [1, 'b', 'y'.repeat(10_000)],
+      [2, 'c', '{}'],
+    ]);
+  });
+
+  it('keeps no more than its bound, the largest buffers going first', () => {
+    const pool = new BufferPool(1000);
+    pool.give(Buffer.alloc(600));
+    pool.give(Buffer.alloc(600));
+    expect(pool.byteSize).toBe(600);
+    const small = Buffer.alloc(300);
+    pool.give(small);
+    pool.give(Buffer.alloc(300));
+    // The 600 went to make room for the smaller ones.
+    expect(pool.byteSize).toBe(600);
+    expect([pool.take(300), pool.take(300)]).toContain(small);
+    expect(pool.byteSize).toBe(0);
+    pool.give(Buffer.alloc(2000));
+    expect(pool.byteSize).toBe(0);
+  });
+
+  it('a released ring holds nothing and takes entries again', () => {
+    const ring = new EntryRing(2, new BufferPool(1 << 20));
+    ring.push(1, 'a', 'x'.repeat(1000));
+    ring.release();
+    expect(ring.length).toBe(0);
+    ring.push(2, 'b', '{}');
+    expectSame(ring, [[2, 'b', '{}']]);
   });
 });

@@ -8,6 +8,66 @@ const FIRST_CAPACITY = 256;
 const BYTES_PER_SLOT = 8 + 3 * 4;
 
 /**
+ * Buffers rings gave up (grown past, shrunk from, or their log dropped), kept by size for the next
+ * ring that needs one of that size, up to `maxBytes` in all. A full embedded log drops its least
+ * recently used conversations as new ones grow: without the pool every one of them grows its buffer
+ * anew by doubling, two to eight bytes allocated for every byte it comes to hold (at 8 KiB
+ * messages, about three copies of each relayed message's bytes, per round trip: docs/benchmarks.md,
+ * "Allocation per round trip"). One per log; what it holds is outside the log's byte bound, so it
+ * is a fraction of it.
+ */
+export class BufferPool {
+  private readonly bySize = new Map<number, Buffer[]>();
+  private held = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Bytes kept for reuse. */
+  get byteSize(): number {
+    return this.held;
+  }
+
+  /** A buffer of exactly `size` bytes, reused when one is kept, else a new one. Its bytes are not cleared. */
+  take(size: number): Buffer {
+    const list = this.bySize.get(size);
+    const kept = list?.pop();
+    if (kept === undefined) return Buffer.allocUnsafeSlow(size);
+    if (list!.length === 0) this.bySize.delete(size);
+    this.held -= size;
+    return kept;
+  }
+
+  /**
+   * Keeps `buffer` for a later {@link take}; it must no longer be used by whoever gives it. Past
+   * the bound the largest buffers kept go first (and `buffer` itself when it is the largest): a
+   * pool full of one size, which rings stopped asking for, would otherwise turn every other away.
+   */
+  give(buffer: Buffer): void {
+    if (buffer.length > this.maxBytes) return;
+    while (this.held + buffer.length > this.maxBytes) {
+      const largest = Math.max(...this.bySize.keys());
+      if (largest <= buffer.length) return;
+      const list = this.bySize.get(largest)!;
+      list.pop();
+      this.held -= largest;
+      if (list.length === 0) this.bySize.delete(largest);
+    }
+    let list = this.bySize.get(buffer.length);
+    if (list === undefined) this.bySize.set(buffer.length, (list = []));
+    list.push(buffer);
+    this.held += buffer.length;
+  }
+
+  clear(): void {
+    this.bySize.clear();
+    this.held = 0;
+  }
+}
+
+/** For rings without a pool: every buffer new. */
+const NO_POOL = new BufferPool(0);
+
+/**
  * One log's entries, oldest first, at most `maxEntries` (a push past it drops the oldest): each a
  * seq, an id and a message as JSON, the id and JSON kept as UTF-8 in one buffer outside the V8 heap.
  *
@@ -32,12 +92,24 @@ export class EntryRing {
   /** Slot of the oldest entry. */
   private head = 0;
   private count = 0;
-  private bytes: Buffer = Buffer.allocUnsafeSlow(FIRST_CAPACITY);
+  private bytes: Buffer;
   /** Where the next entry's bytes go. */
   private tail = 0;
 
-  constructor(readonly maxEntries: number) {
+  constructor(
+    readonly maxEntries: number,
+    private readonly pool: BufferPool = NO_POOL,
+  ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, not ${maxEntries}`);
+    this.bytes = pool.take(FIRST_CAPACITY);
+  }
+
+  /** Gives the ring's buffer to its pool: the ring must not be used after. */
+  release(): void {
+    this.pool.give(this.bytes);
+    this.bytes = Buffer.alloc(0);
+    this.count = 0;
+    this.tail = 0;
   }
 
   get length(): number {
@@ -68,9 +140,11 @@ export class EntryRing {
 
   /**
    * Appends an entry; when the ring holds `maxEntries` already, the oldest goes to make room and
-   * its seq is returned (else 0).
+   * its seq is returned (else 0). The entry's JSON is `json + rest + after`: a message's JSON may
+   * come in three parts, its long text between them as it is (json-frames.ts, jsonAroundString), so
+   * that the text is written once, as bytes, and never copied into one JSON string first.
    */
-  push(seq: number, id: string, json: string): number {
+  push(seq: number, id: string, json: string, rest = '', after = ''): number {
     let dropped = 0;
     if (this.count === this.maxEntries) {
       dropped = this.seqs[this.head];
@@ -81,10 +155,10 @@ export class EntryRing {
     }
     // UTF-8 takes at most three bytes per UTF-16 unit: the exact length is needed only near the end,
     // or when the buffer is eight times what the live entries need and is due to shrink.
-    const worst = 3 * (id.length + json.length);
+    const worst = 3 * (id.length + json.length + rest.length + after.length);
     const capacity = this.bytes.length;
     if (capacity - this.tail < worst || (capacity > FIRST_CAPACITY && 8 * this.liveBytes() < capacity)) {
-      this.makeRoom(Buffer.byteLength(id) + Buffer.byteLength(json));
+      this.makeRoom(Buffer.byteLength(id) + Buffer.byteLength(json) + Buffer.byteLength(rest) + Buffer.byteLength(after));
     }
     const slot = (this.head + this.count) % this.seqs.length;
     this.seqs[slot] = seq;
@@ -92,6 +166,8 @@ export class EntryRing {
     this.tail += this.bytes.write(id, this.tail);
     this.idEnds[slot] = this.tail;
     this.tail += this.bytes.write(json, this.tail);
+    if (rest.length > 0) this.tail += this.bytes.write(rest, this.tail);
+    if (after.length > 0) this.tail += this.bytes.write(after, this.tail);
     this.ends[slot] = this.tail;
     this.count++;
     return dropped;
@@ -159,12 +235,14 @@ export class EntryRing {
   private makeRoom(needed: number): void {
     const live = this.liveBytes();
     const wanted = live + needed;
-    let capacity = this.bytes.length;
+    // A released ring's buffer is empty.
+    let capacity = Math.max(this.bytes.length, FIRST_CAPACITY);
     while (capacity < 2 * wanted) capacity *= 2;
     while (capacity > FIRST_CAPACITY && capacity > 4 * wanted) capacity /= 2;
-    const target = capacity === this.bytes.length ? this.bytes : Buffer.allocUnsafeSlow(capacity);
+    const target = capacity === this.bytes.length ? this.bytes : this.pool.take(capacity);
     const shift = this.count === 0 ? this.tail : this.starts[this.head];
     this.bytes.copy(target, 0, shift, this.tail);
+    if (target !== this.bytes) this.pool.give(this.bytes);
     for (let position = 0; position < this.count; position++) {
       const slot = this.slot(position);
       this.starts[slot] -= shift;

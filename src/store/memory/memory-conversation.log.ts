@@ -8,7 +8,8 @@ import {
 } from '../conversation-log';
 import type { MessageFeedback } from '../../protocol';
 import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson, type OverlayFields } from '../log-entries';
-import { EntryRing } from './entry-ring';
+import { jsonAroundString } from '../json-frames';
+import { BufferPool, EntryRing } from './entry-ring';
 import { RecencyList, type Listed } from './recency-list';
 
 /** Bounds of the embedded log over all conversations. */
@@ -67,9 +68,12 @@ export class MemoryConversationLog implements ConversationLog {
   private size = 0;
   /** Bytes of all logs' rings. */
   private bytes = 0;
+  /** Buffers of dropped logs and of rings that grew, for the next ring that grows: an eighth of the byte bound, at most 8 MiB. */
+  private readonly pool: BufferPool;
   private readonly logs = new RecencyList<Log>((log) => {
     this.size -= log.entries.length;
     this.bytes -= log.held;
+    log.entries.release();
   });
   private readonly maxMessages: number;
   private readonly maxBytes: number;
@@ -90,11 +94,17 @@ export class MemoryConversationLog implements ConversationLog {
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
     this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
     this.ttlMs = limits.ttlS * 1000;
+    this.pool = new BufferPool(Math.min(this.maxBytes / 8, POOL_MAX_BYTES));
   }
 
   /** Bytes held by every log's ring (buffers and slot arrays). */
   get byteSize(): number {
     return this.bytes;
+  }
+
+  /** Bytes of ring buffers kept for reuse, outside {@link byteSize} and the byte bound. */
+  get pooledBytes(): number {
+    return this.pool.byteSize;
   }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
@@ -103,7 +113,10 @@ export class MemoryConversationLog implements ConversationLog {
 
   /** {@link append} without the promise, for the store's own intake. */
   appendNow(agentId: string, clientId: string | null, message: LoggedMessage): void {
-    this.push(agentId, clientId, message.id, JSON.stringify(message), true);
+    // A long text goes into the ring as it is, not copied into the message's JSON first.
+    const around = jsonAroundString(message, 'text');
+    if (around === null) this.push(agentId, clientId, message.id, JSON.stringify(message), true);
+    else this.push(agentId, clientId, message.id, around.before, true, message.text, around.after);
   }
 
   /** Appends the start of a streamed message (text ''), its final coming later with {@link endStreamNow}. */
@@ -144,12 +157,12 @@ export class MemoryConversationLog implements ConversationLog {
     this.logs.trim(this.over);
   }
 
-  /** Pushes an entry; `once`: not when an entry of the id is in the log already. */
-  private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean): Log {
+  /** Pushes an entry (its JSON `json + rest + after`); `once`: not when an entry of the id is in the log already. */
+  private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean, rest = '', after = ''): Log {
     const now = Date.now();
     const key = logKey(agentId, clientId);
     const found = this.logs.peek(key, now);
-    const log = found ?? newLog(key, agentId, clientId, this.limits.maxMessages);
+    const log = found ?? newLog(key, agentId, clientId, this.limits.maxMessages, this.pool);
     // An append restarts the log's TTL, a repeated one included.
     log.expiresAt = now + this.ttlMs;
     if (found) this.logs.touch(log);
@@ -158,7 +171,7 @@ export class MemoryConversationLog implements ConversationLog {
     if (id > log.topId) log.topId = id;
     else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
-    const trimmed = log.entries.push(++this.seq, id, json);
+    const trimmed = log.entries.push(++this.seq, id, json, rest, after);
     if (trimmed !== 0) log.trimmedUpTo = trimmed;
     else this.size++;
     this.account(log);
@@ -207,6 +220,7 @@ export class MemoryConversationLog implements ConversationLog {
 
   async close(): Promise<void> {
     this.logs.clear();
+    this.pool.clear();
     this.size = 0;
     this.bytes = 0;
   }
@@ -218,12 +232,15 @@ export class MemoryConversationLog implements ConversationLog {
   }
 }
 
-function newLog(key: string, agentId: string, clientId: string | null, maxMessages: number): Log {
+/** Most bytes a log's pool of ring buffers keeps. */
+const POOL_MAX_BYTES = 8 * 2 ** 20;
+
+function newLog(key: string, agentId: string, clientId: string | null, maxMessages: number, pool: BufferPool): Log {
   return {
     key,
     agentId,
     clientId,
-    entries: new EntryRing(maxMessages),
+    entries: new EntryRing(maxMessages, pool),
     held: 0,
     trimmedUpTo: 0,
     topId: '',
