@@ -8,9 +8,13 @@ import {
 } from '../conversation-log';
 import type { MessageFeedback } from '../../protocol';
 import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson, type OverlayFields } from '../log-entries';
+import { LRUCache } from 'lru-cache';
 import { jsonAroundString } from '../json-frames';
 import { BufferPool, EntryRing } from './entry-ring';
-import { RecencyList, type Listed } from './recency-list';
+import { SWEEP_EVERY_MS } from './slot-recency';
+
+/** A read that restarts the log's lifetime: an append's. */
+const APPENDING: LRUCache.GetOptions<string, Log, unknown> = { updateAgeOnGet: true };
 
 /** Bounds of the embedded log over all conversations. */
 export interface MemoryLogBounds {
@@ -32,7 +36,7 @@ export interface MemoryLogBounds {
  * every message, must not pay for one, and the reads that look an id up (recovery, history pages)
  * search from the newest entry, where the id they are given usually is.
  */
-interface Log extends Listed<Log> {
+interface Log {
   agentId: string;
   clientId: string | null;
   entries: EntryRing;
@@ -70,31 +74,35 @@ export class MemoryConversationLog implements ConversationLog {
   private bytes = 0;
   /** Buffers of dropped logs and of rings that grew, for the next ring that grows: an eighth of the byte bound, at most 8 MiB. */
   private readonly pool: BufferPool;
-  private readonly logs = new RecencyList<Log>((log) => {
-    this.size -= log.entries.length;
-    this.bytes -= log.held;
-    log.entries.release();
-  });
+  /**
+   * Logs by key, least recently used first, each for ttlS after its last append (a read moves a log
+   * up without extending its lifetime), at most maxConversations of them; `dispose` hears of every
+   * log that leaves, to keep the totals and hand its buffers to the pool.
+   */
+  private readonly logs: LRUCache<string, Log>;
   private readonly maxMessages: number;
   private readonly maxBytes: number;
-  private readonly ttlMs: number;
-  /**
-   * Whether the logs are over a bound. The log just appended to is the most recently used, so it
-   * goes last, and is never dropped itself: it alone fits the message bound, and the byte bound
-   * gives way to it rather than lose the message just written.
-   */
-  private readonly over = () =>
-    this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes || this.logs.size > this.bounds.maxConversations);
+  private sweptAt = 0;
 
   constructor(
     private readonly limits: ConversationLogLimits,
-    private readonly bounds: MemoryLogBounds,
+    bounds: MemoryLogBounds,
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
     this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
-    this.ttlMs = limits.ttlS * 1000;
     this.pool = new BufferPool(Math.min(this.maxBytes / 8, POOL_MAX_BYTES));
+    this.logs = new LRUCache<string, Log>({
+      max: bounds.maxConversations,
+      ttl: limits.ttlS * 1000,
+      // Staleness is read from the clock on each check, with no timer to debounce it.
+      ttlResolution: 0,
+      dispose: (log) => {
+        this.size -= log.entries.length;
+        this.bytes -= log.held;
+        log.entries.release();
+      },
+    });
   }
 
   /** Bytes held by every log's ring (buffers and slot arrays). */
@@ -133,7 +141,7 @@ export class MemoryConversationLog implements ConversationLog {
   }
 
   async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
-    const log = this.logs.get(logKey(agentId, clientId), Date.now());
+    const log = this.logs.get(logKey(agentId, clientId));
     if (!log) return false;
     const position = messagePosition(log, id);
     if (position === -1) return false;
@@ -154,20 +162,22 @@ export class MemoryConversationLog implements ConversationLog {
     const held = log.entries.byteSize + log.overlayBytes;
     this.bytes += held - log.held;
     log.held = held;
-    this.logs.trim(this.over);
+    // The log just appended to is the most recently used, so it goes last, and is never dropped
+    // itself: it alone fits the message bound, and the byte bound gives way to it rather than lose
+    // the message just written.
+    while (this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes)) this.logs.pop();
   }
 
   /** Pushes an entry (its JSON `json + rest + after`); `once`: not when an entry of the id is in the log already. */
   private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean, rest = '', after = ''): Log {
-    const now = Date.now();
     const key = logKey(agentId, clientId);
-    const found = this.logs.peek(key, now);
-    const log = found ?? newLog(key, agentId, clientId, this.limits.maxMessages, this.pool);
     // An append restarts the log's TTL, a repeated one included.
-    log.expiresAt = now + this.ttlMs;
-    if (found) this.logs.touch(log);
-    else this.logs.add(log);
-    this.logs.sweep(now);
+    let log = this.logs.get(key, APPENDING);
+    if (log === undefined) {
+      log = newLog(agentId, clientId, this.limits.maxMessages, this.pool);
+      this.logs.set(key, log);
+    }
+    this.sweep();
     if (id > log.topId) log.topId = id;
     else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
@@ -207,15 +217,20 @@ export class MemoryConversationLog implements ConversationLog {
 
   async deleteConversation(agentId: string, clientId: string): Promise<boolean> {
     const key = logKey(agentId, clientId);
-    return this.logs.peek(key, Date.now()) !== undefined && this.logs.delete(key);
+    // An expired log is erased too, yet not counted: it was gone already.
+    const live = this.logs.has(key);
+    return this.logs.delete(key) && live;
   }
 
   async deleteUser(clientId: string): Promise<number> {
-    const now = Date.now();
-    const keys: string[] = [];
-    for (const log of this.logs.values()) if (log.clientId === clientId) keys.push(log.key);
-    // An expired log is erased too, yet not counted: it was gone already.
-    return keys.filter((key) => this.logs.peek(key, now) !== undefined && this.logs.delete(key)).length;
+    let erased = 0;
+    // dump() lists expired logs too: they are erased as well, yet not counted (they were gone already).
+    for (const [key, { value }] of this.logs.dump()) {
+      if (value.clientId !== clientId) continue;
+      if (this.logs.has(key)) erased++;
+      this.logs.delete(key);
+    }
+    return erased;
   }
 
   async close(): Promise<void> {
@@ -225,19 +240,28 @@ export class MemoryConversationLog implements ConversationLog {
     this.bytes = 0;
   }
 
+  /**
+   * Drops expired logs, at most once per {@link SWEEP_EVERY_MS}: a walk over all of them (at most
+   * maxConversations), where reads would find only those they ask for.
+   */
+  private sweep(): void {
+    const now = Date.now();
+    if (now - this.sweptAt < SWEEP_EVERY_MS) return;
+    this.sweptAt = now;
+    this.logs.purgeStale();
+  }
+
   /** A conversation's log and the bot's broadcasts, both made the most recently used. */
   private pair(agentId: string, clientId: string): [Log | undefined, Log | undefined] {
-    const now = Date.now();
-    return [this.logs.get(logKey(agentId, clientId), now), this.logs.get(logKey(agentId, null), now)];
+    return [this.logs.get(logKey(agentId, clientId)), this.logs.get(logKey(agentId, null))];
   }
 }
 
 /** Most bytes a log's pool of ring buffers keeps. */
 const POOL_MAX_BYTES = 8 * 2 ** 20;
 
-function newLog(key: string, agentId: string, clientId: string | null, maxMessages: number, pool: BufferPool): Log {
+function newLog(agentId: string, clientId: string | null, maxMessages: number, pool: BufferPool): Log {
   return {
-    key,
     agentId,
     clientId,
     entries: new EntryRing(maxMessages, pool),
@@ -246,9 +270,6 @@ function newLog(key: string, agentId: string, clientId: string | null, maxMessag
     topId: '',
     overlay: new Map(),
     overlayBytes: 0,
-    expiresAt: 0,
-    older: null,
-    newer: null,
   };
 }
 

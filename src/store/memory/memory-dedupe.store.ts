@@ -1,7 +1,6 @@
 import type { DedupeKey, DedupeRecord, DedupeStore } from '../store';
 import { RecordTable } from './record-table';
-import { SWEEP_EVERY_MS } from './recency-list';
-import { NO_SLOT, SlotRecency } from './slot-recency';
+import { NO_SLOT, SlotRecency, SWEEP_EVERY_MS } from './slot-recency';
 
 /** Records kept at most by the single in-memory replica. The least recently used go first. */
 export const MEMORY_DEDUPE_MAX_RECORDS = 100_000;

@@ -1,12 +1,15 @@
 /** No slot: the end of the order, or a slot that could not be had. */
 export const NO_SLOT = -1;
 
+/** How often, at most, the embedded store sweeps expired entries (dedupe records, conversation logs). */
+export const SWEEP_EVERY_MS = 1000;
+
 /**
  * A fixed number of slots (the integers 0 to capacity - 1), those in use in the order they were
- * last touched, oldest first, the free ones on a stack. It is the bookkeeping of a
- * {@link RecencyList} for an owner that keeps its records in parallel arrays indexed by slot
- * rather than as objects: links and the free stack are typed arrays, so a touch writes a few
- * integers and the garbage collector has nothing per record to trace.
+ * last touched, oldest first, the free ones on a stack: the bookkeeping of an LRU cache for an
+ * owner that keeps its records in parallel arrays indexed by slot rather than as objects. Links and
+ * the free stack are typed arrays, so a touch writes a few integers and the garbage collector has
+ * nothing per record to trace.
  */
 export class SlotRecency {
   private readonly older: Int32Array;
