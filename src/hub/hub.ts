@@ -13,6 +13,7 @@ import { createHttpApp } from '../http/app';
 import { loadAsyncApiDocument, writeAsyncApiFile } from '../http/asyncapi.docs';
 import { writeSpecFile } from '../http/docs';
 import { AuthFailureLimiter } from '../limits/auth-failure-limiter';
+import { MemoryPressure } from '../limits/memory-pressure';
 import { createLogger, type Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import { HubMetrics } from '../metrics/metrics';
@@ -53,6 +54,8 @@ export interface Hub {
   relay: HubRelay;
   /** Client address and Origin of every engine.io connection. */
   connections: ConnectionInfoRegistry;
+  /** This replica's memory against its limit and high-water mark. */
+  memory: MemoryPressure;
   store: Store;
   metrics: HubMetrics;
   jwt: JwtService;
@@ -90,6 +93,18 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const infra = await createInfrastructure(config, logger.child({ component: 'cluster' }), metrics, deps.cluster);
   const { store } = infra;
   const clientIp = clientIpResolver(config.TRUST_PROXY);
+  const memory = new MemoryPressure({
+    limitBytes: config.MEMORY_LIMIT_BYTES,
+    highWaterRatio: config.MEMORY_HIGH_WATER_RATIO,
+    lowWaterRatio: config.MEMORY_LOW_WATER_RATIO,
+  });
+  metrics.watchMemory(memory);
+  const memoryLogger = logger.child({ component: 'memory' });
+  memory.on('change', (over) => {
+    const state = { usageBytes: memory.usage(), limitBytes: memory.limit, limitFrom: memory.source };
+    if (over) memoryLogger.warn(state, 'memory past the high-water mark: unready, refusing new handshakes (SERVER_BUSY)');
+    else memoryLogger.info(state, 'memory below the low-water mark: ready, taking new handshakes again');
+  });
   let draining = false;
   const isDraining = () => draining;
 
@@ -148,6 +163,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     publicationTo: (room, event) => infra.publicationTo(room, event),
     publishToRoom: (room, event, data) => infra.publishToRoom(room, event, data),
     isDraining,
+    memory,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
     subscriptionsIntact: () => infra.subscriptions.intact(),
   };
@@ -166,7 +182,11 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
   );
   const asyncApi = loadAsyncApiDocument(publicUrl(config));
-  const readinessChecks = async () => ({ notDraining: !draining, ...(await infra.readinessChecks()) });
+  const readinessChecks = async () => ({
+    notDraining: !draining,
+    memoryBelowHighWater: !memory.overHighWater,
+    ...(await infra.readinessChecks()),
+  });
   metrics.readFrom(readinessChecks);
 
   createHttpApp(
@@ -199,6 +219,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const start = () => {
     started ??= (async () => {
       infra.start();
+      memory.start();
       deactivationSweep.start();
       streams.startSweep();
       const httpLogger = logger.child({ component: 'http' });
@@ -226,6 +247,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const close = () => {
     closed ??= (async () => {
       draining = true;
+      memory.stop();
       deactivationSweep.stop();
       demo?.close();
       service.stop();
@@ -251,6 +273,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     io,
     relay: { service, namespaces, dispatcher },
     connections,
+    memory,
     store,
     metrics,
     jwt,
