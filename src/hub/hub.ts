@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import express from 'express';
 import { Server } from 'socket.io';
 import { AgentKeyMatcher } from '../auth/agent-keys';
@@ -101,7 +102,14 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   metrics.watchMemory(memory);
   const memoryLogger = logger.child({ component: 'memory' });
   memory.on('change', (over) => {
-    const state = { usageBytes: memory.usage(), limitBytes: memory.limit, limitFrom: memory.source };
+    const heap = getHeapStatistics();
+    const state = {
+      usageBytes: memory.usage(),
+      limitBytes: memory.limit,
+      limitFrom: memory.source,
+      heapUsedBytes: heap.used_heap_size,
+      heapLimitBytes: heap.heap_size_limit,
+    };
     if (over) memoryLogger.warn(state, 'memory past the high-water mark: unready, refusing new handshakes (SERVER_BUSY)');
     else memoryLogger.info(state, 'memory below the low-water mark: ready, taking new handshakes again');
   });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { findCgroupMemory, type CgroupMemory } from './cgroup-memory';
 
 export interface MemoryPressureOptions {
@@ -13,6 +14,13 @@ export interface MemoryPressureOptions {
   intervalMs?: number;
   /** The cgroup to read; found from /proc/self/cgroup by default. */
   cgroup?: CgroupMemory | null;
+  /** V8's heap in use and its limit; node:v8's heap statistics by default. */
+  heap?: () => { used: number; limit: number };
+}
+
+function v8Heap(): { used: number; limit: number } {
+  const { used_heap_size: used, heap_size_limit: limit } = getHeapStatistics();
+  return { used, limit };
 }
 
 /** Where {@link MemoryPressure.limit} comes from. */
@@ -24,8 +32,10 @@ export type MemoryLimitSource = 'setting' | 'cgroup' | 'machine';
  * SERVER_BUSY) until usage falls below MEMORY_LOW_WATER_RATIO. The limit is MEMORY_LIMIT_BYTES
  * when set, else the container's (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`), else the
  * machine's memory. Usage is the cgroup's working set (what the OOM killer cannot reclaim) when
- * the limit is the cgroup's, else this process's RSS. Emits `change` (over: boolean) on each
- * crossing. Docs: docs/operations.md, "Memory high-water mark".
+ * the limit is the cgroup's, else this process's RSS. V8's heap has a limit of its own, below the
+ * container's (Node sizes it from the cgroup's: about 300 MiB in 512 MiB), past which the process
+ * aborts just as surely, so the share that counts is the larger of the two. Emits `change`
+ * (over: boolean) on each crossing. Docs: docs/operations.md, "Memory high-water mark".
  */
 export class MemoryPressure extends EventEmitter<{ change: [over: boolean] }> {
   readonly limit: number;
@@ -52,6 +62,12 @@ export class MemoryPressure extends EventEmitter<{ change: [over: boolean] }> {
     return this.readUsage();
   }
 
+  /** The larger of usage / limit and V8's heap in use / its limit, now. */
+  share(): number {
+    const heap = (this.options.heap ?? v8Heap)();
+    return Math.max(this.usage() / this.limit, heap.used / heap.limit);
+  }
+
   /** The limit less the usage now (negative past the limit). */
   headroom(): number {
     return this.limit - this.usage();
@@ -66,7 +82,7 @@ export class MemoryPressure extends EventEmitter<{ change: [over: boolean] }> {
   check(): boolean {
     const { highWaterRatio, lowWaterRatio } = this.options;
     if (highWaterRatio <= 0) return false;
-    const share = this.usage() / this.limit;
+    const share = this.share();
     const over = this.over ? share >= lowWaterRatio : share >= highWaterRatio;
     if (over !== this.over) {
       this.over = over;

@@ -57,12 +57,13 @@ describe('findCgroupMemory', () => {
 });
 
 describe('MemoryPressure', () => {
-  function pressure(usage: { bytes: number }, high = 0.85, low = 0.75) {
+  function pressure(usage: { bytes: number; heap?: number }, high = 0.85, low = 0.75) {
     return new MemoryPressure({
       limitBytes: 0,
       highWaterRatio: high,
       lowWaterRatio: low,
       cgroup: { limit: 1000, usage: () => usage.bytes },
+      heap: () => ({ used: usage.heap ?? 0, limit: 100 }),
     });
   }
 
@@ -76,6 +77,16 @@ describe('MemoryPressure', () => {
     expect(states).toEqual([false, false, true, true, true, true, true, false, false, false]);
     expect(changes).toEqual([true, false]);
     expect([p.limit, p.source, p.headroom()]).toEqual([1000, 'cgroup', 151]);
+  });
+
+  it("counts V8's heap against its own limit too: the larger share decides", () => {
+    const usage = { bytes: 100, heap: 50 };
+    const p = pressure(usage);
+    expect(p.check()).toBe(false);
+    usage.heap = 86;
+    expect([p.check(), p.share()]).toEqual([true, 0.86]);
+    usage.heap = 74;
+    expect(p.check()).toBe(false);
   });
 
   it('never over with MEMORY_HIGH_WATER_RATIO 0, whatever the usage', () => {
