@@ -103,7 +103,7 @@ export const limitsSchema = {
     env: 'MEMORY_LIMIT_BYTES',
   },
   MEMORY_HIGH_WATER_RATIO: {
-    doc: 'At or above this share of MEMORY_LIMIT_BYTES in use (or of V8's heap limit, whichever share is larger), the replica turns unready (/health/ready 503) and refuses new handshakes with SERVER_BUSY (retryable), so the load balancer sends them to other replicas before the kernel OOM-kills this one; its clients stay. It takes them again below MEMORY_LOW_WATER_RATIO. Checked every second (0 = off). See docs/operations.md (sizing).',
+    doc: 'At or above this share of MEMORY_LIMIT_BYTES in use (or of the V8 heap limit, whichever share is larger), the replica turns unready (/health/ready 503) and refuses new handshakes with SERVER_BUSY (retryable), so the load balancer sends them to other replicas before the kernel OOM-kills this one; its clients stay. It takes them again below MEMORY_LOW_WATER_RATIO. Checked every second (0 = off). See docs/operations.md (sizing).',
     format: 'ratio',
     default: 0.85,
     env: 'MEMORY_HIGH_WATER_RATIO',
