@@ -8,7 +8,7 @@ const MiB = 2 ** 20;
 
 export const SIZING_RULE = {
   container: { baseBytes: 64 * MiB, perConnectionBytes: 24 * KiB, perMessageBytes: (size: number) => 64 * KiB + 16 * size },
-  heap: { baseBytes: 27 * MiB, perConnectionBytes: 16 * KiB, perMessageBytes: (size: number) => 40 * KiB + 5 * size },
+  heap: { baseBytes: 27 * MiB, perConnectionBytes: 16 * KiB, perMessageBytes: (size: number) => 48 * KiB + 6 * size },
   /** Maximum-size messages in flight at once the chart's defaults budget for. */
   messagesInFlight: 150,
 } as const;
