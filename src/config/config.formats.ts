@@ -14,6 +14,21 @@ convict.addFormats({
     },
     coerce: (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
   },
+  // Digits only: convict's nat reads "512Mi" as 512, and a memory limit of 512 bytes would refuse every handshake.
+  'byte-count': {
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+        throw new Error('must be a whole number of bytes (digits only, e.g. 536870912)');
+    },
+    coerce: (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+  },
+  // A share of something, 0–1 inclusive (0 usually switches the feature off).
+  ratio: {
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) throw new Error('must be a number from 0 to 1');
+    },
+    coerce: (value: unknown) => (typeof value === 'string' && /^\d*\.?\d+$/.test(value) ? Number(value) : value),
+  },
   'comma-list': {
     validate(value: unknown) {
       if (value === null) return;

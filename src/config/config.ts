@@ -96,6 +96,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
       'ADMIN_JWT_SECRET must differ from JWT_SECRET and every JWT_PREVIOUS_SECRETS entry (whoever signs chat tokens must not sign admin tokens)',
     );
   }
+  if ((raw.MEMORY_HIGH_WATER_RATIO as number) > 0 && (raw.MEMORY_LOW_WATER_RATIO as number) >= (raw.MEMORY_HIGH_WATER_RATIO as number)) {
+    throw new ConfigError('MEMORY_LOW_WATER_RATIO must be below MEMORY_HIGH_WATER_RATIO (or MEMORY_HIGH_WATER_RATIO 0, off)');
+  }
   raw.CORS_ORIGINS ??= production ? [] : ['*'];
   if (production && raw.DEMO_ENABLED === true && env.DEMO_ENABLED !== undefined && env.DEMO_ENABLED !== '') {
     throw new ConfigError('DEMO_ENABLED: the demo (with its unauthenticated token route) cannot run with NODE_ENV=production');

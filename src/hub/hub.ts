@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import express from 'express';
 import { Server } from 'socket.io';
 import { AgentKeyMatcher } from '../auth/agent-keys';
@@ -13,6 +14,7 @@ import { createHttpApp } from '../http/app';
 import { loadAsyncApiDocument, writeAsyncApiFile } from '../http/asyncapi.docs';
 import { writeSpecFile } from '../http/docs';
 import { AuthFailureLimiter } from '../limits/auth-failure-limiter';
+import { MemoryPressure } from '../limits/memory-pressure';
 import { createLogger, type Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import { HubMetrics } from '../metrics/metrics';
@@ -53,6 +55,8 @@ export interface Hub {
   relay: HubRelay;
   /** Client address and Origin of every engine.io connection. */
   connections: ConnectionInfoRegistry;
+  /** This replica's memory against its limit and high-water mark. */
+  memory: MemoryPressure;
   store: Store;
   metrics: HubMetrics;
   jwt: JwtService;
@@ -90,6 +94,25 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const infra = await createInfrastructure(config, logger.child({ component: 'cluster' }), metrics, deps.cluster);
   const { store } = infra;
   const clientIp = clientIpResolver(config.TRUST_PROXY);
+  const memory = new MemoryPressure({
+    limitBytes: config.MEMORY_LIMIT_BYTES,
+    highWaterRatio: config.MEMORY_HIGH_WATER_RATIO,
+    lowWaterRatio: config.MEMORY_LOW_WATER_RATIO,
+  });
+  metrics.watchMemory(memory);
+  const memoryLogger = logger.child({ component: 'memory' });
+  memory.on('change', (over) => {
+    const heap = getHeapStatistics();
+    const state = {
+      usageBytes: memory.usage(),
+      limitBytes: memory.limit,
+      limitFrom: memory.source,
+      heapUsedBytes: heap.used_heap_size,
+      heapLimitBytes: heap.heap_size_limit,
+    };
+    if (over) memoryLogger.warn(state, 'memory past the high-water mark: unready, refusing new handshakes (SERVER_BUSY)');
+    else memoryLogger.info(state, 'memory below the low-water mark: ready, taking new handshakes again');
+  });
   let draining = false;
   const isDraining = () => draining;
 
@@ -148,6 +171,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     publicationTo: (room, event) => infra.publicationTo(room, event),
     publishToRoom: (room, event, data) => infra.publishToRoom(room, event, data),
     isDraining,
+    memory,
     subscriptionsSettled: () => infra.subscriptionsSettled(),
     subscriptionsIntact: () => infra.subscriptions.intact(),
   };
@@ -166,7 +190,11 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     metrics,
   );
   const asyncApi = loadAsyncApiDocument(publicUrl(config));
-  const readinessChecks = async () => ({ notDraining: !draining, ...(await infra.readinessChecks()) });
+  const readinessChecks = async () => ({
+    notDraining: !draining,
+    memoryBelowHighWater: !memory.overHighWater,
+    ...(await infra.readinessChecks()),
+  });
   metrics.readFrom(readinessChecks);
 
   createHttpApp(
@@ -199,6 +227,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const start = () => {
     started ??= (async () => {
       infra.start();
+      memory.start();
       deactivationSweep.start();
       streams.startSweep();
       const httpLogger = logger.child({ component: 'http' });
@@ -226,6 +255,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const close = () => {
     closed ??= (async () => {
       draining = true;
+      memory.stop();
       deactivationSweep.stop();
       demo?.close();
       service.stop();
@@ -251,6 +281,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     io,
     relay: { service, namespaces, dispatcher },
     connections,
+    memory,
     store,
     metrics,
     jwt,

@@ -1,6 +1,17 @@
 import { totalmem } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
 
+/** A replica's memory limit and the headroom left under it (src/limits/memory-pressure.ts). */
+export interface MemoryGauges {
+  readonly limit: number;
+  headroom(): number;
+}
+
+/** Without a hub's {@link MemoryGauges}: the cgroup's limit, else the machine's memory. */
+function machineLimit(): number {
+  return Math.min(process.constrainedMemory() || Infinity, totalmem());
+}
+
 /** The checks behind /health/ready, by name; the replica is ready when all of them pass. */
 export type ReadinessChecks = () => Promise<Record<string, boolean>>;
 
@@ -203,14 +214,21 @@ export class HubMetrics {
     },
   });
 
-  // The limit RSS is measured against: the OOM killer acts on the container's, not on V8's heap limit.
-  readonly memoryLimit = new Gauge({
+  /** What {@link memoryLimit} and {@link memoryHeadroom} read on each scrape (set by the hub). */
+  private memory: MemoryGauges | null = null;
+
+  // The limit memory is measured against: the OOM killer acts on the container's, not on V8's heap limit.
+  readonly memoryLimit: Gauge = new Gauge({
     name: 'relay_memory_limit_bytes',
-    help: "Memory this process may use: its cgroup's (container's) limit, else the machine's total memory",
+    help: "Memory this replica may use: MEMORY_LIMIT_BYTES, else its cgroup's (container's) limit, else the machine's total memory",
     registers: [this.registry],
-    collect() {
-      this.set(Math.min(process.constrainedMemory() || Infinity, totalmem()));
-    },
+    collect: (): void => this.memoryLimit.set(this.memory?.limit ?? machineLimit()),
+  });
+  readonly memoryHeadroom: Gauge = new Gauge({
+    name: 'relay_memory_headroom_bytes',
+    help: "relay_memory_limit_bytes less the memory in use now: the cgroup's working set (memory.current less inactive file cache) when the limit is the container's, else this process's RSS",
+    registers: [this.registry],
+    collect: (): void => this.memoryHeadroom.set(this.memory?.headroom() ?? machineLimit() - process.memoryUsage.rss()),
   });
   readonly rateLimited = new TalliedCounter({
     name: 'relay_rate_limited_total',
@@ -228,6 +246,11 @@ export class HubMetrics {
     registers: [this.registry],
     collect: (): void => this.historyMemoryBytes.set(this.historyMemory?.() ?? 0),
   });
+
+  /** Makes {@link memoryLimit} and {@link memoryHeadroom} report `memory`'s. */
+  watchMemory(memory: MemoryGauges): void {
+    this.memory = memory;
+  }
 
   /** Makes {@link historyMemoryBytes} report `read()`. */
   watchHistoryMemory(read: () => number): void {

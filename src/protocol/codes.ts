@@ -37,6 +37,10 @@ export const HandshakeCodes = {
   RATE_LIMITED: { retryable: true, description: 'too many failed handshakes from this address; retry later' },
   SERVER_SHUTTING_DOWN: { retryable: true, description: 'this replica is draining; retry (another replica will answer)' },
   SERVER_UNAVAILABLE: { retryable: true, description: 'a check could not run (shared state unreachable); retry later' },
+  SERVER_BUSY: {
+    retryable: true,
+    description: 'this replica is past its memory high-water mark (MEMORY_HIGH_WATER_RATIO); retry (another replica will answer)',
+  },
   AGENT_RUNTIME_LIMIT: {
     retryable: true,
     description: 'the bot already has MAX_RUNTIMES_PER_AGENT runtimes connected (agent namespace); retry once one has left',

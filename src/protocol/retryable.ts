@@ -7,7 +7,7 @@ import type { Assert, Same } from './type-checks';
  * bundle. The assertions below fail the build when a list and its catalogue disagree.
  */
 export const RetryableCodes = {
-  handshake: ['TOKEN_EXPIRED', 'RATE_LIMITED', 'SERVER_SHUTTING_DOWN', 'SERVER_UNAVAILABLE', 'AGENT_RUNTIME_LIMIT'],
+  handshake: ['TOKEN_EXPIRED', 'RATE_LIMITED', 'SERVER_SHUTTING_DOWN', 'SERVER_UNAVAILABLE', 'SERVER_BUSY', 'AGENT_RUNTIME_LIMIT'],
   sessionClosed: ['TOKEN_EXPIRED', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
   ack: ['AGENT_OFFLINE', 'TIMEOUT', 'RATE_LIMITED', 'SERVER_UNAVAILABLE'],
 } as const;

@@ -37,6 +37,7 @@ const NOT_A_FAILURE: ReadonlySet<HandshakeCode> = new Set([
   'RATE_LIMITED',
   'SERVER_SHUTTING_DOWN',
   'SERVER_UNAVAILABLE',
+  'SERVER_BUSY',
   'ORIGIN_NOT_ALLOWED',
   'AGENT_RUNTIME_LIMIT',
 ]);
@@ -164,6 +165,16 @@ export function keepAuthFields(schema: { properties: Record<string, unknown> }):
 export function notDraining(ctx: RelayContext): HandshakeCheck {
   return () => {
     if (ctx.isDraining()) throw new HandshakeError('SERVER_SHUTTING_DOWN');
+  };
+}
+
+/**
+ * Refuses new sessions while this replica is past its memory high-water mark (MEMORY_HIGH_WATER_RATIO),
+ * so the peer retries on another replica before this one runs out of memory; sessions it holds stay.
+ */
+export function memoryBelowHighWater(ctx: RelayContext): HandshakeCheck {
+  return () => {
+    if (ctx.memory.overHighWater) throw new HandshakeError('SERVER_BUSY');
   };
 }
 

@@ -3,6 +3,7 @@ import type { AgentKeyMatcher } from '../auth/agent-keys';
 import type { JwtService } from '../auth/jwt.service';
 import type { HubConfig } from '../config/config';
 import type { AuthFailureLimiter } from '../limits/auth-failure-limiter';
+import type { MemoryPressure } from '../limits/memory-pressure';
 import type { Logger } from '../logging/logger';
 import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
@@ -51,6 +52,8 @@ export interface RelayContext {
   /** See Infrastructure.publishToRoom: false where the room has no such publication (emit as usual). */
   publishToRoom(room: string, event: string, data: unknown): Promise<boolean>;
   isDraining(): boolean;
+  /** This replica's memory against its limit: past the high-water mark, new handshakes are refused. */
+  memory: Pick<MemoryPressure, 'overHighWater'>;
   /** Resolves once room subscriptions made so far are in effect cluster-wide (a recovering client reads the log after). */
   subscriptionsSettled(): Promise<void>;
   /**

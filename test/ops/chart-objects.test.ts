@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { configSchema } from '../../src/config/config.schema';
+import { fits, SIZING_RULE } from '../helpers/sizing-rule';
 import { COMBINATIONS, one, RELEASE, render, ROOT, SECRETS, type K8sObject, type Values } from './support/chart';
 
 const FULLNAME = `${RELEASE}-relay-hub`;
@@ -85,15 +86,23 @@ describe('the hub Deployment', () => {
     }
   });
 
-  test('the memory limit fits MAX_CONNECTIONS (16 KiB per idle connection + 128 MiB, with 25 % headroom)', async () => {
-    const fits = (objects: K8sObject[]) => {
-      const maxConnections = Number(hubConfig(objects).MAX_CONNECTIONS);
+  test('the memory limit fits MAX_CONNECTIONS and 150 maximum-size messages in flight below the high-water mark (docs/operations.md, "Sizing")', async () => {
+    const fitsRule = (objects: K8sObject[]) => {
+      const config = hubConfig(objects);
+      const maxConnections = Number(config.MAX_CONNECTIONS);
+      const highWater = Number(config.MEMORY_HIGH_WATER_RATIO);
       expect(maxConnections).toBeGreaterThan(0);
-      return (maxConnections * 16 * 2 ** 10 + 128 * 2 ** 20) * 1.25 <= bytes(hubContainer(objects).resources.limits.memory);
+      expect(highWater).toBeGreaterThan(0);
+      const load = {
+        connections: maxConnections,
+        messagesInFlight: SIZING_RULE.messagesInFlight,
+        messageBytes: Number(config.MAX_MESSAGE_BYTES),
+      };
+      return fits(load, bytes(hubContainer(objects).resources.limits.memory), highWater);
     };
-    for (const objects of rendered.values()) expect(fits(objects)).toBe(true);
-    // The check has teeth: more connections on the same limit do not fit.
-    expect(fits(await render([COMBINATIONS[combos[0][0]], { config: { MAX_CONNECTIONS: '30000' } }]))).toBe(false);
+    for (const objects of rendered.values()) expect(fitsRule(objects)).toBe(true);
+    // The check has teeth: the old default of 15000 connections on the same limit does not fit.
+    expect(fitsRule(await render([COMBINATIONS[combos[0][0]], { config: { MAX_CONNECTIONS: '15000' } }]))).toBe(false);
   });
 
   test("runs the image's command, so the Dockerfile's node flags apply", () => {

@@ -63,9 +63,31 @@ describe('loadConfig', () => {
     ['ADMIN_JWT_SECRET', 'short'],
     ['ADMIN_JWT_SECRET', SECRETS.JWT_SECRET],
     ['AGENT_SHARED_KEYS_ENABLED', 'nope'],
+    ['MEMORY_HIGH_WATER_RATIO', '1.5'],
+    ['MEMORY_HIGH_WATER_RATIO', 'high'],
+    ['MEMORY_LOW_WATER_RATIO', '-0.1'],
+    ['MEMORY_LIMIT_BYTES', '512Mi'],
+    // Hysteresis needs the low mark below the high one.
+    ['MEMORY_LOW_WATER_RATIO', '0.9'],
   ])('fails fast naming %s for %j', (key, value) => {
     expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(key);
+  });
+
+  it('reads the memory marks as ratios; with the high mark off (0) any low mark goes', () => {
+    const { config } = loadConfig({
+      ...SECRETS,
+      MEMORY_HIGH_WATER_RATIO: '0.9',
+      MEMORY_LOW_WATER_RATIO: '.8',
+      MEMORY_LIMIT_BYTES: '1048576',
+    });
+    expect([config.MEMORY_HIGH_WATER_RATIO, config.MEMORY_LOW_WATER_RATIO, config.MEMORY_LIMIT_BYTES]).toEqual([0.9, 0.8, 1048576]);
+    expect(loadConfig({ ...SECRETS, MEMORY_HIGH_WATER_RATIO: '0' }).config.MEMORY_HIGH_WATER_RATIO).toBe(0);
+    expect(loadConfig(SECRETS).config).toMatchObject({
+      MEMORY_HIGH_WATER_RATIO: 0.85,
+      MEMORY_LOW_WATER_RATIO: 0.75,
+      MEMORY_LIMIT_BYTES: 0,
+    });
   });
 
   it('generates missing secrets outside production without Redis, and reports them', () => {

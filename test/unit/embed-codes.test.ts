@@ -21,6 +21,7 @@ describe('embed code classification', () => {
     }
     expect(classifyHandshake('RATE_LIMITED', true, fixed)).toBe('retry');
     expect(classifyHandshake('SERVER_SHUTTING_DOWN', true, fixed)).toBe('retry');
+    expect(classifyHandshake('SERVER_BUSY', undefined, fixed)).toBe('retry');
     expect(classifyHandshake('USER_DEACTIVATED', false, getter)).toBe('stop');
     expect(classifyHandshake('ORIGIN_NOT_ALLOWED', false, getter)).toBe('stop');
   });

@@ -41,6 +41,7 @@ AGENT_HANDSHAKE_CODES: Final[frozenset[str]] = frozenset(
         "AGENT_RUNTIME_LIMIT",
         "API_KEY_INVALID",
         "RATE_LIMITED",
+        "SERVER_BUSY",
         "SERVER_SHUTTING_DOWN",
         "SERVER_UNAVAILABLE",
     }
@@ -55,6 +56,7 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
     "API_KEY_INVALID": False,
     "ORIGIN_NOT_ALLOWED": False,
     "RATE_LIMITED": True,
+    "SERVER_BUSY": True,
     "SERVER_SHUTTING_DOWN": True,
     "SERVER_UNAVAILABLE": True,
     "SUB_REQUIRED": False,

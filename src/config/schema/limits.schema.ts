@@ -96,6 +96,24 @@ export const limitsSchema = {
     default: 20000,
     env: 'MAX_CONNECTIONS',
   },
+  MEMORY_LIMIT_BYTES: {
+    doc: "Memory this replica may use, which the memory high-water mark is a share of: 0 = its container's limit (cgroup v2 memory.max or v1 memory.limit_in_bytes, measured against the cgroup's working set), or the machine's memory outside a container; set, it is measured against this process's RSS (for a limit the hub cannot see, or to shed below the container's). relay_memory_limit_bytes and relay_memory_headroom_bytes report it.",
+    format: 'byte-count',
+    default: 0,
+    env: 'MEMORY_LIMIT_BYTES',
+  },
+  MEMORY_HIGH_WATER_RATIO: {
+    doc: 'At or above this share of MEMORY_LIMIT_BYTES in use (or of the V8 heap limit, whichever share is larger), the replica turns unready (/health/ready 503) and refuses new handshakes with SERVER_BUSY (retryable), so the load balancer sends them to other replicas before the kernel OOM-kills this one; its clients stay. It takes them again below MEMORY_LOW_WATER_RATIO. Checked every second (0 = off). See docs/operations.md (sizing).',
+    format: 'ratio',
+    default: 0.85,
+    env: 'MEMORY_HIGH_WATER_RATIO',
+  },
+  MEMORY_LOW_WATER_RATIO: {
+    doc: 'Below this share of MEMORY_LIMIT_BYTES in use, a replica that passed MEMORY_HIGH_WATER_RATIO is ready and takes new handshakes again; below the high-water ratio, so it does not flap.',
+    format: 'ratio',
+    default: 0.75,
+    env: 'MEMORY_LOW_WATER_RATIO',
+  },
   CONNECT_TIMEOUT_MS: {
     doc: 'A connection with no accepted namespace this long after it opened, or after its last namespace left, is closed.',
     format: 'nat',

@@ -5,6 +5,7 @@ import {
   handshakeMiddleware,
   keepAuthFields,
   notDraining,
+  memoryBelowHighWater,
   readFailureBudget,
   verifiedUnderFailureLimit,
   type HandshakeCheck,
@@ -19,6 +20,7 @@ export function agentMiddleware(ctx: RelayContext, presence: RuntimePresence) {
   const checks: HandshakeCheck[] = [
     keepAuthFields(AgentAuthSchema),
     notDraining(ctx),
+    memoryBelowHighWater(ctx),
     readFailureBudget(ctx),
     credentials.key,
     verifiedUnderFailureLimit(ctx),

@@ -6,6 +6,7 @@ import {
   HandshakeError,
   keepAuthFields,
   notDraining,
+  memoryBelowHighWater,
   readFailureBudget,
   subscriptionsIntact,
   verifiedUnderFailureLimit,
@@ -27,6 +28,7 @@ export function clientMiddleware(ctx: RelayContext) {
   const checks: HandshakeCheck[] = [
     keepAuthFields(ClientAuthSchema),
     notDraining(ctx),
+    memoryBelowHighWater(ctx),
     originAllowed(ctx.config.CORS_ORIGINS, ctx.connections),
     readFailureBudget(ctx),
     (socket, attempt) => {
