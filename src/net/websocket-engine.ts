@@ -35,22 +35,31 @@ export class BatchingWebSocketServer extends WebSocketServer {
     callback: (client: WebSocket, request: IncomingMessage) => void,
   ): void {
     const limit = this.sendLimit;
-    let client: WebSocket | undefined;
+    const watch = limit && limit.maxBytes > 0 ? backlogWatch(limit) : undefined;
     // Checked once a turn, not once a frame: the frames of a turn cost nothing more than before.
-    corkPerTurn(
-      socket,
-      limit && limit.maxBytes > 0
-        ? (backlog) => {
-            if (backlog > limit.maxBytes && client) limit.overflowed(client, backlog);
-          }
-        : undefined,
-    );
+    corkPerTurn(socket, watch?.atTurnEnd);
     super.handleUpgrade(request, socket, head, (upgradedClient, upgraded) => {
-      client = upgradedClient;
+      if (watch) watch.client = upgradedClient;
       reportFramesQueued(upgradedClient);
       callback(upgradedClient, upgraded);
     });
   }
+}
+
+/**
+ * The check {@link corkPerTurn} runs at the end of each turn of one connection, and the connection
+ * it reports once upgraded. Made here, not inline in `handleUpgrade`: a closure keeps its whole
+ * scope alive, and the check lives as long as the connection, so made there it would keep the
+ * upgrade's `callback`, and through Engine.IO's the upgrade request (headers, query, the stand-in
+ * response, about 2 KB per idle client) for the connection's whole life.
+ */
+function backlogWatch(limit: SendBufferLimit): { client?: WebSocket; atTurnEnd: (backlog: number) => void } {
+  const watch: { client?: WebSocket; atTurnEnd: (backlog: number) => void } = {
+    atTurnEnd: (backlog) => {
+      if (backlog > limit.maxBytes && watch.client) limit.overflowed(watch.client, backlog);
+    },
+  };
+  return watch;
 }
 
 /** The bound on what one websocket peer may leave unread, and who closes the peers past it. */
