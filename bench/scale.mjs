@@ -15,7 +15,8 @@
 // --replicas=<n> (default 1; above 1 the hub only, unless --kinds names the baseline too: the
 // baseline relay then runs n replicas over its own redis-server with the sharded adapter),
 // --rate=<n> (default 1000: messages/s offered over all active clients for the latency percentiles),
-// --per-generator=<n> (default 12,500 clients per generator process).
+// --per-generator=<n> (default 12,500 clients per generator process), --window=<n> (several replicas:
+// handshakes in flight per generator, default 64; each client waits up to 60 s for its connect).
 //
 // Loopback only. One source address has ~28,000 ephemeral ports (32768–60999), so clients are
 // spread round robin over 127.0.0.2 … (one address per 10,000 clients; a different set for each
@@ -94,7 +95,8 @@ class Processes {
     });
     this.children.add(child);
     child.once('exit', () => this.children.delete(child));
-    child.stdout.resume();
+    // The servers log at warn (hub) or not at all (baseline): whatever they say goes to the log.
+    child.stdout.on('data', (chunk) => process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${chunk}`));
     child.stderr.on('data', (chunk) => process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${chunk}`));
     return child;
   }
@@ -367,6 +369,8 @@ async function measureReplicas(kind, opts, env, addressBase) {
               tag: `${group}${g}r${r}`,
               group,
               localAddresses: addresses,
+              window: opts.window,
+              timeoutMs: 60_000,
             });
             perReplica[r][group] += res.connected;
             perReplica[r].failed += res.failed;
@@ -512,6 +516,7 @@ export async function scalePhase(options = {}) {
     settleS: Number(options.settle ?? 20),
     relaySeconds: Number(options['relay-seconds'] ?? 10),
     rate: Number(options.rate ?? 1000),
+    window: Number(options.window ?? 64),
     kinds: (options.kinds ?? (replicas > 1 ? 'hub' : 'baseline,hub')).split(','),
     hubNodeFlags: options['hub-node-flags']?.split(' ').filter(Boolean) ?? HUB_NODE_FLAGS,
   };
