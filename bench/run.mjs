@@ -586,6 +586,14 @@ function historyTable() {
 
 /** The hub against the minimal relay; throughput targets of the hot-path issue (≥ 0.9× one replica, ≥ 1.1× two). */
 function table() {
+  // A scale-only run (minutes long, run by hand) reports its own rows and nothing else.
+  if (PHASES.size === 1 && results.scale) {
+    return [
+      '| metric | hub | baseline | hub ÷ baseline | target | result |',
+      '|---|---|---|---|---|---|',
+      ...scaleRows(results.scale),
+    ].join('\n');
+  }
   const h = results.hub;
   const b = results.baseline;
   const f = format;
