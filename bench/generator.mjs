@@ -5,9 +5,10 @@
 //
 // Commands (each answered with { id, result } or { id, error }):
 //   agents { url, agentIds, apiKey }                 one runtime per agentId, echoing
-//   clients { url, count, agentIds, secret, tag, reconnection?, window?, localAddresses? }   connect
-//                                                    and keep (source addresses round robin, e.g.
-//                                                    127.0.0.2 …: ~28,000 ephemeral ports each)
+//   clients { url, count, agentIds, secret, tag, reconnection?, window?, localAddresses?, timeoutMs? }
+//                                                    connect and keep (source addresses round robin,
+//                                                    e.g. 127.0.0.2 …: ~28,000 ephemeral ports each;
+//                                                    timeoutMs: the connect timeout, default 20 s)
 //   closedLoop { warmupMs, durationMs, payloadBytes? }   every client: send, wait for the reply, repeat
 //                                                    (payloadBytes: each message's text padded to
 //                                                    that many bytes; the runtimes echo it whole)
@@ -39,8 +40,15 @@ const prefix = `${process.pid}`;
 
 const mint = (secret, sub) => jwt.sign({ sub, exp: Math.floor(Date.now() / 1000) + 3600 }, secret, { algorithm: 'HS256' });
 
-function socketOptions(auth, reconnection = false, localAddress = undefined) {
-  return { transports: ['websocket'], forceNew: true, reconnection, auth, ...(localAddress ? { localAddress } : {}) };
+function socketOptions(auth, reconnection = false, localAddress = undefined, timeout = undefined) {
+  return {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection,
+    auth,
+    ...(localAddress ? { localAddress } : {}),
+    ...(timeout ? { timeout } : {}),
+  };
 }
 
 function connectOne(socket) {
@@ -85,7 +93,7 @@ const commands = {
     return { connected: made.length };
   },
 
-  async clients({ url, count, agentIds, secret, tag, reconnection = false, window = 256, group: name, localAddresses = [] }) {
+  async clients({ url, count, agentIds, secret, tag, reconnection = false, window = 256, group: name, localAddresses = [], timeoutMs }) {
     const { clients } = group(name);
     // Tokens first, so minting never overlaps a measurement.
     const specs = Array.from({ length: count }, (_, i) => {
@@ -97,7 +105,7 @@ const commands = {
     const results = await windowed(
       specs.map((spec) => () => {
         const auth = { token: spec.token, agentId: spec.agentId, sub: spec.sub };
-        const socket = io(`${url}/ws/client`, socketOptions(auth, reconnection, spec.localAddress));
+        const socket = io(`${url}/ws/client`, socketOptions(auth, reconnection, spec.localAddress, timeoutMs));
         const client = { socket, pending: new Map() };
         socket.on('message', (message) => {
           const key = roundTripKey(message.text);

@@ -16,8 +16,10 @@
 // e.g. to compare the hub under two heap settings). Needs `npm run build` first (the npm script does it). The `history` phase (run with
 // --phases=history, or listed with the others) measures the hub against itself with the conversation
 // log off and on, one and two replicas, and a recovery storm (docs/protocol.md). `--phases=scale` (not in
-// the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica, 1,000 of them
-// relaying; it takes that file's options too (--clients, --active, --settle, --hub-node-flags).
+// the default set: minutes long) runs bench/scale.mjs: 50,000 clients on one replica (as many as the
+// descriptor limit allows), 1,000 of them relaying, against the baseline; with --replicas=3, 50,000
+// over three hub replicas and one private redis-server (Redis's load beside); it takes that file's
+// options too (--clients, --active, --settle, --replicas, --rate, --kinds, --hub-node-flags).
 // `--phases=streaming` (in the default set) runs bench/streaming.mjs: streamed replies, deltas per
 // second, latency per delta and a resume storm; its options are --stream-concurrent, --stream-rate,
 // --stream-saturation, --stream-storm. `--phases=allocation` (not in the default set) runs
@@ -602,6 +604,14 @@ function historyTable() {
 
 /** The hub against the minimal relay; throughput targets of the hot-path issue (≥ 0.9× one replica, ≥ 1.1× two). */
 function table() {
+  // A scale-only run (minutes long, run by hand) reports its own rows and nothing else.
+  if (PHASES.size === 1 && results.scale) {
+    return [
+      '| metric | hub | baseline | hub ÷ baseline | target | result |',
+      '|---|---|---|---|---|---|',
+      ...scaleRows(results.scale),
+    ].join('\n');
+  }
   const h = results.hub;
   const b = results.baseline;
   const f = format;

@@ -1,4 +1,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { Namespaces } from '../../src/protocol';
 import { startHub, type TestHub } from '../helpers/hub';
@@ -10,16 +12,32 @@ const ORIGIN = 'https://good.example';
 let t: TestHub;
 /** The stand-in responses engine.io hands middlewares on websocket upgrades, in arrival order. */
 const upgradeResponses: { req: IncomingMessage | null }[] = [];
+/** Every HTTP request engine.io's middlewares saw, held weakly: the test must not keep them. */
+const requests: WeakRef<IncomingMessage>[] = [];
 beforeAll(async () => {
   t = await startHub({ CORS_ORIGINS: ORIGIN, TRUST_PROXY: 'true' });
   // Runs after the hub's own engine middleware, on the same response objects.
   t.hub.io.engine.use((_req: IncomingMessage, res: ServerResponse | { req: IncomingMessage | null }, next: () => void) => {
     if (!(res instanceof ServerResponse)) upgradeResponses.push(res);
+    requests.push(new WeakRef(_req));
     next();
   });
 });
 afterAll(() => t.close());
-beforeEach(() => (upgradeResponses.length = 0));
+beforeEach(() => {
+  upgradeResponses.length = 0;
+  requests.length = 0;
+});
+
+/** Full garbage collections, a few turns apart (a dead object's weak references clear after one). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const serverSocket = (client: ClientSocket) => t.hub.io.of(Namespaces.client).sockets.get(client.id!)!;
 
@@ -55,3 +73,30 @@ it.each([
   client.disconnect();
   agent.close();
 });
+
+it.each([
+  ['websocket', ['websocket']],
+  ['polling upgraded to websocket', ['polling', 'websocket']],
+] as const)(
+  'lets the HTTP requests of a connected %s client be collected (nothing of the upgrade outlives it)',
+  async (_name, transports) => {
+    const client = await t.client('bot', { sub: 'v' }, { origin: ORIGIN, transports: [...transports] });
+    const engine = client.io.engine;
+    if (engine.transport.name !== 'websocket') await new Promise((resolve) => engine.once('upgrade', resolve));
+    // Polling requests answered: the connection holds only its websocket now.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requests.length).toBeGreaterThan(0);
+
+    await collectGarbage();
+    const alive = requests.filter((ref) => ref.deref() !== undefined).map((ref) => ref.deref()!.url);
+    expect(alive).toEqual([]);
+
+    // And the connection still relays.
+    const agent = await t.agent('bot');
+    agent.onMessage(() => {});
+    const ack = await client.timeout(5000).emitWithAck('message', { clientMessageId: `gc-${transports.length}`, text: 'hi' });
+    expect(ack).toMatchObject({ ok: true });
+    client.disconnect();
+    agent.close();
+  },
+);
