@@ -79,7 +79,7 @@ export function describeStreamStoreContract(
         replyTo: before.id,
         status: ended.final.status,
       };
-      expect(ended).toEqual({ final, seq: 1, clientId: 'u1' });
+      expect(ended).toEqual({ final, seq: 1, clientId: 'u1', published: false });
       expect(await delta(start.id, 'more')).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.openOf('bot', 'u1')).toEqual([]);
       expect(await history()).toEqual([before, final, after]);
