@@ -185,8 +185,9 @@ export function check(input: CheckInput): CheckResult {
       streamLog.push(`${s.text} (${s.id}) not in the log of ${s.to}`);
       continue;
     }
-    // Open streams show as their start: no text yet, no status (`complete` is shown as none).
-    if (entry.text === '' && entry.status === undefined) streamLog.push(`${s.text} (${s.id}) never ended`);
+    // Open streams show as their start: no text yet, no status (`complete` is shown as none), or as
+    // the text the client holds, marked streaming.
+    if (entry.streaming || (entry.text === '' && entry.status === undefined)) streamLog.push(`${s.text} (${s.id}) never ended`);
     const end = endedOk.get(s.id!);
     if (end && (entry.status !== undefined || entry.text !== end.final)) {
       streamLog.push(`${s.text} (${s.id}): end acked ok, log shows ${entry.status ?? 'complete'} "${entry.text.slice(0, 40)}"`);
