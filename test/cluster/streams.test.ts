@@ -171,6 +171,16 @@ it('shows activity on every replica and keeps feedback, told to the bot and show
   for (const t of [a, b]) expect(await t.rec.wait('agent:activity')).toMatchObject({ agentId: 'c-fb', state: 'typing' });
   const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
   for (const t of [a, b]) await t.rec.wait('agent:activity', (x: { state: string }) => x.state === 'idle');
+  // While it is open, history and REST show its start marked streaming; once ended, its final without the mark.
+  const adminToken = mintToken({ sub: 'ops', roles: ['ADMIN'] }, cluster.handle.secrets.ADMIN_JWT_SECRET);
+  const rest = async () => {
+    const res = await fetch(`${R[2]}/agents/c-fb/conversations/u1/messages`, { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { data: ClientInboundMessage[] }).data;
+  };
+  const open = { id, ts: expect.any(String), agentId: 'c-fb', author: 'agent', text: '', streaming: true };
+  expect((await ack<{ messages: ClientInboundMessage[] }>(a.socket, 'history', {})).messages).toEqual([open]);
+  expect(await rest()).toEqual([open]);
   await ack<Ack>(rt.socket, 'stream:end', { id, text: 'answer' });
   expect(await ack(b.socket, 'feedback', { id, rating: 'down', comment: 'wrong' })).toEqual({ ok: true });
   expect(await rt.rec.wait('feedback')).toEqual({ id, from: 'u1', rating: 'down', comment: 'wrong' });
@@ -178,11 +188,9 @@ it('shows activity on every replica and keeps feedback, told to the bot and show
   expect(page.messages).toEqual([
     expect.objectContaining({ id, text: 'answer', feedback: { rating: 'down', comment: 'wrong', ts: expect.any(String) } }),
   ]);
-  const adminToken = mintToken({ sub: 'ops', roles: ['ADMIN'] }, cluster.handle.secrets.ADMIN_JWT_SECRET);
-  const res = await fetch(`${R[2]}/agents/c-fb/conversations/u1/messages`, { headers: { authorization: `Bearer ${adminToken}` } });
-  const body = (await res.json()) as { data: ClientInboundMessage[] };
-  expect(res.status).toBe(200);
-  expect(body.data).toEqual([expect.objectContaining({ id, feedback: expect.objectContaining({ rating: 'down' }) })]);
+  const data = await rest();
+  expect(data).toEqual([expect.objectContaining({ id, feedback: expect.objectContaining({ rating: 'down' }) })]);
+  expect(data[0].streaming).toBeUndefined();
 });
 
 it("ends the streams of a SIGKILLed replica's runtimes within the idle timeout, on the other replicas", async () => {

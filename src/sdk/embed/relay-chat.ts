@@ -186,6 +186,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
         // instead, and leave its id unseen, since its end is still to come.
         const held = this.streams.get(m.id);
         if (held) return { ...m, ...held, streaming: true };
+        if (m.streaming) return m;
         this.seen.seen((newest = m.id));
         return m;
       });
