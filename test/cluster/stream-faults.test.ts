@@ -5,7 +5,8 @@
 //   Redis holds;
 // - a delta whose append timed out (and ran later) makes the stream end `error`; the tabs are told the
 //   end only once it is logged, with the logged text, and after what was logged before it, so a tab
-//   resuming from the stream's id misses nothing.
+//   resuming from the stream's id misses nothing;
+// - a start that timed out (and ran late) leaves no stream open with nobody to end it.
 // Redis is paused (CLIENT PAUSE WRITE) for less than the pub/sub canary's three missed probes, so no
 // replica ends its client sessions for a subscription gap meanwhile.
 import Redis from 'ioredis';
@@ -142,4 +143,23 @@ it('tells the tabs a stream ended error only once its end is logged: with the lo
   expect(nearEnd).toMatchObject({ text: 'one two', status: 'error' });
   // The runtime's own end comes too late: the stream has ended.
   expect(await ack<Ack>(rt, 'stream:end', { id })).toMatchObject({ ok: false, error: { code: 'STREAM_NOT_FOUND' } });
+}, 30_000);
+
+it('ends a stream whose start timed out but ran late in Redis: no stream stays open with nobody to end it', async () => {
+  const rt = await runtime(R[0], 'f-open');
+  const observer = await tab(R[1], 'f-open', 'u2');
+  // Redis knows the open script (a stream to another user), so the late EVALSHA runs.
+  const warm = (await ack<Ack>(rt, 'stream:start', { to: 'u1' })).id!;
+  expect(await ack<Ack>(rt, 'stream:end', { id: warm })).toMatchObject({ ok: true });
+  expect(await admin.client('PAUSE', 2700, 'WRITE')).toBe('OK');
+  // The open times out (2 s) and runs once Redis answers again: the stream is open in Redis, its
+  // start logged, and the runtime was told SERVER_UNAVAILABLE (it has no id to end it by).
+  expect(await ack<Ack>(rt, 'stream:start', { to: 'u2' })).toMatchObject({ ok: false, error: { code: 'SERVER_UNAVAILABLE' } });
+  const page = async () => (await ack<HistoryAck & { ok: true }>(observer.socket, 'history', { limit: 100 })).messages;
+  await waitFor(async () => (await page()).length > 0, 5000, 'the start logged');
+  // The replica ends it `error` at its next sweep; a tab sees it end, and the log shows it ended.
+  const [logged] = await page();
+  const end = await observer.rec.wait<MessageEnd>('message:end', (e) => e.id === logged.id, 5000);
+  expect(end).toMatchObject({ id: logged.id, text: '', status: 'error' });
+  expect(await page()).toEqual([expect.objectContaining({ id: logged.id, text: '', status: 'error' })]);
 }, 30_000);

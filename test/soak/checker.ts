@@ -213,6 +213,9 @@ export function check(input: CheckInput): CheckResult {
       ),
     );
     verdicts.push(verdict("…and the client saw it end, with the log's final text", started.length, streamView));
+    // Also those whose start was not acked ok (nothing promised to the runtime): no stream stays open.
+    const leftOpen = clients.flatMap((c) => (c.openAtEnd ?? []).map((id) => `${c.sub} still shows ${id} streaming`));
+    verdicts.push(verdict('no stream left open on a client once the idle timeout passed', clients.length, leftOpen));
     const cut = started.filter((s) => !endedOk.has(s.id!)).length;
     if (cut > 0)
       info.push(

@@ -160,6 +160,7 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       const worker = async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           try {
+            c.record.openAtEnd = [...c.open];
             c.record.log = await readLog(c.chat, deadline);
           } catch (err) {
             c.record.logError = err instanceof Error ? `${(err as RelayChatError).code ?? ''} ${err.message}` : String(err);

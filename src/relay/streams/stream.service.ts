@@ -135,6 +135,9 @@ export class StreamService {
       await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
     } catch (err) {
       mine.ids.delete(id);
+      // The open may still run in Redis (a timeout, a connection lost with it), with nobody to end
+      // the stream: the sweep ends it `error` once Redis answers (nothing, when it never ran).
+      this.pendingEnds.set(id, { agentId, id, status: 'error' });
       throw err;
     }
     const now = Date.now();
