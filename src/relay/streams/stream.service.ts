@@ -67,6 +67,8 @@ export class StreamService {
   private readonly graces = new Set<Deadline>();
   /** Ends the store refused (shared state unreachable): retried by {@link tick}. */
   private readonly pendingEnds = new Map<string, StreamRef & { status: StreamStatus }>();
+  /** A round of {@link pendingEnds} retries is under way. */
+  private retrying = false;
   private readonly stamps = new MessageStamper();
   private readonly bounds: StreamBounds;
   private readonly deltasIn: Tally;
@@ -389,7 +391,14 @@ export class StreamService {
     const due: Owned[] = [];
     for (const owned of this.owned.values()) if (owned.promisedUntil - now < renewBelow) due.push(owned);
     if (due.length > 0) this.keepAlive(due);
-    for (const pending of [...this.pendingEnds.values()]) await this.hubEnd(pending, pending.status);
+    // Failed ends are retried together, one round at a time: while Redis hangs (a partition) each
+    // takes up to the command timeout, and rounds must not pile up or hold back the renewals above.
+    if (!this.retrying && this.pendingEnds.size > 0) {
+      this.retrying = true;
+      void Promise.all([...this.pendingEnds.values()].map((pending) => this.hubEnd(pending, pending.status))).finally(
+        () => (this.retrying = false),
+      );
+    }
     try {
       const orphans = await this.ctx.store.streams.orphans(Date.now(), 100);
       for (const ref of orphans) if (!this.owned.has(ref.id)) await this.hubEnd(ref, 'interrupted');
