@@ -36,8 +36,8 @@ function shape(schema) {
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.type === 'object' && schema.properties) {
     const required = new Set(schema.required ?? []);
-    const fields = Object.entries(schema.properties).map(([name, field]) =>
-      field.const !== undefined ? `${name}: ${JSON.stringify(field.const)}` : `${name}${required.has(name) ? '' : '?'}`,
+    const fields = Object.entries(schema.properties).map(
+      ([name, field]) => `${name}${required.has(name) ? '' : '?'}${field.const !== undefined ? `: ${JSON.stringify(field.const)}` : ''}`,
     );
     return `{ ${fields.join(', ')} }`;
   }

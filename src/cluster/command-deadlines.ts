@@ -4,6 +4,8 @@ import type { Command } from 'ioredis';
 /** When a command was sent (`performance.now()`: monotonic ms), or {@link FAILED} once it has been failed. */
 const SENT_AT = Symbol('relay-hub sentAt');
 const FAILED = -1;
+/** ioredis's own message for a command that failed with its connection. */
+const CONNECTION_CLOSED = 'Connection is closed.';
 
 type Stamped = Command & { [SENT_AT]?: number };
 
@@ -16,6 +18,13 @@ type Stamped = Command & { [SENT_AT]?: number };
  * pending commands (replies come in order, so it stops at the first one still in time). A command
  * fails between `timeoutMs` and `timeoutMs + checkEveryMs` after it was sent. A failed command
  * keeps its place in the queue until its reply or the connection's end, as with ioredis's timer.
+ *
+ * A command still waiting for its reply when the connection closes fails then ("Connection is
+ * closed."): with `autoResendUnfulfilledCommands` off it is never sent again, and ioredis rejects it
+ * only at every `maxRetriesPerRequest + 1`-th close; otherwise it drops the queue at the reconnect
+ * with the command unsettled for good, out of reach of the check above (a stream delta's append
+ * lost that way let the stream's end be acknowledged without it: docs/streaming.md, "Redis
+ * unreachable"). Redis may or may not have run it, as with a timeout.
  */
 export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs = Math.max(10, Math.round(timeoutMs / 20))): void {
   const send = redis.sendCommand.bind(redis);
@@ -39,4 +48,16 @@ export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs =
   }, checkEveryMs);
   check.unref();
   redis.once('end', () => clearInterval(check));
+  if (!redis.options.autoResendUnfulfilledCommands) {
+    // ioredis emits `close` before it hands the queue to the reconnect (closeHandler).
+    redis.on('close', () => {
+      const queue = redis.commandQueue;
+      for (let i = 0; i < queue.length; i++) {
+        const command = queue.peekAt(i)?.command as Stamped | undefined;
+        if (command === undefined || command.isResolved || command[SENT_AT] === FAILED) continue;
+        command[SENT_AT] = FAILED;
+        command.reject(new Error(CONNECTION_CLOSED));
+      }
+    });
+  }
 }

@@ -72,6 +72,9 @@ export const ClientInboundMessageSchema = Type.Object(
       }),
     ),
     feedback: Type.Optional(MessageFeedbackSchema),
+    streaming: Type.Optional(
+      Type.Literal(true, { description: "On a streamed message still open (history, REST): shown as its start, text ''." }),
+    ),
   },
   { title: 'ClientInboundMessage' },
 );

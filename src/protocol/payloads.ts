@@ -70,6 +70,8 @@ export interface ClientInboundMessage {
   status?: Exclude<StreamStatus, 'complete'>;
   /** On a bot message the user rated (history, REST): the latest rating. */
   feedback?: MessageFeedback;
+  /** On a streamed message still open (history, REST): it shows as its start, text ''. */
+  streaming?: true;
 }
 
 /** The latest rating of a bot message, as kept in the log. */

@@ -76,10 +76,18 @@ export function replayOf(entries: readonly LogEntry[], overlay: ReadonlyMap<stri
   return out;
 }
 
-/** A history page's messages: markers left out, finals and feedback merged in; an open stream shows its start. */
+/**
+ * A history page's messages: markers left out, finals and feedback merged in; an open stream shows
+ * its start, marked `streaming`.
+ */
 export function pageOf(entries: readonly LogEntry[], overlay: ReadonlyMap<string, OverlayFields>): LoggedMessage[] {
   const out: LoggedMessage[] = [];
-  for (const entry of entries) if (entry.kind !== 'end') out.push(merged(entry.message, overlay.get(entry.message.id)));
+  for (const entry of entries) {
+    if (entry.kind === 'end') continue;
+    const fields = overlay.get(entry.message.id);
+    const message = merged(entry.message, fields);
+    out.push(entry.kind === 'stream' && !fields?.final ? { ...message, streaming: true } : message);
+  }
   return out;
 }
 

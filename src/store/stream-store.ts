@@ -45,7 +45,12 @@ export interface EndedStream {
   final: LoggedMessage;
   seq: number;
   clientId: string;
+  /** The store published its `message:end` with the end. */
+  published: boolean;
 }
+
+/** The publication of a conversation's `message:end`, or null where the caller emits it itself. */
+export type EndPublications = (agentId: string, clientId: string) => DeltaPublication | null;
 
 /** Per-call bounds: the accumulated text's bytes, and how long an untouched stream lives. */
 export interface StreamBounds {
@@ -54,8 +59,8 @@ export interface StreamBounds {
 }
 
 /**
- * What other replicas get of a delta, published by the store with the append where it can:
- * `before + {"id","seq","text"} + after` on `channel`.
+ * What other replicas get of a delta (or an end), published by the store with the append (or the
+ * end) where it can: `before + {"id","seq","text"} + after` on `channel` (an end: its `message:end`).
  */
 export interface DeltaPublication extends Template {
   channel: string;
@@ -79,9 +84,12 @@ export interface StreamStore {
   ): Promise<DeltaResult>;
   /**
    * Ends a stream if it is still open, logging its final and an end marker: the final and the deltas
-   * it held, or null when it was not open (ended by another call, expired, never there).
+   * it held, or null when it was not open (ended by another call, expired, never there). Where
+   * `publicationFor` gives a publication for the stream's conversation and the store can publish,
+   * its `message:end` (the final with its status) is published in the same step as the marker, so
+   * it reaches the subscribers in log order and only once the end is logged (`published`).
    */
-  end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null>;
+  end(agentId: string, id: string, ending: StreamEnding, logged: boolean, publicationFor?: EndPublications): Promise<EndedStream | null>;
   /** An open stream by id, or null. */
   get(agentId: string, id: string): Promise<OpenStream | null>;
   /** The open streams of a conversation, oldest first. */

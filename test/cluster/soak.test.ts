@@ -10,10 +10,8 @@ import { formatResult } from '../soak/report';
 // on Redis Sentinel behind nginx, one of them in a network namespace of its own (as root), 200
 // clients on the embed SDK and 4 agent-SDK runtimes of 2 bots, every fault type of the schedule at
 // least once, and the checker's verdict over what every peer recorded. A failing seed replays:
-// `npm run soak -- --seed=<seed> --seconds=60`.
-//
-// Streamed replies are left out here (--stream-every=0) until the stream bugs the soak found are
-// fixed (docs/soak.md, "Findings"); `npm run soak` runs them by default.
+// `npm run soak -- --seed=<seed> --seconds=60 --stream-every=3`. Every third message of a user is
+// answered by a streamed reply, as `npm run soak` does by default.
 const SEED = 20261126;
 const ROOT = join(__dirname, '..', '..');
 
@@ -39,8 +37,8 @@ function runSoak(args: string[]): Promise<{ code: number | null; stderr: string;
   });
 }
 
-it('soak: 60 s of messages, replies and broadcasts under every fault type; the checker finds nothing', async () => {
-  const { code, stderr, result } = await runSoak([`--seconds=60`, `--seed=${SEED}`, '--redis=sentinel', '--stream-every=0']);
+it('soak: 60 s of messages, replies, streamed replies and broadcasts under every fault type; the checker finds nothing', async () => {
+  const { code, stderr, result } = await runSoak([`--seconds=60`, `--seed=${SEED}`, '--redis=sentinel', '--stream-every=3']);
   if (!result) throw new Error(`the soak produced no result (exit ${code}):\n${stderr.slice(-4000)}`);
   process.stdout.write(`${formatResult(result)}\n`);
 
@@ -56,6 +54,7 @@ it('soak: 60 s of messages, replies and broadcasts under every fault type; the c
   expect(counts.sendsOk).toBeGreaterThan(1000);
   expect(counts.repliesOk).toBeGreaterThan(1000);
   expect(counts.broadcastsOk).toBeGreaterThan(20);
+  expect(counts.streamsOk).toBeGreaterThan(300);
   expect(counts.deliveriesChecked).toBeGreaterThan(4000);
 }, 240_000);
 

@@ -109,6 +109,29 @@ describe('one server', () => {
     expect(await client.incr('n')).toBe(1);
   });
 
+  it('fails a command in flight when its connection closes, at once, and serves again after the reconnect', async () => {
+    const client = connections.command as Redis;
+    await client.set('lost', 'before');
+    const name = (await client.client('GETNAME')) as string;
+    // The write waits in Redis (paused) when its connection is killed: no reply will ever come.
+    expect(await admin.client('PAUSE', PAUSE_MS, 'WRITE')).toBe('OK');
+    const reconnected = new Promise((resolve) => client.once('ready', resolve));
+    const pending = timed(() => client.set('lost', 'in flight'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const line = ((await admin.client('LIST')) as string).split('\n').find((l) => l.includes(` name=${name} `))!;
+    expect(await admin.client('KILL', /addr=(\S+)/.exec(line)![1])).toBe('OK');
+    const never = new Promise<{ outcome: string; ms: number }>((resolve) =>
+      setTimeout(() => resolve({ outcome: 'no answer in 5 s', ms: 5000 }), 5000),
+    );
+    const { outcome, ms } = await Promise.race([pending, never]);
+    expect(outcome).toBe('Connection is closed.');
+    expect(ms).toBeLessThan(1000);
+    await admin.client('UNPAUSE');
+    await reconnected;
+    // Killed while paused: Redis never ran it.
+    expect(await client.get('lost')).toBe('before');
+  });
+
   it('leaves commands that get their reply in time alone', async () => {
     const client = connections.command as Redis;
     const replies = await Promise.all(

@@ -185,8 +185,9 @@ export function check(input: CheckInput): CheckResult {
       streamLog.push(`${s.text} (${s.id}) not in the log of ${s.to}`);
       continue;
     }
-    // Open streams show as their start: no text yet, no status (`complete` is shown as none).
-    if (entry.text === '' && entry.status === undefined) streamLog.push(`${s.text} (${s.id}) never ended`);
+    // Open streams show as their start: no text yet, no status (`complete` is shown as none), or as
+    // the text the client holds, marked streaming.
+    if (entry.streaming || (entry.text === '' && entry.status === undefined)) streamLog.push(`${s.text} (${s.id}) never ended`);
     const end = endedOk.get(s.id!);
     if (end && (entry.status !== undefined || entry.text !== end.final)) {
       streamLog.push(`${s.text} (${s.id}): end acked ok, log shows ${entry.status ?? 'complete'} "${entry.text.slice(0, 40)}"`);
@@ -212,6 +213,9 @@ export function check(input: CheckInput): CheckResult {
       ),
     );
     verdicts.push(verdict("…and the client saw it end, with the log's final text", started.length, streamView));
+    // Also those whose start was not acked ok (nothing promised to the runtime): no stream stays open.
+    const leftOpen = clients.flatMap((c) => (c.openAtEnd ?? []).map((id) => `${c.sub} still shows ${id} streaming`));
+    verdicts.push(verdict('no stream left open on a client once the idle timeout passed', clients.length, leftOpen));
     const cut = started.filter((s) => !endedOk.has(s.id!)).length;
     if (cut > 0)
       info.push(

@@ -19,6 +19,8 @@ interface Client {
   record: ClientRecord;
   sent: number;
   pending: Set<Promise<void>>;
+  /** Streams seen start and not yet end. */
+  open: Set<string>;
 }
 
 export interface ClientPool {
@@ -32,6 +34,8 @@ export interface ClientPool {
   connected(): number;
   /** Waits until every client is connected, then reads each one's whole log through `history()`. */
   loadLogs(timeoutMs: number): Promise<void>;
+  /** Streams a client has seen start and not end, over all clients. */
+  openStreams(): number;
   records(): ClientRecord[];
   close(): void;
 }
@@ -63,11 +67,16 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       log: undefined,
     };
     chat.on('error', () => {});
+    const open = new Set<string>();
     chat.on('message', (m) => {
       const streaming = 'streaming' in m && m.streaming === true;
+      if (streaming) open.add(m.id);
       record.emissions.push({ id: m.id, author: m.author, text: m.text, ...(streaming ? { streaming } : {}), at: Date.now() });
     });
-    chat.on('message:end', (m) => record.ends.push({ id: m.id, text: m.text, status: m.status, at: Date.now() }));
+    chat.on('message:end', (m) => {
+      open.delete(m.id);
+      record.ends.push({ id: m.id, text: m.text, status: m.status, at: Date.now() });
+    });
     // README.md's page: load history on a connect with nothing to resume from and after a gap; a
     // load that fails (the connection dropped again) is done on the next connect.
     let needsHistory = false;
@@ -95,7 +104,7 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       needsHistory = true;
       loadHistory();
     });
-    clients.push({ chat, record, sent: 0, pending: new Set() });
+    clients.push({ chat, record, sent: 0, pending: new Set(), open });
   }
   await waitUntil(() => clients.every((c) => c.chat.state === 'connected'), 60_000, 'every client connected');
 
@@ -151,6 +160,7 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       const worker = async () => {
         for (let c = queue.shift(); c; c = queue.shift()) {
           try {
+            c.record.openAtEnd = [...c.open];
             c.record.log = await readLog(c.chat, deadline);
           } catch (err) {
             c.record.logError = err instanceof Error ? `${(err as RelayChatError).code ?? ''} ${err.message}` : String(err);
@@ -159,6 +169,7 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       };
       await Promise.all(Array.from({ length: 10 }, worker));
     },
+    openStreams: () => clients.reduce((n, c) => n + c.open.size, 0),
     records: () => clients.map((c) => c.record),
     close() {
       sending = false;
@@ -197,8 +208,14 @@ async function readLog(chat: RelayChat, deadline: number): Promise<NonNullable<C
       }
       return pages.flat().map((m) => {
         // Streamed replies carry their status (streaming, complete, …) once streams are in the protocol.
-        const status = (m as unknown as { status?: unknown }).status;
-        return { id: m.id, author: m.author, text: m.text, ...(typeof status === 'string' ? { status } : {}) };
+        const { status, streaming } = m as unknown as { status?: unknown; streaming?: unknown };
+        return {
+          id: m.id,
+          author: m.author,
+          text: m.text,
+          ...(typeof status === 'string' ? { status } : {}),
+          ...(streaming === true ? { streaming: true as const } : {}),
+        };
       });
     } catch (err) {
       // NOT_CONNECTED, TIMEOUT, RATE_LIMITED, SERVER_UNAVAILABLE: a fault may still be settling.

@@ -12,7 +12,7 @@ import { runOutage } from './outage';
 import { formatResult, type FaultRun, type SoakResult } from './report';
 import { startRuntimes } from './runtimes';
 import { buildSchedule, describeSchedule, isInfra, type Fault, type FaultKind } from './schedule';
-import { startSoakCluster } from './soak-cluster';
+import { startSoakCluster, STREAM_IDLE_TIMEOUT_MS } from './soak-cluster';
 import { startRedis } from './topology';
 
 const CLIENT_ACK_TIMEOUT_MS = 10_000;
@@ -156,6 +156,10 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
     const unsettled = await clients.stopTraffic(CLIENT_ACK_TIMEOUT_MS * 3);
     log(`${unsettled} sends unsettled; runtimes go quiet`);
     await runtimes.quiet(15_000);
+    // A stream of a killed replica is ended by another replica's sweep within the idle timeout.
+    const streamsSettled = Date.now() + STREAM_IDLE_TIMEOUT_MS + 10_000;
+    while (clients.openStreams() > 0 && Date.now() < streamsSettled) await sleep(250);
+    log(`${clients.openStreams()} streams still open on the clients`);
     log('every client reads its log');
     await clients.loadLogs(60_000);
 

@@ -82,7 +82,10 @@ export interface ClientRecord {
   fromHistory: { id: string; text: string; status?: string }[];
   ends: StreamEndSeen[];
   /** The conversation log, oldest first, read page by page after the traffic stopped. */
-  log: { id: string; author: string; text: string; status?: string }[] | undefined;
+  /** The log as history() reads it; `streaming`: a stream still open (the SDK shows the text it holds). */
+  log: { id: string; author: string; text: string; status?: string; streaming?: true }[] | undefined;
+  /** Streams the client saw start and not end once the run had waited for them (read with the log). */
+  openAtEnd?: string[];
   /** Why the final history read failed, if it did. */
   logError?: string;
 }

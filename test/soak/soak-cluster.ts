@@ -9,6 +9,9 @@ import type { SoakRedis } from './topology';
 
 const ROOT = resolve(__dirname, '..', '..');
 
+/** The hubs' STREAM_IDLE_TIMEOUT_MS: a killed replica's streams end within it, before the checker reads the logs. */
+export const STREAM_IDLE_TIMEOUT_MS = 10_000;
+
 /** Hub settings of a soak: the cluster tests' short timers, a log long enough to hold the whole run. */
 export const SOAK_HUB_ENV: Record<string, string> = {
   NODE_ENV: 'production',
@@ -20,6 +23,8 @@ export const SOAK_HUB_ENV: Record<string, string> = {
   AGENT_RECONNECT_GRACE_MS: '3000',
   SHUTDOWN_GRACE_MS: '4000',
   HISTORY_MAX_MESSAGES: '10000',
+  // A dead replica's streams end within it (its runtimes' streams, by another replica's sweep).
+  STREAM_IDLE_TIMEOUT_MS: String(STREAM_IDLE_TIMEOUT_MS),
 };
 
 export interface SoakReplica {

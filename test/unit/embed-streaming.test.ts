@@ -192,6 +192,28 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     expect(events).toEqual([`message ${s.id} "" streaming`, `end ${s.id} "" complete`]);
   });
 
+  it('never starts a stream again once it has handed the page its end, whatever a later connect announces', async () => {
+    const chat = open();
+    const events = record(chat);
+    await connected(chat);
+    const s = hub.startStream();
+    hub.delta(s.id, 'held');
+    await updated(chat, s.id, 1);
+    // An end this tab was told while the stream is still open in the hub's shared state (as a hub
+    // did when a delta could not be recorded), then a reconnect that announces it open.
+    const told = ended(chat, s.id);
+    hub.emitAll('message:end', { ...s, text: 'held', status: 'error' } satisfies MessageEnd);
+    await told;
+    const dropped = nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    hub.last.disconnect(true);
+    await dropped;
+    await connected(chat);
+    hub.delta(s.id, ' and more');
+    hub.endStream(s.id, 'error');
+    await settled(chat);
+    expect(events).toEqual([`message ${s.id} "" streaming`, `update ${s.id} "held" 1`, `end ${s.id} "held" error`]);
+  });
+
   it('passes agent:activity on as activity', async () => {
     const chat = open();
     await connected(chat);

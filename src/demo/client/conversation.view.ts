@@ -6,7 +6,7 @@ export type ShownMessage = ClientInboundMessage | StreamingMessage | MessageEnd;
 /** A bot message that is final: how it ended is known. */
 type FinalMessage = ClientInboundMessage | MessageEnd;
 
-const isStreaming = (m: ShownMessage): m is StreamingMessage => 'streaming' in m && m.streaming;
+const isStreaming = (m: ShownMessage): m is StreamingMessage => 'streaming' in m && m.streaming === true;
 
 /** The elements of the demo page the conversation is drawn into. */
 export interface ConversationElements {

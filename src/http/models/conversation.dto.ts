@@ -38,6 +38,11 @@ export interface ConversationMessageDto {
    */
   status?: 'error' | 'cancelled' | 'interrupted' | 'timeout';
   feedback?: MessageFeedbackDto;
+  /**
+   * On a streamed message still open: it shows as its start, text `''` (docs/streaming.md).
+   * @example true
+   */
+  streaming?: true;
 }
 
 /** On a bot message the user rated: the latest rating (a later one replaces it; a withdrawn one is absent). */

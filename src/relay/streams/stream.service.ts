@@ -17,7 +17,6 @@ import {
   type StreamStatus,
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
-import { finalMessage } from '../../store/log-entries';
 import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
@@ -33,9 +32,13 @@ interface Owned extends Deadline, StreamRef {
   publication: DeltaPublication | null;
   socketId: string;
   start: LoggedMessage;
-  /** The text so far, kept here too so the clients get it if shared state fails mid-stream. */
-  text: string;
   seq: number;
+  /** Appends sent and not yet answered: the runtime's end waits for them. */
+  appends: Set<Promise<unknown>>;
+  /** The runtime asked to end it: deltas after that are refused. */
+  ending: boolean;
+  /** A delta could not be recorded: it ends `error` (pending until shared state takes the end). */
+  failed: boolean;
   lastDeltaAt: number;
   /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
   renewedAt: number;
@@ -64,6 +67,8 @@ export class StreamService {
   private readonly graces = new Set<Deadline>();
   /** Ends the store refused (shared state unreachable): retried by {@link tick}. */
   private readonly pendingEnds = new Map<string, StreamRef & { status: StreamStatus }>();
+  /** A round of {@link pendingEnds} retries is under way. */
+  private retrying = false;
   private readonly stamps = new MessageStamper();
   private readonly bounds: StreamBounds;
   private readonly deltasIn: Tally;
@@ -132,6 +137,9 @@ export class StreamService {
       await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
     } catch (err) {
       mine.ids.delete(id);
+      // The open may still run in Redis (a timeout, a connection lost with it), with nobody to end
+      // the stream: the sweep ends it `error` once Redis answers (nothing, when it never ran).
+      this.pendingEnds.set(id, { agentId, id, status: 'error' });
       throw err;
     }
     const now = Date.now();
@@ -144,8 +152,10 @@ export class StreamService {
       publication: this.ctx.publicationTo(room, Events.messageDelta),
       socketId: socket.id,
       start,
-      text: '',
       seq: 0,
+      appends: new Set(),
+      ending: false,
+      failed: false,
       lastDeltaAt: now,
       renewedAt: now,
       promisedUntil: 0,
@@ -173,7 +183,7 @@ export class StreamService {
 
   async delta(socket: Socket, { id, text }: StreamDelta): Promise<StreamDeltaAck> {
     const owned = this.ownedBy(socket, id);
-    if (!owned) return errorAck('STREAM_NOT_FOUND');
+    if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
     this.deltasIn.add();
     const { room, publication } = owned;
     let result;
@@ -181,19 +191,22 @@ export class StreamService {
     // 1.5 idle timeouts + 45 s ahead of the last delta, more than the idle timeout that ends the stream.
     const now = Date.now();
     const renew = now - owned.renewedAt >= this.bounds.ttlMs / 4;
+    const append = this.ctx.store.streams.append(owned, text, this.bounds, publication, renew);
+    owned.appends.add(append);
     try {
-      result = await this.ctx.store.streams.append(owned, text, this.bounds, publication, renew);
+      result = await append;
     } catch (err) {
-      // The delta cannot be recorded: the stream ends `error` on the clients that can be reached.
+      // The delta may not be recorded: the stream ends `error`, with the text shared state holds.
       this.failed(owned);
       throw err;
+    } finally {
+      owned.appends.delete(append);
     }
     if (!result.ok) {
       if (result.reason === 'too-large') return errorAck('PAYLOAD_TOO_LARGE');
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');
     }
-    owned.text += text;
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
     if (renew) owned.renewedAt = now;
@@ -216,12 +229,18 @@ export class StreamService {
     const ending: StreamEnding = { status: payload.status ?? 'complete' };
     if (payload.text !== undefined) ending.text = payload.text;
     if (payload.data !== undefined) ending.data = payload.data;
-    const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged);
+    // The end is acked ok only with every delta before it recorded: deltas still on their way to
+    // shared state are waited for, and one that failed ends the stream `error` instead.
+    owned.ending = true;
+    if (owned.appends.size > 0) await Promise.allSettled([...owned.appends]);
+    if (owned.failed) return errorAck('SERVER_UNAVAILABLE');
+    if (this.owned.get(owned.id) !== owned) return errorAck('STREAM_NOT_FOUND');
+    const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged, this.endPublication);
     this.forget(owned);
     // Out of the orphan set now, rather than by a sweep ending it again once its promise lapsed.
     void this.ctx.store.streams.forget([{ agentId: owned.agentId, id: owned.id }]).catch(() => {});
     if (!ended) return errorAck('STREAM_NOT_FOUND');
-    this.announceEnd(owned, ended.final, ending.status);
+    this.announceEnd(owned, ended.final, ending.status, ended.published);
     return { ok: true, id: owned.id, ts: owned.start.ts };
   }
 
@@ -282,11 +301,11 @@ export class StreamService {
     const owned = this.owned.get(ref.id);
     if (owned) this.forget(owned);
     try {
-      const ended = await this.ctx.store.streams.end(ref.agentId, ref.id, { status }, this.logged);
+      const ended = await this.ctx.store.streams.end(ref.agentId, ref.id, { status }, this.logged, this.endPublication);
       this.pendingEnds.delete(ref.id);
       void this.ctx.store.streams.forget([ref]).catch(() => {});
       if (!ended) return false;
-      this.announceEnd({ agentId: ref.agentId, clientId: ended.clientId }, ended.final, status);
+      this.announceEnd({ agentId: ref.agentId, clientId: ended.clientId }, ended.final, status, ended.published);
       return true;
     } catch (err) {
       this.ctx.handlerFailures.warn('stream-end', err, 'could not end a stream in shared state; retrying');
@@ -296,32 +315,32 @@ export class StreamService {
   }
 
   /**
-   * `message:end` moves a tab's resume point to the end marker, so it travels like the messages
-   * logged before it (through Redis, to this replica's sockets too: roomBroadcastEncoder), never
-   * ahead of one still on its way. When Redis cannot take it, the sockets this replica reaches get
-   * it directly: they learn the stream is over, and reconnect after the outage anyway.
+   * What `message:end` to the user's room is published as, by the store in the same step as the
+   * end marker (null where it cannot: a Redis Cluster, or one replica). A tab's resume point moves to
+   * the marker with it, so it must reach the tab after everything logged before the marker and never
+   * before the marker is logged (docs/streaming.md, "Redis unreachable").
    */
-  private sendEnd(room: string, end: MessageEnd): void {
-    const emit = () => this.nsp.client.to(room).emit(Events.messageEnd, end);
-    this.ctx.publishToRoom(room, Events.messageEnd, end).then(
-      (published) => published || emit(),
-      () => emit(),
-    );
-  }
+  private readonly endPublication = (agentId: string, clientId: string): DeltaPublication | null =>
+    this.ctx.publicationTo(Rooms.client(agentId, clientId), Events.messageEnd);
 
-  private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus): void {
-    const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-    this.sendEnd(Rooms.client(to.agentId, to.clientId), end);
+  /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
+  private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
+    if (!published) {
+      const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
+      this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
+    }
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }
 
-  /** A delta could not be recorded: the clients that can be reached see the stream end `error`; the store's end is retried. */
+  /**
+   * A delta could not be recorded (or may not have been): the stream ends `error`. The clients are
+   * told once the store has ended it, with the text it holds (the failed append may still have run),
+   * by the sweep's retries of the end until shared state answers.
+   */
   private failed(owned: Owned): void {
+    owned.failed = true;
     this.forget(owned);
-    const end: MessageEnd = { ...(finalMessage(owned.start, owned.text, 'error', owned.start.data) as MessageEnd), status: 'error' };
-    this.sendEnd(Rooms.client(owned.agentId, owned.clientId), end);
-    this.ctx.metrics.streamsEnded.inc({ status: 'error' });
     this.pendingEnds.set(owned.id, { agentId: owned.agentId, id: owned.id, status: 'error' });
   }
 
@@ -372,7 +391,14 @@ export class StreamService {
     const due: Owned[] = [];
     for (const owned of this.owned.values()) if (owned.promisedUntil - now < renewBelow) due.push(owned);
     if (due.length > 0) this.keepAlive(due);
-    for (const pending of [...this.pendingEnds.values()]) await this.hubEnd(pending, pending.status);
+    // Failed ends are retried together, one round at a time: while Redis hangs (a partition) each
+    // takes up to the command timeout, and rounds must not pile up or hold back the renewals above.
+    if (!this.retrying && this.pendingEnds.size > 0) {
+      this.retrying = true;
+      void Promise.all([...this.pendingEnds.values()].map((pending) => this.hubEnd(pending, pending.status))).finally(
+        () => (this.retrying = false),
+      );
+    }
     try {
       const orphans = await this.ctx.store.streams.orphans(Date.now(), 100);
       for (const ref of orphans) if (!this.owned.has(ref.id)) await this.hubEnd(ref, 'interrupted');

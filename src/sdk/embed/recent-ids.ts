@@ -22,6 +22,11 @@ export class RecentIds {
     return false;
   }
 
+  /** Whether `id` is recorded, without recording it. */
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
   get size(): number {
     return this.ids.size;
   }

@@ -104,6 +104,11 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private readonly backoff: Backoff;
   private readonly outbox: Outbox;
   private readonly seen: RecentIds;
+  /**
+   * Streams whose end the page has been handed: a `message:start` for one of them is stale (a hub
+   * must not announce an ended stream, but an older one could) and never starts it again.
+   */
+  private readonly ended: RecentIds;
   private readonly resume: ResumePoint;
   private readonly streams = new OpenStreams();
   /** The `clientMessageId` of the user's newest message: what `stop()` names before a stream exists. */
@@ -125,6 +130,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.backoff = new Backoff(options.backoff);
     this.outbox = new Outbox(options.outboxLimit);
     this.seen = new RecentIds(options.dedupeLimit);
+    this.ended = new RecentIds(options.dedupeLimit);
     const { uri, path, agentId } = this.endpoint;
     this.resume = new ResumePoint([uri, path, agentId], options.persist ?? true, (e) => this.emit('error', e));
     this.unwatch = watchWakeSignals(() => this.wake());
@@ -180,6 +186,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
         // instead, and leave its id unseen, since its end is still to come.
         const held = this.streams.get(m.id);
         if (held) return { ...m, ...held, streaming: true };
+        if (m.streaming) return m;
         this.seen.seen((newest = m.id));
         return m;
       });
@@ -308,7 +315,10 @@ export class RelayChat extends Emitter<RelayChatEvents> {
         if (this.seen.seen(message.id) && !held) return;
         this.delivered(message.id);
       }
-      if (held) return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
+      if (held) {
+        this.ended.seen(message.id);
+        return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
+      }
       if (message?.author === 'user') {
         this.lastClientMessageId = message.clientMessageId;
         // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
@@ -317,7 +327,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.emit('message', message);
     });
     socket.on(Events.messageStart, (m) => {
-      if (typeof m?.id !== 'string') return;
+      if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
       if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
       else this.emit('message:update', { id: m.id, text: m.text, seq: m.seq });
     });
@@ -327,6 +337,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     });
     socket.on(Events.messageEnd, (m) => {
       if (typeof m?.id !== 'string') return;
+      this.ended.seen(m.id);
       // A history page may have marked an open stream's id seen; its end is still news.
       if (this.seen.seen(m.id) && !this.streams.end(m.id)) return;
       this.streams.end(m.id);

@@ -61,13 +61,14 @@ export class MemoryStreamStore implements StreamStore {
     return { ok: true, seq: ++held.seq, bytes };
   }
 
+  // One replica: no publication, the caller emits the end.
   async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
     const held = this.live(agentId, id);
     if (!held) return null;
     this.streams.delete(key(agentId, id));
     const final = finalMessage(held.message, ending.text ?? held.text, ending.status, ending.data ?? held.message.data);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
-    return { final, seq: held.seq, clientId: held.clientId };
+    return { final, seq: held.seq, clientId: held.clientId, published: false };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {

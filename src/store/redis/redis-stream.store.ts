@@ -4,6 +4,7 @@ import {
   type DeltaPublication,
   type DeltaResult,
   type EndedStream,
+  type EndPublications,
   type OpenStream,
   type StreamBounds,
   type StreamEnding,
@@ -55,9 +56,10 @@ end
 return { seq, bytes }`);
 
 // KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
-// the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms.
-// Returns false (not open) or { final json, seq }. Overlay fields of messages older than the oldest entry
-// the log keeps are pruned here (UUIDv7 ids sort by time).
+// the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms, then a
+// shard channel ('' for none) and the publication's parts around the `message:end` JSON (the final with its
+// status), published once the marker is logged. Returns false (not open) or { final json, seq }. Overlay
+// fields of messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
 const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_FIND}${LUA_APPEND}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local m = redis.call('HMGET', KEYS[1], 'head', 'tail', 'data', 'seq')
@@ -85,6 +87,11 @@ if ARGV[5] == '1' then
       if string.sub(field, 3) < oldest then redis.call('HDEL', KEYS[7], field) end
     end
   end
+end
+if ARGV[9] ~= '' then
+  local ended = final
+  if ARGV[4] == 'complete' then ended = string.sub(final, 1, -2) .. ',"status":"complete"}' end
+  redis.call('SPUBLISH', ARGV[9], ARGV[10] .. ended .. ARGV[11])
 end
 return { final, tonumber(m[4]) }`);
 
@@ -174,7 +181,13 @@ export class RedisStreamStore implements StreamStore {
     return { ok: true, seq, bytes };
   }
 
-  async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
+  async end(
+    agentId: string,
+    id: string,
+    ending: StreamEnding,
+    logged: boolean,
+    publicationFor?: EndPublications,
+  ): Promise<EndedStream | null> {
     // The conversation is in the stream's hash; read it first (the set key needs it).
     const open = await this.get(agentId, id);
     if (!open) return null;
@@ -184,10 +197,23 @@ export class RedisStreamStore implements StreamStore {
     const { maxMessages, ttlS } = this.log.limits;
     const text = ending.text === undefined ? '' : JSON.stringify(ending.text);
     const data = ending.data === undefined ? '' : JSON.stringify(ending.data);
-    const args = [id, text, data, ending.status, logged ? '1' : '', maxMessages, ttlS, Date.now()];
+    const publication = publicationFor?.(agentId, clientId) ?? null;
+    const args = [
+      id,
+      text,
+      data,
+      ending.status,
+      logged ? '1' : '',
+      maxMessages,
+      ttlS,
+      Date.now(),
+      publication?.channel ?? '',
+      publication?.before ?? '',
+      publication?.after ?? '',
+    ];
     const result = await END.run<[string, number] | null>(this.redis, keys, args);
     if (!result) return null;
-    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId };
+    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId, published: publication !== null };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {

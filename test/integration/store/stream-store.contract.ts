@@ -41,7 +41,7 @@ export function describeStreamStoreContract(
       const start = await open({ replyTo: 'm0', data: { k: [1] } });
       expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: '', seq: 0 }]);
       expect(await streams.openOf('bot', 'u2')).toEqual([]);
-      expect(await history()).toEqual([start]);
+      expect(await history()).toEqual([{ ...start, streaming: true }]);
       expect(await delta(start.id, 'Hel')).toEqual({ ok: true, seq: 1, bytes: 3 });
       expect(await delta(start.id, 'lo ✓')).toEqual({ ok: true, seq: 2, bytes: 9 });
       expect(await streams.get('bot', start.id)).toMatchObject({ text: 'Hello ✓', seq: 2, clientId: 'u1', owner: 'sock-1' });
@@ -79,7 +79,7 @@ export function describeStreamStoreContract(
         replyTo: before.id,
         status: ended.final.status,
       };
-      expect(ended).toEqual({ final, seq: 1, clientId: 'u1' });
+      expect(ended).toEqual({ final, seq: 1, clientId: 'u1', published: false });
       expect(await delta(start.id, 'more')).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.openOf('bot', 'u1')).toEqual([]);
       expect(await history()).toEqual([before, final, after]);
