@@ -35,6 +35,8 @@ interface Owned extends Deadline, StreamRef {
   start: LoggedMessage;
   /** The text so far, kept here too so the clients get it if shared state fails mid-stream. */
   text: string;
+  /** UTF-8 bytes of the text, counting the deltas still on their way to the store. */
+  bytes: number;
   seq: number;
   lastDeltaAt: number;
   /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
@@ -145,6 +147,7 @@ export class StreamService {
       socketId: socket.id,
       start,
       text: '',
+      bytes: 0,
       seq: 0,
       lastDeltaAt: now,
       renewedAt: now,
@@ -175,6 +178,10 @@ export class StreamService {
     const owned = this.ownedBy(socket, id);
     if (!owned) return errorAck('STREAM_NOT_FOUND');
     this.deltasIn.add();
+    // The store refuses a delta past the limit too; refused here, it costs shared state nothing.
+    const size = Buffer.byteLength(text);
+    if (owned.bytes + size > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
+    owned.bytes += size;
     const { room, publication } = owned;
     let result;
     // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
@@ -189,7 +196,10 @@ export class StreamService {
       throw err;
     }
     if (!result.ok) {
-      if (result.reason === 'too-large') return errorAck('PAYLOAD_TOO_LARGE');
+      if (result.reason === 'too-large') {
+        owned.bytes -= size;
+        return errorAck('PAYLOAD_TOO_LARGE');
+      }
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');
     }
@@ -197,11 +207,10 @@ export class StreamService {
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
     if (renew) owned.renewedAt = now;
-    const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
     const here = clients.adapter.rooms.get(room)?.size ?? 0;
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
-    if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
+    if (publication === null) clients.to(room).emit(Events.messageDelta, { id, seq: result.seq, text });
     if (here > 0) this.deltasOut.add(here);
     return { ok: true, seq: result.seq };
   }

@@ -58,7 +58,7 @@ export class MemoryStreamStore implements StreamStore {
     held.text += text;
     held.bytes = bytes;
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
-    return { ok: true, seq: ++held.seq, bytes };
+    return { ok: true, seq: ++held.seq };
   }
 
   async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
