@@ -18,16 +18,15 @@ import {
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
 import { finalMessage } from '../../store/log-entries';
-import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
+import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef, StreamTarget } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import type { ActivityTracker } from './activity-tracker';
 
-/** A stream owned by a runtime socket of this replica. */
-interface Owned extends Deadline, StreamRef {
-  clientId: string;
+/** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
+interface Owned extends Deadline, StreamTarget {
   /** The user's room, and what other replicas get of a delta to it (null: emitted through the adapter). */
   room: string;
   publication: DeltaPublication | null;
@@ -153,6 +152,7 @@ export class StreamService {
       renewedAt: now,
       promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
+      prepared: undefined,
       dueMs: 0,
       slot: -1,
       fire: () => this.due(owned),
