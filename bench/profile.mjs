@@ -19,7 +19,10 @@
 // hub, and Redis's CPU, system calls and commands per round trip follow, from /proc and INFO),
 // --hub=<script> (default dist/main.js: another build), --payload=N (each message's text padded to N
 // bytes, the reply echoing it: where a large payload's bytes are copied),
-// --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead).
+// --baseline (profile bench/baseline.mjs, the minimal relay `npm run bench` compares with, instead),
+// --streams[=<n>] (streamed replies instead of round trips: n streams, default 1000, each offered
+// --stream-rate deltas/s, default 3, open loop as the latency row of the streaming phase; the tables
+// are then per delta, and the p50/p99 per delta of the window is printed).
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -28,6 +31,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+import { STREAM_HUB_ENV } from './streaming.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
@@ -41,6 +45,10 @@ const AGENT_IDS = Array.from({ length: 20 }, (_, i) => `bot-${i}`);
 const CLIENTS = 200;
 const BASELINE = 'baseline' in args;
 const SERVER = BASELINE ? 'bench/baseline.mjs' : (args.hub ?? 'dist/main.js');
+const STREAMS = 'streams' in args ? Number(args.streams || 1000) : 0;
+const STREAM_RATE = Number(args['stream-rate'] ?? 3);
+/** What the tables count per: a round trip, or with --streams a delta. */
+const UNIT = STREAMS > 0 ? 'delta' : 'round trip';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const lineOn = (stream, text) =>
@@ -72,6 +80,7 @@ async function startHub(dir, env) {
         AGENT_API_KEYS: API_KEY,
         OPENAPI_SPEC_FILE: join(dir, 'openapi.json'),
         ...(args.history === undefined ? {} : { HISTORY_ENABLED: args.history }),
+        ...(STREAMS > 0 ? STREAM_HUB_ENV : {}),
         ...env,
       }),
       PROFILE_DIR: dir,
@@ -128,9 +137,9 @@ function reportRedis(before, after, roundTrips) {
   const per = (was, is) => ((is - was) / roundTrips).toFixed(2);
   console.log(`
 Redis: ${cpuUs.toFixed(1)} µs CPU, ${total.toFixed(2)} commands (calls made by scripts included), ${per(before.reads, after.reads)} read and \
-${per(before.writes, after.writes)} write system calls per round trip
+${per(before.writes, after.writes)} write system calls per ${UNIT}
 `);
-  console.log('| Redis command | calls per round trip | µs per round trip (commandstats) |\n|---|---|---|');
+  console.log(`| Redis command | calls per ${UNIT} | µs per ${UNIT} (commandstats) |\n|---|---|---|`);
   for (const [cmd, n, us] of rows) console.log(`| ${cmd} | ${n.toFixed(2)} | ${us.toFixed(1)} |`);
 }
 
@@ -147,10 +156,22 @@ async function main() {
     }
     const { call } = generatorClient(gen);
     await call('agents', { url: hubs[0].url, agentIds: AGENT_IDS, apiKey: API_KEY });
-    await call('clients', { url: hubs[hubs.length - 1].url, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
+    const clientsOn = hubs[hubs.length - 1].url;
+    if (STREAMS > 0) {
+      await call('streamClients', { url: clientsOn, count: STREAMS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
+      await call('streamOpen', {});
+    } else await call('clients', { url: clientsOn, count: CLIENTS, agentIds: AGENT_IDS, secret: SECRET, tag: 'profile' });
 
     const countersOf = () => hubs.map((hub) => ({ cpuMs: readCpuMs(hub.proc.pid), ...readSyscalls(hub.proc.pid) }));
-    const running = call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS, payloadBytes: Number(args.payload ?? 0) });
+    const running =
+      STREAMS > 0
+        ? call('streamOpenLoop', { ratePerStream: STREAM_RATE, warmupMs: 2000, durationMs: WINDOW_MS }, WINDOW_MS + 30_000).then((r) => {
+            console.log(
+              `\n${STREAMS} streams × ${STREAM_RATE} deltas/s offered: p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max?.toFixed(2)} ms per delta (${r.lost} lost)`,
+            );
+            return { completed: r.samples, perSecond: r.samples / (WINDOW_MS / 1000), errors: r.lost };
+          })
+        : call('closedLoop', { warmupMs: 2000, durationMs: WINDOW_MS, payloadBytes: Number(args.payload ?? 0) });
     await sleep(2000);
     const hubs0 = countersOf();
     const redis0 = redis && redisCounters(redis.port, redis.proc.pid);
@@ -205,7 +226,7 @@ function hubLabel(i, hubs) {
 
 /** Each hub's CPU and system calls per round trip: on two replicas the runtimes' one first, then the clients'. */
 function reportHubs(before, after, roundTrips) {
-  console.log('\n| hub | CPU µs per round trip | reads per round trip | writes per round trip |\n|---|---|---|---|');
+  console.log(`\n| hub | CPU µs per ${UNIT} | reads per ${UNIT} | writes per ${UNIT} |\n|---|---|---|---|`);
   after.forEach((is, i) => {
     const per = (field) => (is[field] - before[i][field]) / roundTrips;
     console.log(
@@ -224,7 +245,7 @@ function reportGc(dirs, roundTrips) {
   const oldSpaces = new Set(['old_space', 'large_object_space', 'code_space', 'trusted_space', 'trusted_large_object_space']);
   const oldBytes = (side) => side.heapSpaceStatistics.reduce((sum, s) => sum + (oldSpaces.has(s.spaceName) ? s.spaceUsedSize : 0), 0);
   console.log(
-    '\n| hub | promoted by scavenges, bytes per round trip | scavenges (pause ms, median / max) | mark-compacts (pause ms, sum) |\n|---|---|---|---|',
+    `\n| hub | promoted by scavenges, bytes per ${UNIT} | scavenges (pause ms, median / max) | mark-compacts (pause ms, sum) |\n|---|---|---|---|`,
   );
   dirs.forEach((dir, i) => {
     const { statistics } = JSON.parse(readFileSync(join(dir, 'gc.json'), 'utf8'));
@@ -280,16 +301,16 @@ function report(result, cpuMs, dirs) {
   }
   const perRt = (us) => (us / roundTrips).toFixed(1);
   console.log(
-    `\n${roundTrips} round trips in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors${result.firstError ? `, the first ${result.firstError}` : ''})`,
+    `\n${roundTrips} ${UNIT}s in ${WINDOW_MS / 1000} s (${result.perSecond.toFixed(0)}/s, ${result.errors} errors${result.firstError ? `, the first ${result.firstError}` : ''})`,
   );
   console.log(
-    `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per round trip (process time${dirs.length > 1 ? `, ${dirs.length} hubs summed` : ''}); profiled busy time ${perRt(totalUs)} µs\n`,
+    `hub CPU ${((cpuMs / roundTrips) * 1000).toFixed(1)} µs per ${UNIT} (process time${dirs.length > 1 ? `, ${dirs.length} hubs summed` : ''}); profiled busy time ${perRt(totalUs)} µs\n`,
   );
-  console.log('| where | µs per round trip | share |\n|---|---|---|');
+  console.log(`| where | µs per ${UNIT} | share |\n|---|---|---|`);
   for (const [place, us] of [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`| ${place} | ${perRt(us)} | ${((us / totalUs) * 100).toFixed(1)} % |`);
   }
-  console.log(`\n| function (self time) | µs per round trip | share |\n|---|---|---|`);
+  console.log(`\n| function (self time) | µs per ${UNIT} | share |\n|---|---|---|`);
   for (const [fn, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`| \`${fn.trim()}\` | ${perRt(us)} | ${((us / totalUs) * 100).toFixed(1)} % |`);
   }
@@ -308,9 +329,9 @@ function report(result, cpuMs, dirs) {
   };
   for (const dir of dirs) walk(JSON.parse(readFileSync(join(dir, 'alloc.heapprofile'), 'utf8')).head);
   console.log(
-    `\nallocated ≈ ${(totalBytes / roundTrips).toFixed(0)} bytes per round trip (sampled every 4 KiB, collected objects included)\n`,
+    `\nallocated ≈ ${(totalBytes / roundTrips).toFixed(0)} bytes per ${UNIT} (sampled every 4 KiB, collected objects included)\n`,
   );
-  console.log('| function (allocations) | bytes per round trip |\n|---|---|');
+  console.log(`| function (allocations) | bytes per ${UNIT} |\n|---|---|`);
   for (const [fn, bytes] of [...allocs].sort((a, b) => b[1] - a[1]).slice(0, TOP)) {
     console.log(`| \`${fn.trim()}\` | ${(bytes / roundTrips).toFixed(0)} |`);
   }

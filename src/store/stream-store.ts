@@ -29,9 +29,14 @@ export interface StreamRef {
 /** The stream a delta goes to, with its conversation (whose set of open streams expires with it). */
 export interface StreamTarget extends StreamRef {
   clientId: string;
+  /**
+   * The store's own: what it derives once per stream for its deltas (keys, framing). A caller that
+   * appends many deltas passes the same target each time and leaves this alone.
+   */
+  prepared?: unknown;
 }
 
-export type DeltaResult = { ok: true; seq: number; bytes: number } | { ok: false; reason: 'not-found' | 'too-large' };
+export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' };
 
 /** How a stream ends: `text` and `data`, when given, replace the accumulated text and the start's data. */
 export interface StreamEnding {
@@ -70,7 +75,7 @@ export interface StreamStore {
   /** Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means recorded. */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**
-   * Appends `text` to an open stream: its new seq and accumulated bytes; `too-large` past
+   * Appends `text` to an open stream: its new seq; `too-large` past
    * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
    * delta is published once appended. `renew` pushes the stream's expiry to `bounds.ttlMs` from now;
    * without it the expiry stands (the owner renews it often enough that an open stream never expires).

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import Redis, { type Cluster } from 'ioredis';
 import { createRedisConnections, quitConnection, whenReady, type RedisConnections } from '../../src/cluster/redis-connections';
+import { turnHold } from '../../src/net/cork-per-turn';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
 import { countWrites } from '../helpers/socket-writes';
@@ -13,6 +14,16 @@ import { countWrites } from '../helpers/socket-writes';
 //   callers waiting: each command fails 2 s after it was sent (failLateCommands), and the
 //   connection serves again once Redis answers.
 jest.setTimeout(60_000);
+
+// Turns held whole however long they run (net/cork-per-turn.ts writes out a long turn's first part
+// early; websocket-batching.test.ts tests that), so that a loaded machine cannot split these.
+const usualHold = turnHold.maxMs;
+beforeAll(() => {
+  turnHold.maxMs = Number.POSITIVE_INFINITY;
+});
+afterAll(() => {
+  turnHold.maxMs = usualHold;
+});
 
 const PAUSE_MS = 4000;
 
@@ -89,6 +100,26 @@ describe('one server', () => {
     const writes = countWrites(streamOf(client));
     await Promise.all(Array.from({ length: 10 }, (_, i) => client.set(`r${i}`, 'x')));
     expect(writes.count).toBe(1);
+  });
+
+  it('in a turn that runs long, writes out what it held once the oldest of it has waited the hold', async () => {
+    const client = connections.command as Redis;
+    const writes = countWrites(streamOf(client));
+    turnHold.maxMs = 2;
+    try {
+      // Five commands 3 ms apart in one turn: every second one finds the oldest held past 2 ms and
+      // goes out with it (1-2, 3-4, 5 at the turn's end), where a turn held whole is one write.
+      const sent: Promise<unknown>[] = [];
+      for (let i = 0; i < 5; i++) {
+        sent.push(client.incr('long-turn'));
+        const until = performance.now() + 3;
+        while (performance.now() < until);
+      }
+      expect(await Promise.all(sent)).toEqual([1, 2, 3, 4, 5]);
+      expect(writes.count).toBe(3);
+    } finally {
+      turnHold.maxMs = Number.POSITIVE_INFINITY;
+    }
   });
 
   it('fails each unanswered command 2 s after its own send, then serves again', async () => {

@@ -3,6 +3,7 @@ import { connect as tcpConnect, type AddressInfo, type Socket as NetSocket } fro
 import { Server, type Socket as ServerSocket } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
+import { turnHold } from '../../src/net/cork-per-turn';
 import { BatchingWebSocketServer } from '../../src/net/websocket-engine';
 import type { ClientInboundMessage, SessionInfo } from '../../src/protocol';
 import { clientSocket, connected, startHub } from '../helpers/hub';
@@ -11,8 +12,27 @@ import { mintToken } from '../helpers/tokens';
 
 // The hub's WebSocket engine (net/websocket-engine.ts) writes what a connection sends within one
 // turn of the event loop in one system call, in order; a connection that closes or vanishes with
-// frames queued costs nothing else. Counted at the server's socket, under a real Socket.IO server
-// and in the hub (a recovery replay).
+// frames queued costs nothing else; in a turn that runs long, what it held goes out once the oldest
+// of it has waited turnHold.maxMs. Counted at the server's socket, under a real Socket.IO server and
+// in the hub (a recovery replay). The tests that count one write per turn lengthen the hold, so that
+// a loaded machine cannot split their turns.
+
+/** Runs the block's tests with turns held whole, however long they run. */
+function holdingWholeTurns(): void {
+  const usual = turnHold.maxMs;
+  beforeAll(() => {
+    turnHold.maxMs = Number.POSITIVE_INFINITY;
+  });
+  afterAll(() => {
+    turnHold.maxMs = usual;
+  });
+}
+
+/** Keeps the CPU busy for `ms` (a long turn, as a burst of events makes one). */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
 
 interface Served {
   io: Server;
@@ -71,6 +91,7 @@ async function burst(socket: Socket, n: number, event = 'burst'): Promise<unknow
 const inOrder = (n: number) => [...Array.from({ length: n }, (_, i) => i), 'done'];
 
 describe('under a Socket.IO server', () => {
+  holdingWholeTurns();
   let batching: Served;
   let plain: Served;
   const sockets: Socket[] = [];
@@ -181,7 +202,62 @@ describe('under a Socket.IO server', () => {
   });
 });
 
+describe('in a turn that runs long', () => {
+  let batching: Served;
+  const sockets: Socket[] = [];
+  const usual = turnHold.maxMs;
+  beforeAll(async () => {
+    batching = await serve(BatchingWebSocketServer);
+    turnHold.maxMs = 2;
+  });
+  afterAll(async () => {
+    turnHold.maxMs = usual;
+    for (const s of sockets.splice(0)) s.disconnect();
+    await batching.close();
+  });
+
+  it('writes out what every socket held once the oldest of it has waited the hold', async () => {
+    const peers: { socket: Socket; raw: NetSocket; serverSide: ServerSocket }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const upgrade = batching.nextUpgrade();
+      const joined = new Promise<ServerSocket>((resolve) => batching.io.once('connection', resolve));
+      const socket = client(batching.url);
+      sockets.push(socket);
+      await connected(socket);
+      peers.push({ socket, raw: (await upgrade).socket, serverSide: await joined });
+    }
+    // Writes to the kernel made while the handler below still runs.
+    let running = false;
+    let early = 0;
+    for (const { raw } of peers) {
+      for (const method of ['_write', '_writev'] as const) {
+        const original = raw[method] as (...args: unknown[]) => void;
+        raw[method] = function (this: NetSocket, ...args: unknown[]) {
+          if (running) early++;
+          return original.apply(this, args);
+        } as never;
+      }
+    }
+    // One frame to each socket, 3 ms apart, in one turn (as a burst of relayed messages to
+    // different clients makes one): the second finds the first held past 2 ms, and both go out then.
+    peers[0].serverSide.on('spread', (ack: (reply: string) => void) => {
+      running = true;
+      for (const { serverSide } of peers) {
+        serverSide.emit('item', 0);
+        busy(3);
+      }
+      running = false;
+      ack('done');
+    });
+    const arrived = peers.map(({ socket }) => new Promise((resolve) => socket.once('item', resolve)));
+    expect(await peers[0].socket.timeout(5000).emitWithAck('spread')).toBe('done');
+    expect(await Promise.all(arrived)).toEqual([0, 0, 0]);
+    expect(early).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('in the hub', () => {
+  holdingWholeTurns();
   it('replays what a reconnecting client missed, and its session, in a few writes', async () => {
     const t = await startHub({ RECOVERY_MAX_MESSAGES: '20' });
     try {

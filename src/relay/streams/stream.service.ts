@@ -17,21 +17,22 @@ import {
   type StreamStatus,
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
-import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef } from '../../store/stream-store';
+import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef, StreamTarget } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import type { ActivityTracker } from './activity-tracker';
 
-/** A stream owned by a runtime socket of this replica. */
-interface Owned extends Deadline, StreamRef {
-  clientId: string;
+/** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
+interface Owned extends Deadline, StreamTarget {
   /** The user's room, and what other replicas get of a delta to it (null: emitted through the adapter). */
   room: string;
   publication: DeltaPublication | null;
   socketId: string;
   start: LoggedMessage;
+  /** UTF-8 bytes of the text, counting the deltas still on their way to the store. */
+  bytes: number;
   seq: number;
   /** Appends sent and not yet answered: the runtime's end waits for them. */
   appends: Set<Promise<unknown>>;
@@ -152,6 +153,7 @@ export class StreamService {
       publication: this.ctx.publicationTo(room, Events.messageDelta),
       socketId: socket.id,
       start,
+      bytes: 0,
       seq: 0,
       appends: new Set(),
       ending: false,
@@ -160,6 +162,7 @@ export class StreamService {
       renewedAt: now,
       promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
+      prepared: undefined,
       dueMs: 0,
       slot: -1,
       fire: () => this.due(owned),
@@ -185,6 +188,10 @@ export class StreamService {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
     this.deltasIn.add();
+    // The store refuses a delta past the limit too; refused here, it costs shared state nothing.
+    const size = Buffer.byteLength(text);
+    if (owned.bytes + size > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
+    owned.bytes += size;
     const { room, publication } = owned;
     let result;
     // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
@@ -203,18 +210,20 @@ export class StreamService {
       owned.appends.delete(append);
     }
     if (!result.ok) {
-      if (result.reason === 'too-large') return errorAck('PAYLOAD_TOO_LARGE');
+      if (result.reason === 'too-large') {
+        owned.bytes -= size;
+        return errorAck('PAYLOAD_TOO_LARGE');
+      }
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');
     }
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
     if (renew) owned.renewedAt = now;
-    const delta = { id, seq: result.seq, text };
     const clients = this.nsp.client;
     const here = clients.adapter.rooms.get(room)?.size ?? 0;
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
-    if (publication === null) clients.to(room).emit(Events.messageDelta, delta);
+    if (publication === null) clients.to(room).emit(Events.messageDelta, { id, seq: result.seq, text });
     if (here > 0) this.deltasOut.add(here);
     return { ok: true, seq: result.seq };
   }

@@ -58,7 +58,7 @@ export class MemoryStreamStore implements StreamStore {
     held.text += text;
     held.bytes = bytes;
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
-    return { ok: true, seq: ++held.seq, bytes };
+    return { ok: true, seq: ++held.seq };
   }
 
   // One replica: no publication, the caller emits the end.

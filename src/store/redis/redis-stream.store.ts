@@ -37,23 +37,28 @@ redis.call('PEXPIRE', KEYS[3], ARGV[7])
 if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12]) end
 return 1`);
 
-// KEYS: hash, text, the conversation's set. ARGV: text, its JSON, max bytes, ttl ms ('' to leave the
-// expiry as it is), id, then a shard channel ('' for none) and the publication's parts around the delta's
-// JSON. Returns -1 (not open), -2 (too large) or { seq, bytes }. Five commands per delta: the expiry is
-// renewed only when the caller asks (docs/streaming.md, "The hub ends every stream").
+// KEYS: hash, text, and the conversation's set when ARGV[3] renews the expiry. ARGV: text, max bytes, ttl
+// ms ('' to leave the expiry as it is), a shard channel ('' for none), the publication up to the delta's
+// seq and from after it (the text's JSON and the frame's end). Returns -1 (not open), -2 (too large) or
+// the seq. Three commands per delta (docs/streaming.md, "The hub ends every stream"): HINCRBY
+// answers whether the stream is open (a missing hash counts from 0, and only the first delta needs to
+// ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those before
+// they get here, so the copy it costs is rare), and the expiry is renewed only when the caller asks.
 const APPEND = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local bytes = redis.call('STRLEN', KEYS[2]) + #ARGV[1]
-if bytes > tonumber(ARGV[3]) then return -2 end
-redis.call('APPEND', KEYS[2], ARGV[1])
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-if ARGV[4] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4]); redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if seq == 1 and redis.call('HEXISTS', KEYS[1], 'm') == 0 then redis.call('DEL', KEYS[1]); return -1 end
+local bytes = redis.call('APPEND', KEYS[2], ARGV[1])
+if bytes > tonumber(ARGV[2]) then
+  local kept = bytes - #ARGV[1]
+  redis.call('HINCRBY', KEYS[1], 'seq', -1)
+  redis.call('SET', KEYS[2], kept == 0 and '' or redis.call('GETRANGE', KEYS[2], 0, kept - 1), 'KEEPTTL')
+  return -2
 end
-if ARGV[6] ~= '' then
-  redis.call('SPUBLISH', ARGV[6], ARGV[7] .. '{"id":"' .. ARGV[5] .. '","seq":' .. seq .. ',"text":' .. ARGV[2] .. '}' .. ARGV[8])
+if ARGV[3] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3]); redis.call('PEXPIRE', KEYS[2], ARGV[3]); redis.call('PEXPIRE', KEYS[3], ARGV[3])
 end
-return { seq, bytes }`);
+if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[4], ARGV[5] .. seq .. ARGV[6]) end
+return seq`);
 
 // KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
 // the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms, then a
@@ -118,6 +123,16 @@ return out`);
 
 type Row = [message: string, client: string, owner: string, seq: string, text: string];
 
+/** See {@link RedisStreamStore.prepare}. */
+interface Prepared {
+  publication: DeltaPublication | null;
+  /** Hash, text, the conversation's set: a delta that renews the expiry touches all three. */
+  keys: string[];
+  /** Hash and text: the keys of any other delta. */
+  appendKeys: string[];
+  head: string;
+}
+
 /** Open streams on Redis; see the layout above. */
 export class RedisStreamStore implements StreamStore {
   private readonly orphanKey: string;
@@ -163,22 +178,13 @@ export class RedisStreamStore implements StreamStore {
     publication: DeltaPublication | null,
     renew: boolean,
   ): Promise<DeltaResult> {
-    const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
-    const args = [
-      text,
-      JSON.stringify(text),
-      bounds.maxBytes,
-      renew ? bounds.ttlMs : '',
-      stream.id,
-      publication?.channel ?? '',
-      publication?.before ?? '',
-      publication?.after ?? '',
-    ];
-    const result = await APPEND.run<number | [number, number]>(this.redis, keys, args);
-    if (result === -1) return { ok: false, reason: 'not-found' };
-    if (result === -2) return { ok: false, reason: 'too-large' };
-    const [seq, bytes] = result as [number, number];
-    return { ok: true, seq, bytes };
+    const prepared = this.prepare(stream, publication);
+    const tail = publication === null ? '' : `,"text":${JSON.stringify(text)}}${publication.after}`;
+    const args = [text, bounds.maxBytes, renew ? bounds.ttlMs : '', publication?.channel ?? '', prepared.head, tail];
+    const seq = await APPEND.run<number>(this.redis, renew ? prepared.keys : prepared.appendKeys, args);
+    if (seq === -1) return { ok: false, reason: 'not-found' };
+    if (seq === -2) return { ok: false, reason: 'too-large' };
+    return { ok: true, seq };
   }
 
   async end(
@@ -243,6 +249,21 @@ export class RedisStreamStore implements StreamStore {
 
   async forget(refs: readonly StreamRef[]): Promise<void> {
     if (refs.length > 0) await this.redis.zrem(this.orphanKey, ...refs.map(member));
+  }
+
+  /**
+   * What every delta of a stream shares: its keys and the publication's head. Built at its first
+   * delta and kept on the caller's target (the relay keeps one per stream), so a delta builds only
+   * its own part.
+   */
+  private prepare(stream: StreamTarget, publication: DeltaPublication | null): Prepared {
+    const cached = stream.prepared as Prepared | undefined;
+    if (cached?.publication === publication) return cached;
+    const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
+    const head = publication === null ? '' : `${publication.before}{"id":${JSON.stringify(stream.id)},"seq":`;
+    const prepared: Prepared = { publication, keys, appendKeys: keys.slice(0, 2), head };
+    stream.prepared = prepared;
+    return prepared;
   }
 
   /** Hash, text and (when the conversation is known) the conversation's set of open streams. */

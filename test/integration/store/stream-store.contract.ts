@@ -42,8 +42,8 @@ export function describeStreamStoreContract(
       expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: '', seq: 0 }]);
       expect(await streams.openOf('bot', 'u2')).toEqual([]);
       expect(await history()).toEqual([{ ...start, streaming: true }]);
-      expect(await delta(start.id, 'Hel')).toEqual({ ok: true, seq: 1, bytes: 3 });
-      expect(await delta(start.id, 'lo ✓')).toEqual({ ok: true, seq: 2, bytes: 9 });
+      expect(await delta(start.id, 'Hel')).toEqual({ ok: true, seq: 1 });
+      expect(await delta(start.id, 'lo ✓')).toEqual({ ok: true, seq: 2 });
       expect(await streams.get('bot', start.id)).toMatchObject({ text: 'Hello ✓', seq: 2, clientId: 'u1', owner: 'sock-1' });
     });
 
@@ -51,9 +51,21 @@ export function describeStreamStoreContract(
       const start = await open();
       await delta(start.id, 'x'.repeat(18));
       expect(await delta(start.id, 'abc')).toEqual({ ok: false, reason: 'too-large' });
-      expect(await delta(v7(), 'abc')).toEqual({ ok: false, reason: 'not-found' });
+      const missing = v7();
+      expect(await delta(missing, 'abc')).toEqual({ ok: false, reason: 'not-found' });
+      expect(await streams.get('bot', missing)).toBeNull();
       expect(await streams.get('bot', start.id)).toMatchObject({ text: 'x'.repeat(18), seq: 1 });
       expect(await streams.get('other-bot', start.id)).toBeNull();
+      expect(await delta(start.id, 'yy')).toEqual({ ok: true, seq: 2 });
+      expect(await streams.get('bot', start.id)).toMatchObject({ text: `${'x'.repeat(18)}yy`, seq: 2 });
+    });
+
+    it('refuses a first delta past maxBytes, changing nothing: the next one is the first', async () => {
+      const start = await open();
+      expect(await delta(start.id, 'x'.repeat(21))).toEqual({ ok: false, reason: 'too-large' });
+      expect(await streams.get('bot', start.id)).toMatchObject({ text: '', seq: 0 });
+      expect(await delta(start.id, 'ok')).toEqual({ ok: true, seq: 1 });
+      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: 'ok', seq: 1 }]);
     });
 
     it('ends a stream once, logging its final in place of the start: status kept unless complete', async () => {
@@ -168,8 +180,8 @@ export function describeStreamStoreContract(
       for (const message of [kept, left]) await streams.open({ message, clientId: 'u1', owner: 's' }, short, false);
       await sleep(600);
       const append = (id: string, renew: boolean) => streams.append({ agentId: 'bot', id, clientId: 'u1' }, 'x', short, null, renew);
-      expect(await append(kept.id, true)).toEqual({ ok: true, seq: 1, bytes: 1 });
-      expect(await append(left.id, false)).toEqual({ ok: true, seq: 1, bytes: 1 });
+      expect(await append(kept.id, true)).toEqual({ ok: true, seq: 1 });
+      expect(await append(left.id, false)).toEqual({ ok: true, seq: 1 });
       // Past the first expiry, short of the renewed one.
       await sleep(600);
       expect(await streams.get('bot', left.id)).toBeNull();
