@@ -1,13 +1,38 @@
 import type Redis from 'ioredis';
 import type { Command } from 'ioredis';
 
-/** When a command was sent (`performance.now()`: monotonic ms), or {@link FAILED} once it has been failed. */
+/** When a command was sent, on its connection's {@link LoopClock}, or {@link FAILED} once it has been failed. */
 const SENT_AT = Symbol('relay-hub sentAt');
 const FAILED = -1;
 /** ioredis's own message for a command that failed with its connection. */
 const CONNECTION_CLOSED = 'Connection is closed.';
 
 type Stamped = Command & { [SENT_AT]?: number };
+
+/**
+ * Milliseconds of the event loop's responsive time: real time (`performance.now()`), except that
+ * no more than `maxStepMs` passes between two ticks. A loop blocked by a long synchronous turn, or
+ * starved of CPU, ticks late; the time beyond `maxStepMs` was not the peer's to answer in, since
+ * nothing could read its answer, and is not counted.
+ */
+export class LoopClock {
+  private at = 0;
+  private lastTick = performance.now();
+
+  constructor(private readonly maxStepMs: number) {}
+
+  /** Called by the owner's interval: advances the clock by the time since the last tick, at most `maxStepMs`. */
+  tick(): number {
+    this.at = this.now();
+    this.lastTick = performance.now();
+    return this.at;
+  }
+
+  /** The clock's time; never less than an earlier reading, never more than the next tick's. */
+  now(): number {
+    return this.at + Math.min(performance.now() - this.lastTick, this.maxStepMs);
+  }
+}
 
 /**
  * Fails every command on `redis` that has had no reply `timeoutMs` after it was sent, with the
@@ -19,6 +44,13 @@ type Stamped = Command & { [SENT_AT]?: number };
  * fails between `timeoutMs` and `timeoutMs + checkEveryMs` after it was sent. A failed command
  * keeps its place in the queue until its reply or the connection's end, as with ioredis's timer.
  *
+ * A slow event loop is not a slow Redis (docs/architecture.md, "When Redis fails"): the time is
+ * that of a {@link LoopClock}, so the seconds of a blocked or CPU-starved turn, in which no reply
+ * could be read, do not count against a command; and the commands found late are failed in the
+ * check phase (`setImmediate`), after the poll phase has read the replies already in the socket.
+ * The interval runs in the timers phase, before that poll phase: failing them there failed
+ * commands whose replies had arrived.
+ *
  * A command still waiting for its reply when the connection closes fails then ("Connection is
  * closed."): with `autoResendUnfulfilledCommands` off it is never sent again, and ioredis rejects it
  * only at every `maxRetriesPerRequest + 1`-th close; otherwise it drops the queue at the reconnect
@@ -27,15 +59,17 @@ type Stamped = Command & { [SENT_AT]?: number };
  * unreachable"). Redis may or may not have run it, as with a timeout.
  */
 export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs = Math.max(10, Math.round(timeoutMs / 20))): void {
+  const clock = new LoopClock(2 * checkEveryMs);
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = (command: Stamped, stream) => {
     // A command a Cluster sends again (redirection, failover) keeps its first send time.
-    command[SENT_AT] ??= performance.now();
+    command[SENT_AT] ??= clock.now();
     return send(command, stream);
   };
   const check = setInterval(() => {
     const queue = redis.commandQueue;
-    const now = performance.now();
+    const now = clock.tick();
+    let late: Stamped[] | undefined;
     for (let i = 0; i < queue.length; i++) {
       const command = queue.peekAt(i)?.command as Stamped | undefined;
       const sentAt = command?.[SENT_AT];
@@ -43,8 +77,9 @@ export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs =
       if (command === undefined || sentAt === undefined || sentAt === FAILED) continue;
       if (now - sentAt < timeoutMs) break;
       command[SENT_AT] = FAILED;
-      if (!command.isResolved) command.reject(new Error('Command timed out'));
+      (late ??= []).push(command);
     }
+    if (late !== undefined) setImmediate(failUnanswered, late);
   }, checkEveryMs);
   check.unref();
   redis.once('end', () => clearInterval(check));
@@ -60,4 +95,8 @@ export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs =
       }
     });
   }
+}
+
+function failUnanswered(late: Stamped[]): void {
+  for (const command of late) if (!command.isResolved) command.reject(new Error('Command timed out'));
 }

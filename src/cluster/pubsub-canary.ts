@@ -18,6 +18,8 @@ interface Probe {
   pendingNonce: string | null;
   /** performance.now() when the pending probe was published. */
   sentAt: number;
+  /** performance.now() when the pending probe's publish was answered (a reply or an error); null while in flight. */
+  answeredAt: number | null;
   misses: number;
 }
 
@@ -46,9 +48,9 @@ export class PubSubCanary {
   }
 
   start(): void {
-    this.round();
     this.timer = setInterval(() => this.round(), this.options.intervalMs);
     this.timer.unref();
+    this.judge(performance.now());
   }
 
   healthy(): boolean {
@@ -60,6 +62,7 @@ export class PubSubCanary {
 
   stop(): void {
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Subscribes to channels new in `channelsToProbe()`, forgets those gone from it. */
@@ -68,7 +71,7 @@ export class PubSubCanary {
     for (const channel of this.probes.keys()) if (!wanted.has(channel)) this.probes.delete(channel);
     for (const channel of wanted) {
       if (this.probes.has(channel)) continue;
-      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, sentAt: 0, misses: 0 };
+      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, sentAt: 0, answeredAt: null, misses: 0 };
       this.probes.set(channel, probe);
       this.channels.subscribe(channel, (message) => {
         if (message.toString() === probe.pendingNonce) {
@@ -81,12 +84,31 @@ export class PubSubCanary {
     }
   }
 
+  /**
+   * A slow event loop is not a lost subscription (docs/architecture.md, "When Redis fails"): a
+   * probe counts as missed only once its publish was answered before the round began, so that a
+   * poll phase, which reads what arrived on the subscriber meanwhile, has run since Redis sent it
+   * back; the interval runs in the timers phase, before that turn's poll phase, so the probes are
+   * judged in the check phase (`setImmediate`), after it. A loop blocked or starved of CPU reads the
+   * publish's reply late, and its probe is neither counted nor replaced until then (its echo still
+   * counts when read). Redis not answering at all fails the publish at the command deadline, and
+   * the probe then counts.
+   */
   private round(): void {
+    const startedAt = performance.now();
+    setImmediate(() => this.judge(startedAt));
+  }
+
+  private judge(roundAt: number): void {
+    if (this.timer === undefined) return; // stopped meanwhile
     const bothUp = this.pub.status === 'ready' && this.sub.status === 'ready';
     if (bothUp) this.track();
     let missed = 0;
     for (const [channel, probe] of this.probes) {
-      if (probe.pendingNonce !== null && bothUp) missed = Math.max(missed, ++probe.misses);
+      if (probe.pendingNonce !== null && bothUp) {
+        if (probe.answeredAt === null || probe.answeredAt >= roundAt) continue;
+        missed = Math.max(missed, ++probe.misses);
+      }
       if (bothUp) this.probe(channel, probe);
     }
     if (missed === this.options.resubscribeAfterMisses) {
@@ -103,13 +125,21 @@ export class PubSubCanary {
     const nonce = randomUUID();
     probe.pendingNonce = nonce;
     probe.sentAt = performance.now();
+    probe.answeredAt = null;
+    const answered = () => {
+      if (probe.pendingNonce === nonce) probe.answeredAt = performance.now();
+    };
     this.pub.spublish(channel, nonce).then(
       (receivers) => {
+        answered();
         // Nobody subscribed: the subscription is gone for sure, no need to wait for misses.
         if (Number(receivers) === 0 && probe.pendingNonce === nonce)
           probe.misses = Math.max(probe.misses, this.options.resubscribeAfterMisses - 1);
       },
-      (err: unknown) => this.report('canary', err, 'pub/sub probe could not be published'),
+      (err: unknown) => {
+        answered();
+        this.report('canary', err, 'pub/sub probe could not be published');
+      },
     );
   }
 }

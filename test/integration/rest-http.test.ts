@@ -157,7 +157,7 @@ describe('REST transport: body limits, media types, docs, spec file, health', ()
     const ready = await api.getReadiness({ client });
     expect({ status: ready.response!.status, body: ready.data }).toEqual({
       status: 200,
-      body: { status: 'ok', checks: { notDraining: true } },
+      body: { status: 'ok', checks: { notDraining: true, memoryBelowHighWater: true } },
     });
   });
 
