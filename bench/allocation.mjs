@@ -99,8 +99,8 @@ export async function allocationPhase(ctx, load) {
       }
       for (const kind of ctx.kinds) await ctx.connectLoad(ctx.gen, kind, servers[kind][0], servers[kind].at(-1), `al${key}`);
       // Unmeasured: the smallest payload for 2 s, so that compiling the code paths (V8 mallocs its
-      // compilers' memory) falls outside the slices. Not the largest: a failure it causes (the hub
-      // over Redis stops relaying 64 KiB messages, docs/benchmarks.md) would take every row with it.
+      // compilers' memory) falls outside the slices. Not the largest: a failure it caused (the hub
+      // over Redis once stopped relaying 64 KiB messages, docs/benchmarks.md) took every row with it.
       for (const kind of ctx.kinds)
         await ctx.gen.call('closedLoop', { warmupMs: 0, durationMs: 2000, group: kind, payloadBytes: load.sizes[0] });
       for (const size of load.sizes) {

@@ -10,6 +10,7 @@ const CONNECTION_CLOSED = 'Connection is closed.';
 type Stamped = Command & { [SENT_AT]?: number };
 
 /**
+/**
  * Milliseconds of the event loop's responsive time: real time (`performance.now()`), except that
  * no more than `maxStepMs` passes between two ticks. A loop blocked by a long synchronous turn, or
  * starved of CPU, ticks late; the time beyond `maxStepMs` was not the peer's to answer in, since
@@ -35,21 +36,24 @@ export class LoopClock {
 }
 
 /**
- * Fails every command on `redis` that has had no reply `timeoutMs` after it was sent, with the
- * error ioredis's own `commandTimeout` gives ("Command timed out"), so no caller waits on a Redis
- * that accepted the connection and stopped answering. ioredis arms and clears a Node timer per
- * command for that, a few timer-list operations and objects on every command of every message;
- * here each command only gets its send time, and one interval per connection looks at the oldest
- * pending commands (replies come in order, so it stops at the first one still in time). A command
- * fails between `timeoutMs` and `timeoutMs + checkEveryMs` after it was sent. A failed command
- * keeps its place in the queue until its reply or the connection's end, as with ioredis's timer.
+ * Fails the commands on `redis` that wait for a reply while Redis says nothing: a command fails
+ * once `timeoutMs` have passed both since it was sent and since the connection last read anything,
+ * with the error ioredis's own `commandTimeout` gives ("Command timed out"). So no caller waits on
+ * a Redis that accepted the connection and stopped answering, and none is failed while Redis is
+ * answering the commands queued before it: replies come in order, and with big messages on a busy
+ * machine the queue of one connection can take seconds (docs/operations.md, "Redis command
+ * deadlines"). ioredis's `commandTimeout` counts from the send alone, and arms and clears a Node
+ * timer per command; here each command only gets its send time, and one interval per connection
+ * looks at the oldest pending commands. A command of a silent Redis fails between `timeoutMs` and
+ * `timeoutMs + checkEveryMs` after the later of its send and the last read. A failed command keeps
+ * its place in the queue until its reply or the connection's end, as with ioredis's timer.
  *
- * A slow event loop is not a slow Redis (docs/architecture.md, "When Redis fails"): the time is
- * that of a {@link LoopClock}, so the seconds of a blocked or CPU-starved turn, in which no reply
- * could be read, do not count against a command; and the commands found late are failed in the
- * check phase (`setImmediate`), after the poll phase has read the replies already in the socket.
- * The interval runs in the timers phase, before that poll phase: failing them there failed
- * commands whose replies had arrived.
+ * A slow event loop is not a slow Redis either (docs/architecture.md, "When Redis fails"): the time
+ * is that of a {@link LoopClock}, so the seconds of a blocked or CPU-starved turn, in which no reply
+ * could be read, do not count against a command; and commands are judged in the check phase
+ * (`setImmediate`), after the poll phase has read the replies already in the socket. The interval
+ * runs in the timers phase, before that poll phase: judging there failed commands whose replies had
+ * arrived.
  *
  * A command still waiting for its reply when the connection closes fails then ("Connection is
  * closed."): with `autoResendUnfulfilledCommands` off it is never sent again, and ioredis rejects it
@@ -66,21 +70,38 @@ export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs =
     command[SENT_AT] ??= clock.now();
     return send(command, stream);
   };
-  const check = setInterval(() => {
+  // Whether the connection read anything since the last check, and when a check last saw that.
+  // A flag, not a clock reading per chunk read: the check stamps it, up to checkEveryMs late.
+  let heard = false;
+  let heardAt = clock.now();
+  let listened: unknown;
+  const listen = () => {
+    // A new socket on each connect, read by ioredis from then on (a listener added before that
+    // would set it flowing early).
+    if (redis.stream === undefined || redis.stream === listened) return;
+    listened = redis.stream;
+    redis.stream.on('data', () => void (heard = true));
+  };
+  if (redis.status === 'connect' || redis.status === 'ready') listen();
+  redis.on('connect', listen);
+  const judge = (now: number) => {
+    if (heard) {
+      heard = false;
+      heardAt = now;
+    }
     const queue = redis.commandQueue;
-    const now = clock.tick();
-    let late: Stamped[] | undefined;
     for (let i = 0; i < queue.length; i++) {
       const command = queue.peekAt(i)?.command as Stamped | undefined;
       const sentAt = command?.[SENT_AT];
       // Sent before this was installed (the connection's handshake) or failed already.
       if (command === undefined || sentAt === undefined || sentAt === FAILED) continue;
-      if (now - sentAt < timeoutMs) break;
+      if (now - Math.max(sentAt, heardAt) < timeoutMs) break;
       command[SENT_AT] = FAILED;
-      (late ??= []).push(command);
+      if (!command.isResolved) command.reject(new Error('Command timed out'));
     }
-    if (late !== undefined) setImmediate(failUnanswered, late);
-  }, checkEveryMs);
+  };
+  // Ticked in the timers phase (its lateness is the loop's), judged in the check phase.
+  const check = setInterval(() => setImmediate(judge, clock.tick()), checkEveryMs);
   check.unref();
   redis.once('end', () => clearInterval(check));
   if (!redis.options.autoResendUnfulfilledCommands) {
@@ -95,8 +116,4 @@ export function failLateCommands(redis: Redis, timeoutMs: number, checkEveryMs =
       }
     });
   }
-}
-
-function failUnanswered(late: Stamped[]): void {
-  for (const command of late) if (!command.isResolved) command.reject(new Error('Command timed out'));
 }

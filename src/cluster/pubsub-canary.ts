@@ -13,27 +13,29 @@ export interface CanaryOptions {
   onRoundTrip?: (seconds: number) => void;
 }
 
+/** A probe published and not read back yet: since when, and what its publish said. */
+interface Outstanding {
+  /** performance.now() when it was published. */
+  sentAt: number;
+  /** `sending` until Redis answers the publish; `published`: at least one subscriber had it; `lost`: none, or the publish failed. */
+  state: 'sending' | 'published' | 'lost';
+}
+
 interface Probe {
   lastRoundTripAt: number;
-  pendingNonce: string | null;
-  /** performance.now() when the pending probe was published. */
-  sentAt: number;
-  /** performance.now() when the pending probe's publish was answered (a reply or an error); null while in flight. */
-  answeredAt: number | null;
+  /** By nonce, oldest first. */
+  outstanding: Map<string, Outstanding>;
   misses: number;
 }
 
-/**
- * A probe published through Redis to this replica's own channels and read back by its subscriber:
- * one channel on one server, one per shard on a Cluster (`channels()` is asked before every round,
- * so shards that appear are probed too). Readiness follows the probes, so a replica whose
- * subscription silently died, or one of whose shards is failing over, turns unready; after a few
- * misses with both connections up it calls `resubscribe`, and if that does not help, it
- * reconnects the subscriber.
- */
+/** Probes kept waiting per channel: a later one read back settles the earlier ones too. */
+const MAX_OUTSTANDING = 16;
+
 export class PubSubCanary {
   private readonly probes = new Map<string, Probe>();
   private timer?: NodeJS.Timeout;
+  /** Whether the subscriber read any message since the last round. */
+  private heard = false;
 
   constructor(
     private readonly pub: RedisClient,
@@ -44,13 +46,17 @@ export class PubSubCanary {
     private readonly report: RedisErrorReporter,
     private readonly options: CanaryOptions,
   ) {
+    const hear = () => void (this.heard = true);
+    for (const event of ['smessageBuffer', 'messageBuffer']) sub.on(event, hear);
     this.track();
   }
 
   start(): void {
-    this.timer = setInterval(() => this.round(), this.options.intervalMs);
+    this.round();
+    // In the turn's check phase, after its poll phase: a replica whose event loop was blocked for a
+    // while reads what its subscriber received meanwhile before the round judges the probes.
+    this.timer = setInterval(() => setImmediate(() => this.timer !== undefined && this.round()), this.options.intervalMs);
     this.timer.unref();
-    this.judge(performance.now());
   }
 
   healthy(): boolean {
@@ -71,44 +77,32 @@ export class PubSubCanary {
     for (const channel of this.probes.keys()) if (!wanted.has(channel)) this.probes.delete(channel);
     for (const channel of wanted) {
       if (this.probes.has(channel)) continue;
-      const probe: Probe = { lastRoundTripAt: 0, pendingNonce: null, sentAt: 0, answeredAt: null, misses: 0 };
+      const probe: Probe = { lastRoundTripAt: 0, outstanding: new Map(), misses: 0 };
       this.probes.set(channel, probe);
       this.channels.subscribe(channel, (message) => {
-        if (message.toString() === probe.pendingNonce) {
-          this.options.onRoundTrip?.((performance.now() - probe.sentAt) / 1000);
-          probe.pendingNonce = null;
-          probe.misses = 0;
-          probe.lastRoundTripAt = Date.now();
+        const nonce = message.toString();
+        const arrived = probe.outstanding.get(nonce);
+        if (arrived === undefined) return;
+        this.options.onRoundTrip?.((performance.now() - arrived.sentAt) / 1000);
+        // Messages on one channel arrive in the order published: the earlier probes are not coming.
+        for (const earlier of probe.outstanding.keys()) {
+          probe.outstanding.delete(earlier);
+          if (earlier === nonce) break;
         }
+        probe.misses = 0;
+        probe.lastRoundTripAt = Date.now();
       });
     }
   }
 
-  /**
-   * A slow event loop is not a lost subscription (docs/architecture.md, "When Redis fails"): a
-   * probe counts as missed only once its publish was answered before the round began, so that a
-   * poll phase, which reads what arrived on the subscriber meanwhile, has run since Redis sent it
-   * back; the interval runs in the timers phase, before that turn's poll phase, so the probes are
-   * judged in the check phase (`setImmediate`), after it. A loop blocked or starved of CPU reads the
-   * publish's reply late, and its probe is neither counted nor replaced until then (its echo still
-   * counts when read). Redis not answering at all fails the publish at the command deadline, and
-   * the probe then counts.
-   */
   private round(): void {
-    const startedAt = performance.now();
-    setImmediate(() => this.judge(startedAt));
-  }
-
-  private judge(roundAt: number): void {
-    if (this.timer === undefined) return; // stopped meanwhile
     const bothUp = this.pub.status === 'ready' && this.sub.status === 'ready';
     if (bothUp) this.track();
+    const heard = this.heard;
+    this.heard = false;
     let missed = 0;
     for (const [channel, probe] of this.probes) {
-      if (probe.pendingNonce !== null && bothUp) {
-        if (probe.answeredAt === null || probe.answeredAt >= roundAt) continue;
-        missed = Math.max(missed, ++probe.misses);
-      }
+      if (bothUp && this.missing(probe, heard)) missed = Math.max(missed, ++probe.misses);
       if (bothUp) this.probe(channel, probe);
     }
     if (missed === this.options.resubscribeAfterMisses) {
@@ -121,23 +115,35 @@ export class PubSubCanary {
     }
   }
 
+  /** Whether `probe` has one outstanding that is lost, not late (`heard`: the subscriber read something since the last round). */
+  private missing(probe: Probe, heard: boolean): boolean {
+    if (probe.outstanding.size === 0) return false;
+    let published = false;
+    for (const { state } of probe.outstanding.values()) {
+      if (state === 'lost') return true;
+      if (state === 'published') published = true;
+    }
+    // All still being published: the command connection's deadline fails them if Redis is silent.
+    return published && !heard;
+  }
+
   private probe(channel: string, probe: Probe): void {
     const nonce = randomUUID();
-    probe.pendingNonce = nonce;
-    probe.sentAt = performance.now();
-    probe.answeredAt = null;
-    const answered = () => {
-      if (probe.pendingNonce === nonce) probe.answeredAt = performance.now();
-    };
+    const sent: Outstanding = { sentAt: performance.now(), state: 'sending' };
+    probe.outstanding.set(nonce, sent);
+    if (probe.outstanding.size > MAX_OUTSTANDING) probe.outstanding.delete(probe.outstanding.keys().next().value!);
     this.pub.spublish(channel, nonce).then(
       (receivers) => {
-        answered();
+        if (Number(receivers) > 0) {
+          sent.state = 'published';
+          return;
+        }
+        sent.state = 'lost';
         // Nobody subscribed: the subscription is gone for sure, no need to wait for misses.
-        if (Number(receivers) === 0 && probe.pendingNonce === nonce)
-          probe.misses = Math.max(probe.misses, this.options.resubscribeAfterMisses - 1);
+        if (probe.outstanding.has(nonce)) probe.misses = Math.max(probe.misses, this.options.resubscribeAfterMisses - 1);
       },
       (err: unknown) => {
-        answered();
+        sent.state = 'lost';
         this.report('canary', err, 'pub/sub probe could not be published');
       },
     );

@@ -4,6 +4,7 @@ import { createRedisConnections, quitConnection, whenReady, type RedisConnection
 import { turnHold } from '../../src/net/cork-per-turn';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
+import { startSlowLink } from '../helpers/slow-link';
 import { countWrites } from '../helpers/socket-writes';
 
 // The command connection of a replica (redis-connections.ts), on one server and on each node of a
@@ -12,7 +13,8 @@ import { countWrites } from '../helpers/socket-writes';
 //   (coalesceWrites): counted at the socket, after a reconnect too, replies matched to commands;
 // - a Redis that keeps the connection open and stops answering (here CLIENT PAUSE) does not keep
 //   callers waiting: each command fails 2 s after it was sent (failLateCommands), and the
-//   connection serves again once Redis answers.
+//   connection serves again once Redis answers; but none fails while Redis answers the commands
+//   queued before it (a long queue is not a silent Redis).
 jest.setTimeout(60_000);
 
 // Turns held whole however long they run (net/cork-per-turn.ts writes out a long turn's first part
@@ -161,6 +163,24 @@ describe('one server', () => {
     await reconnected;
     // Killed while paused: Redis never ran it.
     expect(await client.get('lost')).toBe('before');
+  });
+
+  it('fails no command while Redis keeps answering the ones queued before it, however long the queue takes', async () => {
+    // Through a link of 1 MiB/s, twelve SETs of 256 KiB sent at once reach Redis one after another
+    // over three seconds, well past the 2 s of a command's deadline; each is answered as it arrives.
+    const link = await startSlowLink(redis.port, 1024 * 1024);
+    const slow = createRedisConnections({ kind: 'single', url: link.url }, 'command-connection-test-slow');
+    try {
+      expect(await whenReady(slow.command, 5000)).toBe(true);
+      const value = 'v'.repeat(256 * 1024);
+      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => timed(() => slow.command.set(`big${i}`, value))));
+      expect(replies.map((r) => r.outcome)).toEqual(Array.from({ length: 12 }, () => 'reply OK'));
+      expect(Math.max(...replies.map((r) => r.ms))).toBeGreaterThan(2500);
+    } finally {
+      await quitConnection(slow.command);
+      await quitConnection(slow.subscriber);
+      await link.close();
+    }
   });
 
   it('leaves commands that get their reply in time alone', async () => {
