@@ -39,9 +39,9 @@ export class BatchingWebSocketServer extends WebSocketServer {
     // Checked once a turn, not once a frame: the frames of a turn cost nothing more than before.
     corkPerTurn(
       socket,
-      limit && limit.maxBytes > 0
+      limit && limit.checkAboveBytes > 0
         ? (backlog) => {
-            if (backlog > limit.maxBytes && client) limit.overflowed(client, backlog);
+            if (backlog > limit.checkAboveBytes && client) limit.overflowed(client, backlog);
           }
         : undefined,
     );
@@ -53,17 +53,17 @@ export class BatchingWebSocketServer extends WebSocketServer {
   }
 }
 
-/** The bound on what one websocket peer may leave unread, and who closes the peers past it. */
+/** The bounds on what one websocket peer may leave unread, and who closes the peers past theirs. */
 export interface SendBufferLimit {
-  /** Bytes; 0 = unlimited. */
-  readonly maxBytes: number;
-  /** Called (once a turn) for a connection that had more than `maxBytes` queued; must close it. */
+  /** The lowest bound any peer has, in bytes; 0 = every peer unlimited. */
+  readonly checkAboveBytes: number;
+  /** Called (once a turn) for a connection that had more than `checkAboveBytes` queued; closes it if that is past its own bound. */
   overflowed(client: WebSocket, queued: number): void;
 }
 
 /**
  * A {@link BatchingWebSocketServer} that reports connections whose peer leaves more than
- * `limit.maxBytes` unsent from one turn to the next. Engine.IO constructs its `wsEngine` itself, so
+ * `limit.checkAboveBytes` unsent from one turn to the next. Engine.IO constructs its `wsEngine` itself, so
  * the limit comes with the class.
  */
 export function boundedWebSocketServer(limit: SendBufferLimit): typeof BatchingWebSocketServer {
