@@ -31,6 +31,22 @@ interface Probe {
 /** Probes kept waiting per channel: a later one read back settles the earlier ones too. */
 const MAX_OUTSTANDING = 16;
 
+/**
+ * A probe published through Redis to this replica's own channels and read back by its subscriber:
+ * one channel on one server, one per shard on a Cluster (`channels()` is asked before every round,
+ * so shards that appear are probed too). Readiness follows the probes, so a replica whose
+ * subscription silently died, or one of whose shards is failing over, turns unready; after a few
+ * misses with both connections up it calls `resubscribe`, and if that does not help, it
+ * reconnects the subscriber.
+ *
+ * A probe that is late is not lost: with big messages on a busy machine, Redis's output to the
+ * subscriber, or the replica's reading of it, can run seconds behind, and the probe waits behind
+ * what was published before it (docs/operations.md, "Redis command deadlines"). A round with a
+ * probe outstanding counts as a miss only when the probe cannot merely be late: its publish failed
+ * or reached no subscriber, or Redis took it and the subscriber read nothing since the last round
+ * (any message counts, whichever shard it came from). A probe read back settles every probe
+ * published before it.
+ */
 export class PubSubCanary {
   private readonly probes = new Map<string, Probe>();
   private timer?: NodeJS.Timeout;

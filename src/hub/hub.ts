@@ -120,7 +120,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   // its routes are mounted once the relay they act on exists.
   const app = express();
   const httpServer = createServer(app);
-  const sendBuffers = new SendBuffers(config.MAX_SOCKET_BUFFER_BYTES);
+  const sendBuffers = new SendBuffers(config.MAX_SOCKET_BUFFER_BYTES, config.MAX_AGENT_SOCKET_BUFFER_BYTES);
   const io = new Server(httpServer, {
     transports: ['websocket', 'polling'],
     wsEngine: boundedWebSocketServer(sendBuffers),

@@ -88,7 +88,7 @@ export class HubMetrics {
 
   readonly slowConsumerCloses = new Counter({
     name: 'relay_slow_consumer_closes_total',
-    help: 'Sockets whose transport was closed because more than MAX_SOCKET_BUFFER_BYTES were queued for the peer, by namespace',
+    help: 'Sockets whose transport was closed because more than MAX_SOCKET_BUFFER_BYTES (MAX_AGENT_SOCKET_BUFFER_BYTES for runtimes) were queued for the peer, by namespace',
     labelNames: ['namespace'] as const,
     registers: [this.registry],
   });

@@ -35,7 +35,7 @@ export class BatchingWebSocketServer extends WebSocketServer {
     callback: (client: WebSocket, request: IncomingMessage) => void,
   ): void {
     const limit = this.sendLimit;
-    const check = limit && limit.maxBytes > 0 ? new BacklogCheck(limit) : undefined;
+    const check = limit && limit.checkAboveBytes > 0 ? new BacklogCheck(limit) : undefined;
     // Checked once a turn, not once a frame: the frames of a turn cost nothing more than before.
     corkPerTurn(socket, check);
     super.handleUpgrade(request, socket, head, (upgradedClient, upgraded) => {
@@ -59,21 +59,21 @@ class BacklogCheck implements TurnEnd {
   constructor(private readonly limit: SendBufferLimit) {}
 
   atTurnEnd(backlog: number): void {
-    if (backlog > this.limit.maxBytes && this.client) this.limit.overflowed(this.client, backlog);
+    if (backlog > this.limit.checkAboveBytes && this.client) this.limit.overflowed(this.client, backlog);
   }
 }
 
-/** The bound on what one websocket peer may leave unread, and who closes the peers past it. */
+/** The bounds on what one websocket peer may leave unread, and who closes the peers past theirs. */
 export interface SendBufferLimit {
-  /** Bytes; 0 = unlimited. */
-  readonly maxBytes: number;
-  /** Called (once a turn) for a connection that had more than `maxBytes` queued; must close it. */
+  /** The lowest bound any peer has, in bytes; 0 = every peer unlimited. */
+  readonly checkAboveBytes: number;
+  /** Called (once a turn) for a connection that had more than `checkAboveBytes` queued; closes it if that is past its own bound. */
   overflowed(client: WebSocket, queued: number): void;
 }
 
 /**
  * A {@link BatchingWebSocketServer} that reports connections whose peer leaves more than
- * `limit.maxBytes` unsent from one turn to the next. Engine.IO constructs its `wsEngine` itself, so
+ * `limit.checkAboveBytes` unsent from one turn to the next. Engine.IO constructs its `wsEngine` itself, so
  * the limit comes with the class.
  */
 export function boundedWebSocketServer(limit: SendBufferLimit): typeof BatchingWebSocketServer {

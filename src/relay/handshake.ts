@@ -101,14 +101,14 @@ export function handshakeMiddleware(
 /**
  * What every namespace does when one of its accepted sockets ends: gives back its slot under the
  * connection limits, closes a connection left with no namespace, and logs and counts a socket whose
- * transport was closed because its peer stopped reading (MAX_SOCKET_BUFFER_BYTES).
+ * transport was closed because its peer stopped reading (MAX_SOCKET_BUFFER_BYTES, MAX_AGENT_SOCKET_BUFFER_BYTES).
  */
 export function socketEnded(ctx: RelayContext, socket: Socket, namespace: string, logger: Logger): void {
   ctx.socketGate.release(ctx.connections.of(socket).ip);
   ctx.socketGate.leftNamespace(socket);
   if (ctx.sendBuffers.closedSlow(socket.conn)) {
     ctx.metrics.slowConsumerCloses.inc({ namespace });
-    logger.warn({ maxSocketBufferBytes: ctx.sendBuffers.maxBytes }, 'slow consumer closed');
+    logger.warn({ maxSocketBufferBytes: ctx.sendBuffers.boundOf(socket.conn) }, 'slow consumer closed');
   }
 }
 

@@ -3,9 +3,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Socket as ServerSocket } from 'socket.io';
 import { Namespaces, type HistoryAck, type SessionInfo } from '../../src/protocol';
-import { clientSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
+import type { Socket as NetSocket } from 'node:net';
+import type { Socket as ClientSocket } from 'socket.io-client';
+import { transportWebSocket } from '../../src/internals/engine-io.internals';
+import { waitFor } from '../helpers/cluster';
+import { agentSocket, clientSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
-import { mintToken } from '../helpers/tokens';
+import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
 
 // A peer that stops reading must not make the hub buffer without bound (docs/operations.md, slow consumers and connection limits).
 const MiB = 1024 * 1024;
@@ -71,9 +75,9 @@ function messageIds(frames: string[]): string[] {
 /** Resolves with the disconnect reason of a server socket. */
 const disconnected = (server: ServerSocket) => new Promise<string>((resolve) => server.once('disconnect', resolve));
 
-async function slowConsumerCloses(t: TestHub): Promise<number | undefined> {
+async function slowConsumerCloses(t: TestHub, namespace: string = Namespaces.client): Promise<number | undefined> {
   const found = (await t.hub.metrics.registry.getSingleMetricAsString('relay_slow_consumer_closes_total')).match(
-    /relay_slow_consumer_closes_total\{namespace="\/ws\/client"\} (\d+)/,
+    new RegExp(`relay_slow_consumer_closes_total\\{namespace="${namespace}"\\} (\\d+)`),
   );
   return found ? Number(found[1]) : undefined;
 }
@@ -134,6 +138,129 @@ describe('a client that stops reading', () => {
     expect(replayed).toEqual(missed);
     again.disconnect();
     agent.close();
+  });
+});
+
+/**
+ * An agent runtime (a plain Socket.IO client that acks every message) whose TCP socket can stop
+ * being read, as {@link RawEngine.pauseReading} does for a raw client.
+ */
+async function pausableRuntime(t: TestHub, agentId: string) {
+  const socket: ClientSocket = agentSocket(t.url, { apiKey: TEST_AGENT_KEY, agentId });
+  const received: string[] = [];
+  socket.on('message', (m: { text: string }, ack: (a: unknown) => void) => {
+    received.push(m.text.slice(0, m.text.indexOf(' ')));
+    ack({ ok: true });
+  });
+  await connected(socket);
+  const tcp = (socket.io.engine.transport as unknown as { ws: { _socket: NetSocket } }).ws._socket;
+  const resume = tcp.resume.bind(tcp);
+  const server = [...t.hub.io.of(Namespaces.agent).sockets.values()].find((s) => (s.data as { agentId: string }).agentId === agentId)!;
+  let handed = 0;
+  server.onAnyOutgoing((event: string) => void (event === 'message' && handed++));
+  return {
+    socket,
+    received,
+    server,
+    /** Messages the hub wrote to this runtime's socket. */
+    handed: () => handed,
+    /** Bytes the hub holds queued for this runtime. */
+    queued: () => transportWebSocket(server.conn.transport)?.bufferedAmount ?? 0,
+    pause() {
+      tcp.resume = () => tcp;
+      tcp.pause();
+    },
+    resume() {
+      tcp.resume = resume;
+      tcp.resume();
+    },
+  };
+}
+
+/** `count` messages of 60 KB from `clients` in turn, numbered from `from`; resolves with each ack's code (`ok`). */
+function burst(clients: ClientSocket[], count: number, from = 0): Promise<string[]> {
+  return Promise.all(
+    Array.from({ length: count }, (_, n) => n + from).map((i) =>
+      clients[i % clients.length]
+        .timeout(60_000)
+        .emitWithAck('message', { clientMessageId: `burst-${i}`, text: `m${i} ${REPLY}` })
+        .then(
+          (ack: { ok: boolean; error?: { code: string } }) => (ack.ok ? 'ok' : ack.error!.code),
+          () => 'no ack',
+        ),
+    ),
+  );
+}
+
+describe('an agent runtime', () => {
+  let t: TestHub;
+  const logLines: string[] = [];
+  beforeAll(async () => {
+    t = await startHub(
+      {
+        // The clients' bound low, so that a burst for the runtime passes it many times over.
+        MAX_SOCKET_BUFFER_BYTES: String(256 * 1024),
+        MAX_AGENT_SOCKET_BUFFER_BYTES: String(4 * MiB),
+        // Deliveries to a runtime that is gone end at once instead of waiting for it to return.
+        AGENT_RECONNECT_GRACE_MS: '0',
+        MESSAGE_RATE_PER_S: '0',
+        USER_MESSAGE_RATE_PER_S: '100000',
+        USER_MESSAGE_RATE_BURST: '100000',
+        AGENT_ACK_TIMEOUT_MS: '60000',
+        LOG_LEVEL: 'warn',
+      },
+      { logLines },
+    );
+  });
+  afterAll(() => t.close());
+
+  it("is not closed for a burst of its users' messages past MAX_SOCKET_BUFFER_BYTES, under MAX_AGENT_SOCKET_BUFFER_BYTES: every message delivered and acked ok", async () => {
+    const runtime = await pausableRuntime(t, 'bulk-bot');
+    const clients = await Promise.all(Array.from({ length: 20 }, (_, i) => t.client('bulk-bot', { sub: `bulk-${i}` })));
+    // It stops reading while the burst comes, so the burst waits in the hub for it.
+    runtime.pause();
+    const waves: Promise<string[]>[] = [];
+    // Wave after wave, each written to the runtime's socket before the next: the hub checks what is
+    // still queued whenever it writes to it again.
+    let sent = 0;
+    for (; runtime.queued() <= 1 * MiB && runtime.server.connected && sent < 400; sent += clients.length) {
+      waves.push(burst(clients, clients.length, sent));
+      const wave = sent + clients.length;
+      await waitFor(() => runtime.handed() >= wave || !runtime.server.connected, 10_000, 'the wave written to the runtime');
+    }
+    // Four times the clients' bound, and one more wave written on top of it: the check ran on it.
+    expect(runtime.queued()).toBeGreaterThan(1 * MiB);
+    waves.push(burst(clients, clients.length, sent));
+    await waitFor(() => runtime.handed() >= sent + clients.length || !runtime.server.connected, 10_000, 'one more wave');
+    expect(runtime.server.connected).toBe(true);
+    runtime.resume();
+    const acks = (await Promise.all(waves)).flat();
+    expect(acks.filter((code) => code !== 'ok')).toEqual([]);
+    expect(new Set(runtime.received).size).toBe(acks.length);
+    expect(await slowConsumerCloses(t, Namespaces.agent)).toBeUndefined();
+    for (const c of clients) c.disconnect();
+    runtime.socket.disconnect();
+  });
+
+  it('that stops reading is closed past MAX_AGENT_SOCKET_BUFFER_BYTES; the messages it did not ack get a clear code', async () => {
+    const runtime = await pausableRuntime(t, 'stuck-bot');
+    const clients = await Promise.all(Array.from({ length: 20 }, (_, i) => t.client('stuck-bot', { sub: `stuck-${i}` })));
+    runtime.pause();
+    const closed = disconnected(runtime.server);
+    // Wave after wave: the hub checks what is still queued when it next writes to the runtime.
+    const waves: Promise<string[]>[] = [];
+    for (let sent = 0; runtime.server.connected && sent < 1000; sent += clients.length) {
+      waves.push(burst(clients, clients.length, sent));
+      const wave = sent + clients.length;
+      await waitFor(() => runtime.handed() >= wave || !runtime.server.connected, 10_000, 'the wave written to the runtime');
+    }
+    expect(CLOSED_BY_HUB).toContain(await closed);
+    expect(await slowConsumerCloses(t, Namespaces.agent)).toBe(1);
+    const warned = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'slow consumer closed');
+    expect(warned).toMatchObject({ level: 40, agentId: 'stuck-bot', namespace: Namespaces.agent, maxSocketBufferBytes: 4 * MiB });
+    // None was acked by the runtime; with no other runtime of the bot, each gets AGENT_OFFLINE.
+    expect([...new Set((await Promise.all(waves)).flat())]).toEqual(['AGENT_OFFLINE']);
+    for (const c of clients) c.disconnect();
   });
 });
 

@@ -126,6 +126,12 @@ export const limitsSchema = {
     default: 1048576,
     env: 'MAX_SOCKET_BUFFER_BYTES',
   },
+  MAX_AGENT_SOCKET_BUFFER_BYTES: {
+    doc: "Bytes the hub may hold queued for one agent runtime (MAX_SOCKET_BUFFER_BYTES is for clients): a runtime takes the messages of all its bot's users, so large messages from many users at once queue more for it than for any client. Past it the hub closes the runtime's transport as it closes a client's (0 = unlimited).",
+    format: 'nat',
+    default: 16777216,
+    env: 'MAX_AGENT_SOCKET_BUFFER_BYTES',
+  },
   HISTORY_BYTES_PER_S: {
     doc: 'Sustained bytes of history pages per second one client socket may read (byte token bucket refill rate; 0 = unlimited); a page is cut to the budget left, and a request with none left gets RATE_LIMITED.',
     format: 'nat',

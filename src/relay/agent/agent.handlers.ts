@@ -36,6 +36,8 @@ export function registerAgentHandlers(
       onAbuse: () => {},
     };
     metrics.connections.inc({ namespace: nsp.name });
+    // A bulk reader: the messages of all the bot's users queue for it (MAX_AGENT_SOCKET_BUFFER_BYTES).
+    ctx.sendBuffers.markRuntime(socket.conn);
 
     socket.on(
       Events.reply,
