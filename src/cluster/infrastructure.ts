@@ -39,13 +39,6 @@ export interface Infrastructure {
    */
   publicationTo(room: string, event: string): Publication | null;
   /**
-   * Publishes `event` with `data` to `room` of the client namespace the way {@link publicationTo}'s
-   * publications go, after every command this replica sent Redis before it, so every replica, this
-   * one included, hands it to its sockets in log order. Resolves false where there is no such
-   * publication (then emit as usual); rejects when Redis cannot take it.
-   */
-  publishToRoom(room: string, event: string, data: unknown): Promise<boolean>;
-  /**
    * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
    * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts
    * nothing: see {@link Infrastructure.start}.
@@ -114,7 +107,6 @@ export async function createInfrastructure(
     attach: () => {},
     roomChannel: () => null,
     publicationTo: () => null,
-    publishToRoom: async () => false,
     bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
     start: () => {},
     stop: () => {},

@@ -186,12 +186,6 @@ export async function createRedisInfrastructure(
     },
     roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
     publicationTo: (room, event) => (publicationTo === null ? null : publicationTo(room, event)),
-    async publishToRoom(room, event, data) {
-      const publication = publicationTo === null ? null : publicationTo(room, event);
-      if (publication === null) return false;
-      await pub.spublish(publication.channel, `${publication.before}${JSON.stringify(data)}${publication.after}`);
-      return true;
-    },
     bind(namespaces, deliveries, announce) {
       // On a Cluster a room's channel lives on another shard than the bot's keys: not countable there.
       // Nor can a script publish on that shard after writing the bot's keys.

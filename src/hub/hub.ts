@@ -169,7 +169,6 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     clustered: infra.clustered,
     roomChannel: (room) => infra.roomChannel(room),
     publicationTo: (room, event) => infra.publicationTo(room, event),
-    publishToRoom: (room, event, data) => infra.publishToRoom(room, event, data),
     isDraining,
     memory,
     subscriptionsSettled: () => infra.subscriptionsSettled(),

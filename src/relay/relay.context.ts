@@ -49,8 +49,6 @@ export interface RelayContext {
    * (then emit as usual).
    */
   publicationTo(room: string, event: string): Publication | null;
-  /** See Infrastructure.publishToRoom: false where the room has no such publication (emit as usual). */
-  publishToRoom(room: string, event: string, data: unknown): Promise<boolean>;
   isDraining(): boolean;
   /** This replica's memory against its limit: past the high-water mark, new handshakes are refused. */
   memory: Pick<MemoryPressure, 'overHighWater'>;
