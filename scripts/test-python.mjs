@@ -4,6 +4,7 @@
 // the packages the tests need; PYTHON overrides it.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,8 +21,13 @@ const PYTEST_EXIT = {
   5: 'no tests were collected',
 };
 
+// Python's own caches (mypy's, pytest's, bytecode) stay out of the repository's tree: mypy's holds
+// copies of the standard library's stubs, which are not this project's files.
+const MYPY_CACHE = join(tmpdir(), 'relay-hub-mypy-cache');
+const env = { ...process.env, PYTHONDONTWRITEBYTECODE: '1' };
+
 function run(args) {
-  const result = spawnSync(python, args, { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(python, args, { cwd: root, stdio: 'inherit', env });
   if (result.error) {
     console.error(`test:python: cannot run ${python}: ${result.error.message}`);
     process.exit(1);
@@ -40,12 +46,12 @@ if (!existsSync(join(root, 'dist', 'main.js'))) {
   process.exit(1);
 }
 
-const typecheck = run(['-m', 'mypy', '--strict', '--cache-dir', 'sdk/python/.mypy_cache', 'sdk/python/relay_hub_agent']);
+const typecheck = run(['-m', 'mypy', '--strict', '--cache-dir', MYPY_CACHE, 'sdk/python/relay_hub_agent']);
 if (typecheck !== 0) {
   console.error('test:python: mypy --strict found errors in sdk/python/relay_hub_agent');
   process.exit(typecheck);
 }
-const status = run(['-m', 'pytest', 'sdk/python/tests', ...process.argv.slice(2)]);
+const status = run(['-m', 'pytest', '-p', 'no:cacheprovider', 'sdk/python/tests', ...process.argv.slice(2)]);
 if (status !== 0) console.error(`test:python: pytest exited with ${status}: ${PYTEST_EXIT[status] ?? 'unknown failure'}`);
 // Exit 5 (nothing collected) fails as well: a suite that ran nothing proved nothing.
 process.exit(status);
