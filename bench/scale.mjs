@@ -108,8 +108,9 @@ class Processes {
     await gone;
   }
 
+  /** Last started first: generators, then servers, then Redis, so no server logs its Redis vanishing. */
   async stopAll() {
-    for (const child of [...this.children]) await this.stop(child);
+    for (const child of [...this.children].reverse()) await this.stop(child);
     live.delete(this);
   }
 }

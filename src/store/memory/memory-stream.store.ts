@@ -12,9 +12,10 @@ import type {
   StreamTarget,
 } from '../stream-store';
 import type { MemoryConversationLog } from './memory-conversation.log';
+import { StreamText } from './stream-text';
 
-interface Held extends OpenStream {
-  bytes: number;
+interface Held extends Omit<OpenStream, 'text'> {
+  text: StreamText;
   expiresAt: number;
 }
 
@@ -36,9 +37,8 @@ export class MemoryStreamStore implements StreamStore {
     for (const [id, held] of this.streams) if (held.expiresAt <= now) this.streams.delete(id);
     this.streams.set(key(record.message.agentId, record.message.id), {
       ...record,
-      text: '',
+      text: new StreamText(),
       seq: 0,
-      bytes: 0,
       expiresAt: now + bounds.ttlMs,
     });
     if (logged) this.log.startStreamNow(record.message.agentId, record.clientId, record.message);
@@ -53,10 +53,9 @@ export class MemoryStreamStore implements StreamStore {
   ): Promise<DeltaResult> {
     const held = this.live(agentId, id);
     if (!held) return { ok: false, reason: 'not-found' };
-    const bytes = held.bytes + Buffer.byteLength(text);
-    if (bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
-    held.text += text;
-    held.bytes = bytes;
+    const bytes = Buffer.byteLength(text);
+    if (held.text.bytes + bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
+    held.text.append(text, bytes, bounds.maxBytes);
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
     return { ok: true, seq: ++held.seq };
   }
@@ -66,7 +65,7 @@ export class MemoryStreamStore implements StreamStore {
     const held = this.live(agentId, id);
     if (!held) return null;
     this.streams.delete(key(agentId, id));
-    const final = finalMessage(held.message, ending.text ?? held.text, ending.status, ending.data ?? held.message.data);
+    const final = finalMessage(held.message, ending.text ?? held.text.toString(), ending.status, ending.data ?? held.message.data);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
     return { final, seq: held.seq, clientId: held.clientId, published: false };
   }
@@ -111,5 +110,5 @@ function key(agentId: string, id: string): string {
 }
 
 function snapshot(held: Held): OpenStream {
-  return { message: held.message, clientId: held.clientId, owner: held.owner, text: held.text, seq: held.seq };
+  return { message: held.message, clientId: held.clientId, owner: held.owner, text: held.text.toString(), seq: held.seq };
 }

@@ -1,3 +1,5 @@
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
 import { v7 } from 'uuid';
 import { MemoryConversationLog } from '../../../src/store/memory/memory-conversation.log';
 import { MemoryDedupeStore } from '../../../src/store/memory/memory-dedupe.store';
@@ -101,6 +103,28 @@ describeConversationLogContract(
 describeStreamStoreContract('memory', async (limits) => {
   const store = new MemoryStore({ limits });
   return { streams: store.streams, log: store.conversations };
+});
+
+describe('MemoryStreamStore', () => {
+  it("holds an open stream's text outside the V8 heap, not as two heap objects per delta", async () => {
+    // A rope (`text += delta`) would keep about 50 bytes of heap per delta until the stream ends
+    // (docs/benchmarks.md, "The per-delta path").
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const { streams } = new MemoryStore();
+    const bounds = { maxBytes: 1 << 20, ttlMs: 60_000 };
+    const message = { id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent' as const, text: '' };
+    await streams.open({ message, clientId: 'u1', owner: 'sock-1' }, bounds, false);
+    const target = { agentId: 'bot', id: message.id, clientId: 'u1' };
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const deltas = 20_000;
+    for (let i = 0; i < deltas; i++) await streams.append(target, `t${i % 10}`, bounds, null, false);
+    gc();
+    const perDelta = (process.memoryUsage().heapUsed - before) / deltas;
+    expect(perDelta).toBeLessThan(5);
+    expect((await streams.get('bot', message.id))?.text).toHaveLength(2 * deltas);
+  });
 });
 
 describe('MemoryConversationLog bounds', () => {

@@ -60,6 +60,17 @@ export function describeStreamStoreContract(
       expect(await streams.get('bot', start.id)).toMatchObject({ text: `${'x'.repeat(18)}yy`, seq: 2 });
     });
 
+    it('keeps a long stream of multibyte deltas whole, and reads an unpaired surrogate back as U+FFFD', async () => {
+      const start = await open();
+      const large = { maxBytes: 1 << 20, ttlMs: 60_000 };
+      const pieces = Array.from({ length: 3000 }, (_, i) => ['añ', '✓ ', '😀', `${i} `][i % 4]);
+      for (const piece of pieces) await streams.append({ agentId: 'bot', id: start.id, clientId: 'u1' }, piece, large, null, false);
+      expect(await streams.get('bot', start.id)).toMatchObject({ text: pieces.join(''), seq: 3000 });
+      const lone = await open();
+      await streams.append({ agentId: 'bot', id: lone.id, clientId: 'u1' }, 'a\ud800b', large, null, false);
+      expect(await streams.get('bot', lone.id)).toMatchObject({ text: 'a\ufffdb', seq: 1 });
+    });
+
     it('refuses a first delta past maxBytes, changing nothing: the next one is the first', async () => {
       const start = await open();
       expect(await delta(start.id, 'x'.repeat(21))).toEqual({ ok: false, reason: 'too-large' });
