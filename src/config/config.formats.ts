@@ -7,20 +7,37 @@ export type JwtAlgorithm = (typeof SAFE_ALGORITHMS)[number];
 
 // The formats the schema's keys name (src/config/schema/), registered once when this module loads.
 
+// Numbers are digits only: convict's own `nat` and `port` read a value by its leading digits with
+// parseInt, so "64Ki" became 64 bytes, "30s" 30 ms and "512Mi" a memory limit of 512 bytes (which
+// would refuse every handshake), silently. Anything else stays a string and fails validation with
+// the variable's name.
+const digitsOnly = (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+
 convict.addFormats({
+  'whole-number': {
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error('must be a whole number (digits only)');
+    },
+    coerce: digitsOnly,
+  },
   'positive-int': {
     validate(value: unknown) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error('must be an integer of at least 1');
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error('must be an integer of at least 1 (digits only)');
     },
-    coerce: (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    coerce: digitsOnly,
   },
-  // Digits only: convict's nat reads "512Mi" as 512, and a memory limit of 512 bytes would refuse every handshake.
   'byte-count': {
     validate(value: unknown) {
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
         throw new Error('must be a whole number of bytes (digits only, e.g. 536870912)');
     },
-    coerce: (value: unknown) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    coerce: digitsOnly,
+  },
+  'tcp-port': {
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) throw new Error('must be a port number from 0 to 65535');
+    },
+    coerce: digitsOnly,
   },
   // A share of something, 0–1 inclusive (0 usually switches the feature off).
   ratio: {

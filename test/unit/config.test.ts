@@ -74,6 +74,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(key);
   });
 
+  // A unit suffix or a fraction is refused, never read as its leading digits ("64Ki" as 64 bytes,
+  // "30s" as 30 ms): convict's own `nat` and `port` parse with parseInt.
+  const wholeNumberKeys = Object.entries(configSchema)
+    .filter(([, entry]) => ['whole-number', 'positive-int', 'byte-count', 'tcp-port'].includes(String(entry.format)))
+    .map(([key]) => key);
+  it.each(wholeNumberKeys.flatMap((key) => ['64Ki', '1.5', '30s', '1e3', ' 8'].map((value) => [key, value])))(
+    'refuses %s=%j with an error naming it',
+    (key, value) => {
+      expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...SECRETS, [key]: value })).toThrow(key);
+    },
+  );
+
+  it('has no setting left on a format that reads a number by its leading digits', () => {
+    expect(Object.entries(configSchema).filter(([, entry]) => ['nat', 'int', 'port'].includes(String(entry.format)))).toEqual([]);
+    expect(wholeNumberKeys.length).toBeGreaterThan(40);
+  });
+
   it('reads the memory marks as ratios; with the high mark off (0) any low mark goes', () => {
     const { config } = loadConfig({
       ...SECRETS,

@@ -56,7 +56,7 @@ export const authSchema = {
   },
   JWT_CLOCK_TOLERANCE_S: {
     doc: 'Seconds of clock skew tolerated when checking `exp` and `nbf`.',
-    format: 'nat',
+    format: 'whole-number',
     default: 5,
     env: 'JWT_CLOCK_TOLERANCE_S',
   },

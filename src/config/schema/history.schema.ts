@@ -48,7 +48,7 @@ export const historySchema = {
 export const agentGraceSchema = {
   AGENT_RECONNECT_GRACE_MS: {
     doc: 'After the last runtime of a bot leaves, client messages wait this long for a runtime to connect (on any replica) before AGENT_OFFLINE, and agent:status offline is announced only when it ends (0 = no grace).',
-    format: 'nat',
+    format: 'whole-number',
     default: 15000,
     env: 'AGENT_RECONNECT_GRACE_MS',
   },

@@ -57,7 +57,7 @@ export const redisSchema = {
 export const presenceSchema = {
   PRESENCE_TTL_S: {
     doc: "Lifetime of a replica's presence entries in Redis; the replica refreshes them every third of it, so a dead replica's entries expire.",
-    format: 'nat',
+    format: 'whole-number',
     default: 30,
     env: 'PRESENCE_TTL_S',
   },

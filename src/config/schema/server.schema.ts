@@ -8,7 +8,7 @@ export const serverSchema = {
   },
   PORT: {
     doc: 'TCP port the HTTP and Socket.IO server listens on (0 picks a free port).',
-    format: 'port',
+    format: 'tcp-port',
     default: 3000,
     env: 'PORT',
   },
@@ -24,7 +24,7 @@ export const serverSchema = {
 export const shutdownSchema = {
   SHUTDOWN_GRACE_MS: {
     doc: 'On SIGTERM, the time over which connections are closed in batches before the process exits.',
-    format: 'nat',
+    format: 'whole-number',
     default: 20000,
     env: 'SHUTDOWN_GRACE_MS',
   },

@@ -26,7 +26,7 @@ export const streamsSchema = {
   },
   STREAM_STOP_GRACE_MS: {
     doc: 'After a user stops a stream, its runtime has this long to end it (status cancelled) before the hub ends it itself.',
-    format: 'nat',
+    format: 'whole-number',
     default: 5000,
     env: 'STREAM_STOP_GRACE_MS',
   },
