@@ -161,21 +161,20 @@ export function keepAuthFields(schema: { properties: Record<string, unknown> }):
   };
 }
 
-/** What a released handshake's `headers`, `query` and `auth` are: one frozen empty object for all sockets. */
+/** What a released handshake's `headers` and `query` are: one frozen empty object for all sockets. */
 const RELEASED: Readonly<Record<string, never>> = Object.freeze({});
 
 /**
- * Lets go of what Socket.IO keeps in `socket.handshake` for the socket's life and the hub no longer
- * reads once the socket connected: `auth` (read by the handshake checks and the session's start),
- * and `headers` and `query`, two empty objects of every socket, since the HTTP request is let go
- * before Socket.IO builds the handshake (the client address and Origin are in the connection
- * registry, src/net/connection-info.ts). Each becomes the same frozen empty object.
+ * Lets go of the two empty objects Socket.IO keeps per socket in `socket.handshake` as its `headers`
+ * and `query`: the HTTP request is let go before Socket.IO builds the handshake (the client address
+ * and Origin are in the connection registry, src/net/connection-info.ts), so they hold nothing.
+ * Both become the same frozen empty object. `auth` stays, cut to the protocol's fields
+ * ({@link keepAuthFields}).
  */
 export function releaseHandshake(socket: Socket): void {
   const { handshake } = socket;
   handshake.headers = RELEASED;
   handshake.query = RELEASED;
-  handshake.auth = RELEASED;
 }
 
 /** Refuses handshakes while this replica drains, so the peer retries on another replica. */

@@ -132,6 +132,7 @@ export function registerClientHandlers(
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
     sessions.set(socket, session);
+    releaseHandshake(socket);
     metrics.connections.inc({ namespace: nsp.name });
     for (const event in listeners) socket.on(event, listeners[event]);
     session.start();
@@ -207,7 +208,6 @@ class ClientSession extends SessionTimers implements GuardedSocket {
     const data = this.data;
     const { agentId, clientId, sub } = data;
     const lastMessageId = (this.socket.handshake.auth as { lastMessageId?: unknown } | undefined)?.lastMessageId;
-    releaseHandshake(this.socket);
     const recovering = lastMessageId !== undefined;
     gates.hold(this.socket);
     const rooms = [Rooms.client(agentId, clientId), Rooms.clients(agentId), Rooms.subject(sub)];
