@@ -60,7 +60,7 @@ function freePort() {
   });
 }
 
-function rssBytes(pid) {
+export function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 }
 
@@ -77,7 +77,7 @@ process.on('exit', () => {
 });
 
 /** The child processes of one measurement, all killed at its end (or when this process exits). */
-class Processes {
+export class Processes {
   children = new Set();
 
   constructor(nofile) {
@@ -115,7 +115,7 @@ class Processes {
   }
 }
 
-function generator(procs) {
+export function generator(procs) {
   const child = procs.spawn('bench/generator.mjs', {}, { ipc: true, nodeFlags: ['--max-old-space-size=4096'] });
   return generatorClient(child, CALL_TIMEOUT_MS);
 }
@@ -181,7 +181,7 @@ const share = (total, parts, i) => Math.floor(total / parts) + (i < total % part
 
 const percentile = (sorted, q) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
 
-async function startServer(procs, kind, env, nodeFlags, redisUrl = undefined) {
+export async function startServer(procs, kind, env, nodeFlags, redisUrl = undefined) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}) };

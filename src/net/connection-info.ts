@@ -1,5 +1,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Server, Socket } from 'socket.io';
+import { releaseUpgradeListeners, upgradeResponseCloseListener } from '../internals/engine-io.internals';
 import type { ClientIpResolver } from './client-ip';
 
 /**
@@ -15,6 +16,7 @@ export interface ConnectionInfo {
 /** The engine.io connection as far as this module touches it. */
 export interface EngineConnection {
   request: IncomingMessage | null;
+  readonly transport: { readonly name: string };
 }
 
 /** The stand-in response engine.io gives middlewares on a websocket upgrade. */
@@ -35,30 +37,35 @@ export class ConnectionInfoRegistry {
    * headers, parsed query, stream state: about 2.5 KB per idle client):
    * - the connection's `request` (Socket.IO's documented memory tip). Afterwards `socket.request`
    *   is null and `socket.handshake.headers` empty: read {@link ConnectionInfoRegistry.of} instead;
-   * - the `req` of the stand-in response of a websocket upgrade, which engine.io 6.6 keeps
+   * - the stand-in response of a websocket upgrade and its `req`, which engine.io 6.6 keeps
    *   reachable from a `close` listener on the TCP socket. Middlewares set response headers
    *   through it; once engine.io emits `headers` (the 101 response is being written) nothing
-   *   reads it again.
+   *   reads it again, and the listener is taken off;
+   * - the other listeners the upgrade leaves on a websocket connection (see
+   *   `releaseUpgradeListeners`).
    *
-   * Its `connection` listener is registered here, so listeners registered after this call can use
-   * {@link ConnectionInfoRegistry.ofConnection}.
+   * Its middleware must be the server's first (it finds the response's `close` listener as the
+   * socket's last), and its `connection` listener is registered here, so listeners registered
+   * after this call can use {@link ConnectionInfoRegistry.ofConnection}.
    */
   install(io: Server, clientIp: ClientIpResolver): void {
-    const upgrades = new WeakMap<IncomingMessage, UpgradeResponse>();
+    const upgrades = new WeakMap<IncomingMessage, { res: UpgradeResponse; onClose: ReturnType<typeof upgradeResponseCloseListener> }>();
     io.engine.use((req: IncomingMessage, res: ServerResponse | UpgradeResponse, next: () => void) => {
-      if (!(res instanceof ServerResponse)) upgrades.set(req, res);
+      if (!(res instanceof ServerResponse)) upgrades.set(req, { res, onClose: upgradeResponseCloseListener(res) });
       next();
     });
     io.engine.on('headers', (_headers: unknown, req: IncomingMessage) => {
-      const res = upgrades.get(req);
-      if (!res) return;
+      const upgrade = upgrades.get(req);
+      if (!upgrade) return;
       upgrades.delete(req);
-      res.req = null;
+      upgrade.res.req = null;
+      upgrade.onClose?.socket.removeListener('close', upgrade.onClose.listener);
     });
     io.engine.on('connection', (conn: EngineConnection) => {
       const request = conn.request!;
       this.infos.set(conn, { ip: clientIp(request), origin: request.headers.origin });
       conn.request = null;
+      releaseUpgradeListeners(conn.transport);
     });
   }
 

@@ -161,6 +161,22 @@ export function keepAuthFields(schema: { properties: Record<string, unknown> }):
   };
 }
 
+/** What a released handshake's `headers` and `query` are: one frozen empty object for all sockets. */
+const RELEASED: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * Lets go of the two empty objects Socket.IO keeps per socket in `socket.handshake` as its `headers`
+ * and `query`: the HTTP request is let go before Socket.IO builds the handshake (the client address
+ * and Origin are in the connection registry, src/net/connection-info.ts), so they hold nothing.
+ * Both become the same frozen empty object. `auth` stays, cut to the protocol's fields
+ * ({@link keepAuthFields}).
+ */
+export function releaseHandshake(socket: Socket): void {
+  const { handshake } = socket;
+  handshake.headers = RELEASED;
+  handshake.query = RELEASED;
+}
+
 /** Refuses handshakes while this replica drains, so the peer retries on another replica. */
 export function notDraining(ctx: RelayContext): HandshakeCheck {
   return () => {

@@ -12,13 +12,18 @@ const ORIGIN = 'https://good.example';
 let t: TestHub;
 /** The stand-in responses engine.io hands middlewares on websocket upgrades, in arrival order. */
 const upgradeResponses: { req: IncomingMessage | null }[] = [];
+/** The same, held weakly. */
+const upgradeResponseRefs: WeakRef<object>[] = [];
 /** Every HTTP request engine.io's middlewares saw, held weakly: the test must not keep them. */
 const requests: WeakRef<IncomingMessage>[] = [];
 beforeAll(async () => {
   t = await startHub({ CORS_ORIGINS: ORIGIN, TRUST_PROXY: 'true' });
   // Runs after the hub's own engine middleware, on the same response objects.
   t.hub.io.engine.use((_req: IncomingMessage, res: ServerResponse | { req: IncomingMessage | null }, next: () => void) => {
-    if (!(res instanceof ServerResponse)) upgradeResponses.push(res);
+    if (!(res instanceof ServerResponse)) {
+      upgradeResponses.push(res);
+      upgradeResponseRefs.push(new WeakRef(res));
+    }
     requests.push(new WeakRef(_req));
     next();
   });
@@ -26,6 +31,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 beforeEach(() => {
   upgradeResponses.length = 0;
+  upgradeResponseRefs.length = 0;
   requests.length = 0;
 });
 
@@ -87,9 +93,13 @@ it.each([
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requests.length).toBeGreaterThan(0);
 
+    upgradeResponses.length = 0;
     await collectGarbage();
     const alive = requests.filter((ref) => ref.deref() !== undefined).map((ref) => ref.deref()!.url);
     expect(alive).toEqual([]);
+    // Nor Engine.IO's stand-in response of the upgrade, which a listener on the TCP socket kept.
+    expect(upgradeResponseRefs.length).toBe(1);
+    expect(upgradeResponseRefs[0].deref()).toBeUndefined();
 
     // And the connection still relays.
     const agent = await t.agent('bot');
@@ -100,3 +110,34 @@ it.each([
     agent.close();
   },
 );
+
+it('keeps none of the upgrade listeners on a websocket connection', async () => {
+  const client = await t.client('bot', { sub: 'w' }, { origin: ORIGIN, transports: ['websocket'] });
+  const transport = serverSocket(client).conn.transport as unknown as NodeJS.EventEmitter & { socket: NodeJS.EventEmitter };
+  // Engine.IO's handshake listens for `headers`, which only its polling transport emits.
+  expect(transport.listenerCount('headers')).toBe(0);
+  // The `ws` connection's errors go to the transport alone, not also to the upgrade's no-op listener.
+  expect(transport.socket.listeners('error').map((fn) => fn.name)).toEqual(['bound onError']);
+  client.disconnect();
+});
+
+it('gives every client socket the same event listeners, not closures of its own', async () => {
+  const [a, b] = [await t.client('bot', { sub: 'x1' }), await t.client('bot', { sub: 'x2' })].map(serverSocket);
+  const events = a.eventNames() as string[];
+  expect(events).toEqual(expect.arrayContaining(['message', 'auth:refresh', 'history', 'stop', 'feedback', 'disconnect']));
+  expect(b.eventNames()).toEqual(events);
+  for (const event of events) {
+    const [ofA, ofB] = [a.listeners(event), b.listeners(event)];
+    expect(ofA).toHaveLength(ofB.length);
+    ofA.forEach((listener, i) => expect({ event, shared: listener === ofB[i] }).toEqual({ event, shared: true }));
+  }
+});
+
+it('keeps no handshake objects of its own for a connected client socket', async () => {
+  const [a, b] = [await t.client('bot', { sub: 'y1' }), await t.client('bot', { sub: 'y2' })].map(serverSocket);
+  // The request was let go before Socket.IO built the handshake: its headers and query are empty.
+  for (const field of ['headers', 'query'] as const) {
+    expect({ field, value: a.handshake[field] }).toEqual({ field, value: {} });
+    expect({ field, shared: a.handshake[field] === b.handshake[field] }).toEqual({ field, shared: true });
+  }
+});

@@ -29,11 +29,12 @@ import { replayMissed, type Replay } from './replay';
 import type { RelayService } from '../relay.service';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { Rooms } from '../rooms';
-import { socketEnded } from '../handshake';
+import { releaseHandshake, socketEnded } from '../handshake';
 import { TokenBucket } from '../../limits/token-bucket';
 import { ByteBucket } from '../../limits/byte-bucket';
 import { fitPage } from './history-budget';
 import { SessionTimers } from './session-timers';
+import type { DeadlineQueue } from '../deadline-queue';
 
 const HISTORY_NOT_SERVED =
   "history over this socket's byte budget (HISTORY_BYTES_PER_S) or send buffer (MAX_SOCKET_BUFFER_BYTES); retry later";
@@ -99,19 +100,41 @@ export function registerClientHandlers(
     streams,
     actions,
   };
+  // One listener per event for every socket of the namespace, finding its session by the socket
+  // (Socket.IO calls listeners with the socket as `this`): closures made per connection would cost
+  // six functions and their scope on every idle socket.
+  const sessions = new WeakMap<Socket, ClientSession>();
+  const listeners: Record<string, (this: Socket, ...args: unknown[]) => void> = {
+    [Events.message](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.message, session, args, (payload) => session.send(payload));
+    },
+    [Events.authRefresh](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.refresh, session, args, (payload) => session.refresh(payload));
+    },
+    [Events.history](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.history, session, args, (payload) => session.history(payload));
+    },
+    [Events.stop](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.stop, session, args, (payload) => actions.stop(session.user, payload));
+    },
+    [Events.feedback](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload));
+    },
+    disconnect(reason) {
+      sessions.get(this)!.end(reason as string);
+    },
+  };
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
+    sessions.set(socket, session);
+    releaseHandshake(socket);
     metrics.connections.inc({ namespace: nsp.name });
-    socket.on(Events.message, (...args: unknown[]) => runGuarded(shared.message, session, args, (payload) => session.send(payload)));
-    socket.on(Events.authRefresh, (...args: unknown[]) => runGuarded(shared.refresh, session, args, (payload) => session.refresh(payload)));
-    socket.on(Events.history, (...args: unknown[]) => runGuarded(shared.history, session, args, (payload) => session.history(payload)));
-    socket.on(Events.stop, (...args: unknown[]) =>
-      runGuarded(shared.stop, session, args, (payload) => actions.stop(session.user, payload)),
-    );
-    socket.on(Events.feedback, (...args: unknown[]) =>
-      runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload)),
-    );
-    socket.on('disconnect', (reason: string) => session.end(reason));
+    for (const event in listeners) socket.on(event, listeners[event]);
     session.start();
   });
 }
@@ -120,25 +143,32 @@ export function registerClientHandlers(
  * One accepted client socket. Idle clients are most of a hub's connections, so a session holds
  * little: what is needed on every event is in `socket.data`, the rate limit is created by the
  * first event (a bucket made then is as full as one made at connect), the logger is made when a
- * line is written, and the expiry timers share one Node timer (see {@link SessionTimers}).
+ * line is written, and the session is itself its token's expiry deadline, on a queue with one Node
+ * timer for all (see {@link SessionTimers}).
  */
-class ClientSession implements GuardedSocket {
+class ClientSession extends SessionTimers implements GuardedSocket {
   private tokens?: TokenBucket;
   private historyBudget?: ByteBucket;
   /** Settles a turn after the last history reply was written; unset until the first request. */
   private historyTail?: Promise<void>;
-  private readonly timers: SessionTimers;
 
   constructor(
     private readonly nsp: ClientNamespace,
     readonly socket: Socket,
   ) {
-    this.timers = new SessionTimers(
-      nsp.ctx.sessionDeadlines,
-      nsp.ctx.config.JWT_CLOCK_TOLERANCE_S * 1000,
-      (expiresAt) => socket.emit(Events.authExpiring, { expiresAt }),
-      () => this.expired(),
-    );
+    super();
+  }
+
+  protected get deadlines(): DeadlineQueue {
+    return this.nsp.ctx.sessionDeadlines;
+  }
+
+  protected get toleranceMs(): number {
+    return this.nsp.ctx.config.JWT_CLOCK_TOLERANCE_S * 1000;
+  }
+
+  protected onExpiring(expiresAt: string): void {
+    this.socket.emit(Events.authExpiring, { expiresAt });
   }
 
   private get data(): ClientSocketData {
@@ -183,7 +213,7 @@ class ClientSession implements GuardedSocket {
     const rooms = [Rooms.client(agentId, clientId), Rooms.clients(agentId), Rooms.subject(sub)];
     if (clientId === ADMIN_CLIENT_ID) rooms.push(Rooms.admins(agentId));
     void this.socket.join(rooms);
-    this.timers.reschedule(data.tokenExpiresAt === null ? null : Date.parse(data.tokenExpiresAt));
+    this.reschedule(data.tokenExpiresAt === null ? null : Date.parse(data.tokenExpiresAt));
 
     const online = Promise.all([ctx.store.presence.addClient(agentId, this.presenceEntry), ctx.store.presence.listRuntimes(agentId)]).then(
       ([, runtimes]) => runtimes.length > 0,
@@ -294,7 +324,7 @@ class ClientSession implements GuardedSocket {
     }
     data.tokenExpiresAt = next.expiresAtMs === null ? null : new Date(next.expiresAtMs).toISOString();
     data.roles = next.roles;
-    this.timers.reschedule(next.expiresAtMs);
+    this.reschedule(next.expiresAtMs);
     this.logger.info({ tokenExpiresAt: data.tokenExpiresAt }, 'token refreshed');
     return { ok: true, tokenExpiresAt: data.tokenExpiresAt };
   }
@@ -305,7 +335,7 @@ class ClientSession implements GuardedSocket {
 
   end(reason: string): void {
     const { ctx } = this.nsp;
-    this.timers.clear();
+    this.clear();
     this.nsp.gates.drop(this.socket);
     ctx.metrics.connections.dec({ namespace: this.nsp.name });
     const logger = this.logger;
@@ -323,7 +353,7 @@ class ClientSession implements GuardedSocket {
     );
   }
 
-  private expired(): void {
+  protected onExpired(): void {
     this.logger.info('token expired without refresh; closing session');
     closeSession(this.socket, 'TOKEN_EXPIRED');
     this.socket.disconnect();

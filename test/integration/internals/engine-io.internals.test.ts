@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
-import { engineConnections, transportWebSocket } from '../../../src/internals/engine-io.internals';
+import type { EventEmitter } from 'node:events';
+import {
+  engineConnections,
+  releaseUpgradeListeners,
+  transportWebSocket,
+  upgradeResponseCloseListener,
+} from '../../../src/internals/engine-io.internals';
 import { BatchingWebSocketServer } from '../../../src/net/websocket-engine';
 
 // src/internals/engine-io.internals.ts reads Engine.IO's private map of open connections: it must
@@ -54,6 +60,36 @@ describe('engine.io internals', () => {
       expect(found[1]).toBeNull();
     } finally {
       for (const client of clients) client.close();
+      await new Promise((resolve) => io.close(resolve));
+    }
+  });
+
+  it('a websocket upgrade leaves its response on a close listener, and an error and a headers listener, which can be taken off', async () => {
+    const httpServer = createServer();
+    const io = new Server(httpServer, { transports: ['websocket'] });
+    const found: ReturnType<typeof upgradeResponseCloseListener>[] = [];
+    io.engine.use((_req: unknown, res: object, next: () => void) => {
+      found.push(upgradeResponseCloseListener(res));
+      next();
+    });
+    await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+    const client = connect(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    try {
+      const conn = await new Promise<{ transport: EventEmitter & { name: string } }>((resolve) => io.engine.once('connection', resolve));
+      // The response's listener, as Engine.IO added it: the TCP socket's last `close` listener then.
+      expect(found).toHaveLength(1);
+      const { socket, listener } = found[0]!;
+      expect(socket.rawListeners('close')).toContain(listener);
+      const ws = transportWebSocket(conn.transport) as unknown as EventEmitter;
+      expect(ws.listeners('error').map((fn) => fn.name)).toEqual(['onUpgradeError', 'bound onError']);
+      expect(conn.transport.listenerCount('headers')).toBe(1);
+
+      releaseUpgradeListeners(conn.transport);
+      expect(ws.listeners('error').map((fn) => fn.name)).toEqual(['bound onError']);
+      expect(conn.transport.listenerCount('headers')).toBe(0);
+    } finally {
+      client.close();
       await new Promise((resolve) => io.close(resolve));
     }
   });
