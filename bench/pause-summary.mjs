@@ -16,7 +16,9 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   for (const [kind, ms] of collections) byKind.set(kind, [...(byKind.get(kind) ?? []), ms]);
   for (const [kind, pauses] of byKind) {
     const total = pauses.reduce((a, b) => a + b, 0);
-    console.log(`  ${KINDS[kind] ?? kind}: ${pauses.length}, ${total.toFixed(0)} ms in all, median ${median(pauses).toFixed(2)} ms, worst ${Math.max(...pauses).toFixed(1)} ms`);
+    console.log(
+      `  ${KINDS[kind] ?? kind}: ${pauses.length}, ${total.toFixed(0)} ms in all, median ${median(pauses).toFixed(2)} ms, worst ${Math.max(...pauses).toFixed(1)} ms`,
+    );
   }
   const busy = loop.filter((w) => w.samples > 100);
   console.log(

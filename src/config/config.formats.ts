@@ -22,7 +22,8 @@ convict.addFormats({
   },
   'positive-int': {
     validate(value: unknown) {
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error('must be an integer of at least 1 (digits only)');
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+        throw new Error('must be an integer of at least 1 (digits only)');
     },
     coerce: digitsOnly,
   },
@@ -35,7 +36,8 @@ convict.addFormats({
   },
   'tcp-port': {
     validate(value: unknown) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535) throw new Error('must be a port number from 0 to 65535');
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 65535)
+        throw new Error('must be a port number from 0 to 65535');
     },
     coerce: digitsOnly,
   },
