@@ -5,13 +5,12 @@
 //
 // `npm run build && node bench/heap-per-client.mjs --clients=2000 --kinds=baseline,hub [--hub=<dist/main.js>] [--rows=60]`
 // (Node 24 first on PATH). The snapshots are left in a temporary directory, named in the output.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+import { HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { heapDiff, table } from './heap-diff.mjs';
-import { generator, Processes, startServer } from './scale.mjs';
+import { generator, Processes, scaleEnv, startServer } from './scale.mjs';
 
 const log = (line) => process.stderr.write(`[heap] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,16 +64,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   requireHubNode();
   const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split(/=(.*)/s).slice(0, 2)));
   const opts = { clients: Number(args.clients ?? 2000), rows: Number(args.rows ?? 60) };
-  const secret = randomBytes(32).toString('hex');
-  const apiKey = randomBytes(16).toString('hex');
-  const env = {
-    secret,
-    apiKey,
-    agentIds: Array.from({ length: 20 }, (_, i) => `bot-${i}`),
-    idleAgentIds: Array.from({ length: 100 }, (_, i) => `idle-${i}`),
-    hubScript: args.hub ?? 'dist/main.js',
-    hub: benchHubEnv({ JWT_SECRET: secret, AGENT_API_KEYS: apiKey, MAX_CONNECTIONS: '0' }),
-  };
+  const env = scaleEnv(args.hub ?? 'dist/main.js');
   for (const kind of (args.kinds ?? 'baseline,hub').split(',')) {
     const { before, after, clients } = await measure(kind, opts, env);
     const { byKind, byRetainer } = heapDiff(before, after);

@@ -181,6 +181,25 @@ const share = (total, parts, i) => Math.floor(total / parts) + (i < total % part
 
 const percentile = (sorted, q) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
 
+/** Fresh secrets, the bots' ids and the hub's bench settings: what every server of a measurement shares. */
+export function scaleEnv(hubScript) {
+  const secret = randomBytes(32).toString('hex');
+  const apiKey = randomBytes(16).toString('hex');
+  return {
+    secret,
+    apiKey,
+    agentIds: Array.from({ length: 20 }, (_, i) => `bot-${i}`),
+    idleAgentIds: Array.from({ length: 100 }, (_, i) => `idle-${i}`),
+    hubScript,
+    hub: benchHubEnv({
+      JWT_SECRET: secret,
+      AGENT_API_KEYS: apiKey,
+      MAX_CONNECTIONS: '0',
+      OPENAPI_SPEC_FILE: join(ROOT, 'bench', 'results', 'openapi.json'),
+    }),
+  };
+}
+
 export async function startServer(procs, kind, env, nodeFlags, redisUrl = undefined) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -521,21 +540,7 @@ export async function scalePhase(options = {}) {
     kinds: (options.kinds ?? (replicas > 1 ? 'hub' : 'baseline,hub')).split(','),
     hubNodeFlags: options['hub-node-flags']?.split(' ').filter(Boolean) ?? HUB_NODE_FLAGS,
   };
-  const secret = randomBytes(32).toString('hex');
-  const apiKey = randomBytes(16).toString('hex');
-  const env = {
-    secret,
-    apiKey,
-    agentIds: Array.from({ length: 20 }, (_, i) => `bot-${i}`),
-    idleAgentIds: Array.from({ length: 100 }, (_, i) => `idle-${i}`),
-    hubScript: options.hub ?? 'dist/main.js',
-    hub: benchHubEnv({
-      JWT_SECRET: secret,
-      AGENT_API_KEYS: apiKey,
-      MAX_CONNECTIONS: '0',
-      OPENAPI_SPEC_FILE: join(ROOT, 'bench', 'results', 'openapi.json'),
-    }),
-  };
+  const env = scaleEnv(options.hub ?? 'dist/main.js');
   const results = {};
   const limitMs = replicas > 1 ? REPLICAS_PHASE_LIMIT_MS : PHASE_LIMIT_MS;
   const limit = setTimeout(() => {
