@@ -156,10 +156,12 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
           const owed = Math.floor(((now - start) / 1000) * ratePerS) - sent;
           for (let n = 0; n < owed; n++) {
             const client = clients[i++ % clients.length];
-            const t = performance.now();
-            if (t >= measureFrom) measuredSent++;
+            // Counted by the stamp the receiver reads: judged on the unrounded clock, a delta sent
+            // within half a microsecond before measureFrom was received as measured but not sent.
+            const stamp = performance.now().toFixed(3);
+            if (Number(stamp) >= measureFrom) measuredSent++;
             sent++;
-            client.runtime.emit('stream:delta', { id: client.streamId, text: t.toFixed(3) });
+            client.runtime.emit('stream:delta', { id: client.streamId, text: stamp });
           }
         }, 5);
       });
