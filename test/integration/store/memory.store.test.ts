@@ -107,8 +107,8 @@ describeStreamStoreContract('memory', async (limits) => {
 
 describe('MemoryStreamStore', () => {
   it("holds an open stream's text outside the V8 heap, not as two heap objects per delta", async () => {
-    // A rope (`text += delta`) would keep about 50 bytes of heap per delta until the stream ends
-    // (docs/benchmarks.md, "The per-delta path").
+    // A rope (`text += delta`) kept about 34 bytes of heap per delta until the stream ended
+    // (docs/benchmarks.md, "On a quiet machine").
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const { streams } = new MemoryStore();
