@@ -1,10 +1,11 @@
 /**
  * The text of an open stream on the single replica: its UTF-8 bytes in one buffer that grows by half
  * again each time (up to the stream's byte bound). A string grown with `+=` per delta is a rope: two
- * heap objects per delta (34 bytes of heap per two-character delta, measured) that live until the stream ends, which young
- * collections copy and promote and full ones mark, all of them, for every open stream. Here a delta's
- * string dies young and the text sits outside the V8 heap (docs/benchmarks.md, "On a quiet machine").
- * Text is kept as UTF-8, as Redis keeps it: an unpaired surrogate reads back as U+FFFD on either store.
+ * heap objects per delta (34 bytes of heap per two-character delta, measured) that live until the
+ * stream ends, which young collections copy and promote and full ones mark, all of them, for every
+ * open stream. Here a delta's string dies young and the text sits outside the V8 heap
+ * (docs/benchmarks.md, "On a quiet machine"). Text is kept as UTF-8, as Redis keeps it: an unpaired
+ * surrogate reads back as U+FFFD on either store.
  */
 export class StreamText {
   private buffer: Buffer = EMPTY;
