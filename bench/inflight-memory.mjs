@@ -12,12 +12,14 @@
 // Loopback only; needs redis-server on PATH. Prints one line per size and a JSON summary.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import jwt from 'jsonwebtoken';
 import { io } from 'socket.io-client';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+
+const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 
 requireHubNode();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,17 +35,6 @@ const API_KEY = 'ak_inflight_bench_key_0123456789';
 const MiB = 2 ** 20;
 const log = (line) => process.stderr.write(`[inflight] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const status = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 

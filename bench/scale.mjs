@@ -30,11 +30,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+
+const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NOFILE = 200_000;
@@ -48,17 +50,6 @@ const CALL_TIMEOUT_MS = 15 * 60_000;
 const log = (line) => process.stderr.write(`[scale] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
