@@ -10,12 +10,10 @@
 // Redis is paused (CLIENT PAUSE WRITE) for less than the pub/sub canary's three missed probes, so no
 // replica ends its client sessions for a subscription gap meanwhile.
 import Redis from 'ioredis';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import type { ClientInboundMessage, HistoryAck, MessageEnd } from '../../src/protocol';
-import { Namespaces } from '../../src/protocol';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
-import { ack, record, type Recorder } from '../helpers/streams';
-import { mintToken } from '../helpers/tokens';
+import { ack, streamPeers } from '../helpers/streams';
 
 let cluster: TestCluster;
 let R: string[];
@@ -38,31 +36,7 @@ afterEach(async () => {
 
 type Ack = { ok: boolean; id?: string; ts?: string; seq?: number; error?: { code: string } };
 
-async function runtime(url: string, agentId: string): Promise<Socket> {
-  const socket = connect(`${url}${Namespaces.agent}`, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: false,
-    auth: { apiKey: cluster.handle.secrets.AGENT_API_KEYS, agentId },
-  });
-  sockets.push(socket);
-  socket.on('message', (_m: unknown, done: (r: unknown) => void) => done({ ok: true }));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
-  return socket;
-}
-
-async function tab(url: string, agentId: string, sub: string, lastMessageId?: string): Promise<{ socket: Socket; rec: Recorder }> {
-  const auth: Record<string, unknown> = { token: mintToken({ sub }, cluster.handle.secrets.JWT_SECRET), agentId };
-  if (lastMessageId) auth.lastMessageId = lastMessageId;
-  const socket = connect(`${url}${Namespaces.client}`, { transports: ['websocket'], forceNew: true, reconnection: false, auth });
-  sockets.push(socket);
-  const rec = record(socket);
-  await rec.wait('session');
-  return { socket, rec };
-}
+const { runtime, tab } = streamPeers(() => cluster, sockets);
 
 /** The message `id` as the log shows it (history, newest page). */
 async function logged(socket: Socket, id: string): Promise<ClientInboundMessage | undefined> {
@@ -89,7 +63,7 @@ async function pausedHubCommand(): Promise<string[]> {
 }
 
 it('does not ack ok the end of a stream whose delta was lost with its Redis connection: it ends error with the text Redis holds', async () => {
-  const rt = await runtime(R[0], 'f-lost');
+  const rt = (await runtime(R[0], 'f-lost')).socket;
   const watcher = await tab(R[1], 'f-lost', 'u1');
   const id = (await ack<Ack>(rt, 'stream:start', { to: 'u1' })).id!;
   expect(await ack<Ack>(rt, 'stream:delta', { id, text: 'one' })).toEqual({ ok: true, seq: 1 });
@@ -111,7 +85,7 @@ it('does not ack ok the end of a stream whose delta was lost with its Redis conn
 }, 30_000);
 
 it('tells the tabs a stream ended error only once its end is logged: with the logged text, after what was logged before it', async () => {
-  const rt = await runtime(R[0], 'f-late');
+  const rt = (await runtime(R[0], 'f-late')).socket;
   const observer = await tab(R[1], 'f-late', 'u1');
   // A tab on the replica that cannot reach Redis; it leaves as soon as it is told the stream ended.
   const near = await tab(R[0], 'f-late', 'u1');
@@ -146,7 +120,7 @@ it('tells the tabs a stream ended error only once its end is logged: with the lo
 }, 30_000);
 
 it('ends a stream whose start timed out but ran late in Redis: no stream stays open with nobody to end it', async () => {
-  const rt = await runtime(R[0], 'f-open');
+  const rt = (await runtime(R[0], 'f-open')).socket;
   const observer = await tab(R[1], 'f-open', 'u2');
   // Redis knows the open script (a stream to another user), so the late EVALSHA runs.
   const warm = (await ack<Ack>(rt, 'stream:start', { to: 'u1' })).id!;

@@ -2,11 +2,10 @@
 // every replica, resume on another replica while a writer keeps appending, a replay of a stream that
 // ended while the client was away, hub-side ends (interrupted, cancelled, a dead replica's streams),
 // stop, activity, feedback with REST, and Redis going away.
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import type { AgentStop, ClientInboundMessage, MessageEnd, MessageStart } from '../../src/protocol';
-import { Namespaces } from '../../src/protocol';
 import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
-import { ack, record, streamView, type Recorder } from '../helpers/streams';
+import { ack, streamPeers, streamView, type Recorder } from '../helpers/streams';
 import { mintToken } from '../helpers/tokens';
 
 let cluster: TestCluster;
@@ -33,35 +32,7 @@ afterEach(() => {
 
 type Ack = { ok: boolean; id?: string; ts?: string; seq?: number; error?: { code: string } };
 
-async function runtime(url: string, agentId: string): Promise<{ socket: Socket; rec: Recorder }> {
-  const socket = connect(`${url}${Namespaces.agent}`, {
-    transports: ['websocket'],
-    forceNew: true,
-    reconnection: false,
-    auth: { apiKey: cluster.handle.secrets.AGENT_API_KEYS, agentId },
-  });
-  sockets.push(socket);
-  const rec = record(socket);
-  socket.on('message', (_m: unknown, done: (r: unknown) => void) => done({ ok: true }));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
-  return { socket, rec };
-}
-
-async function tab(url: string, agentId: string, sub: string, lastMessageId?: string): Promise<{ socket: Socket; rec: Recorder }> {
-  const auth: Record<string, unknown> = { token: mintToken({ sub }, cluster.handle.secrets.JWT_SECRET), agentId };
-  if (lastMessageId) auth.lastMessageId = lastMessageId;
-  const socket = connect(`${url}${Namespaces.client}`, { transports: ['websocket'], forceNew: true, reconnection: false, auth });
-  sockets.push(socket);
-  const rec = record(socket);
-  await new Promise((resolve, reject) => {
-    void rec.wait('session').then(resolve, reject);
-    socket.once('connect_error', reject);
-  });
-  return { socket, rec };
-}
+const { runtime, tab } = streamPeers(() => cluster, sockets);
 
 it('relays 500 deltas in order to tabs on other replicas; 20 tabs reconnecting mid-stream get the text so far and the rest, nothing doubled or skipped', async () => {
   const rt = await runtime(R[0], 'c-stress');

@@ -1,5 +1,7 @@
-import type { Socket } from 'socket.io-client';
-import type { MessageDelta, MessageEnd, MessageStart } from '../../src/protocol';
+import { io as connect, type Socket } from 'socket.io-client';
+import { Namespaces, type MessageDelta, type MessageEnd, type MessageStart } from '../../src/protocol';
+import type { TestCluster } from './cluster';
+import { mintToken } from './tokens';
 
 /** Every event a socket receives, in order. */
 export interface Recorder {
@@ -77,4 +79,47 @@ export function ack<T = { ok: boolean; error?: { code: string } } & Record<strin
   payload: unknown,
 ): Promise<T> {
   return socket.timeout(10_000).emitWithAck(event, payload) as Promise<T>;
+}
+
+/** A connected peer and everything it received. */
+export interface Peer {
+  socket: Socket;
+  rec: Recorder;
+}
+
+/**
+ * Runtimes and tabs of a test cluster (`clusterOf`: read when a peer connects, so it may be started
+ * later, in beforeAll), on a replica's url, without reconnection (a test that drops
+ * one connects a new one); every socket goes into `sockets` for the test's afterEach to close.
+ */
+export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
+  const connected = async (socket: Socket, ready: (rec: Recorder) => Promise<unknown>): Promise<Peer> => {
+    sockets.push(socket);
+    const rec = record(socket);
+    await new Promise((resolve, reject) => {
+      void ready(rec).then(resolve, reject);
+      socket.once('connect_error', reject);
+    });
+    return { socket, rec };
+  };
+  return {
+    /** A runtime of `agentId` that acks every message ok. */
+    runtime(url: string, agentId: string): Promise<Peer> {
+      const socket = connect(`${url}${Namespaces.agent}`, {
+        transports: ['websocket'],
+        forceNew: true,
+        reconnection: false,
+        auth: { apiKey: clusterOf().handle.secrets.AGENT_API_KEYS, agentId },
+      });
+      socket.on('message', (_m: unknown, done: (r: unknown) => void) => done({ ok: true }));
+      return connected(socket, () => new Promise<void>((resolve) => socket.once('connect', () => resolve())));
+    },
+    /** A tab of user `sub`, resolved once its session started (after its replay, with `lastMessageId`). */
+    tab(url: string, agentId: string, sub: string, lastMessageId?: string): Promise<Peer> {
+      const auth: Record<string, unknown> = { token: mintToken({ sub }, clusterOf().handle.secrets.JWT_SECRET), agentId };
+      if (lastMessageId) auth.lastMessageId = lastMessageId;
+      const socket = connect(`${url}${Namespaces.client}`, { transports: ['websocket'], forceNew: true, reconnection: false, auth });
+      return connected(socket, (rec) => rec.wait('session'));
+    },
+  };
 }
