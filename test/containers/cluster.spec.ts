@@ -4,21 +4,17 @@
 // The Redis and Node base images are LOCAL STAND-INS for the official Docker Hub images (see
 // scripts/containers/stand-ins.sh), made because no registry is reachable on the machines this tier
 // runs on.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { RUN_LABEL } from './support/docker-env';
 import { HUB_IMAGE, REDIS_IMAGE, TOKEN_CLI } from './support/paths';
-import { chatToken, connectAgent, connectClient, roundTrips, type ChatClient } from './support/peers';
+import { chatToken, connectAgent, hubSecrets, connectClient, roundTrips, type ChatClient } from './support/peers';
 
 const AGENT_ID = 'cluster-bot';
 
 describe('two hub replicas from the image on one Redis (testcontainers network)', () => {
-  const secrets = {
-    JWT_SECRET: randomBytes(36).toString('base64url'),
-    // Signs the admin tokens the ADMIN REST routes accept (`token --admin`), apart from JWT_SECRET.
-    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
-    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
-  };
+  // ADMIN_JWT_SECRET signs the admin tokens the ADMIN REST routes accept (`token --admin`), apart from JWT_SECRET.
+  const secrets = hubSecrets();
   let network: StartedNetwork;
   let redis: StartedTestContainer;
   const hubs: StartedTestContainer[] = [];

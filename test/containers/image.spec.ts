@@ -6,11 +6,10 @@
 // binary, because no registry is reachable on the machines this tier runs on. With a registry, the
 // same tests run on the official images.
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { GenericContainer, Wait, getContainerRuntimeClient, type StartedTestContainer } from 'testcontainers';
 import { RUN_LABEL } from './support/docker-env';
 import { HUB_IMAGE } from './support/paths';
-import { chatToken, connectAgent, connectClient, type ChatClient } from './support/peers';
+import { chatToken, connectAgent, hubSecrets, connectClient, type ChatClient } from './support/peers';
 
 const GRACE_MS = 4000;
 
@@ -28,11 +27,7 @@ class HardenedContainer extends GenericContainer {
 }
 
 describe(`image ${HUB_IMAGE}`, () => {
-  const secrets = {
-    JWT_SECRET: randomBytes(36).toString('base64url'),
-    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
-    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
-  };
+  const secrets = hubSecrets();
   let hub: StartedTestContainer;
   let url: string;
 

@@ -5,6 +5,7 @@
 // three targets up, the rules loaded and evaluated, and an alert going pending when a hub stops.
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { hubSecrets } from './support/peers';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -34,9 +35,7 @@ type Alert = { labels: Record<string, string>; state: string };
 describe('docker compose --profile monitoring up', () => {
   const project = `${COMPOSE_PROJECT_PREFIX}${randomUUID().slice(0, 8)}`;
   const env: Record<string, string> = {
-    JWT_SECRET: randomBytes(36).toString('base64url'),
-    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
-    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
+    ...hubSecrets(),
     // Set, so the hubs refuse a scrape without it and Prometheus must send it.
     METRICS_TOKEN: randomBytes(32).toString('hex'),
   };

@@ -9,7 +9,6 @@
 // SIZING_SCALE (default 1) scales connections and the limit together by the rule (base memory kept,
 // the per-client and per-message parts scaled), for a slower machine; the report line says which.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GenericContainer, Network, Wait, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
@@ -17,7 +16,7 @@ import { parse } from 'yaml';
 import { RUN_LABEL } from './support/docker-env';
 import { HUB_IMAGE, REDIS_IMAGE, ROOT } from './support/paths';
 import { heapLimitBytes, predictedMemory, SIZING_RULE } from '../helpers/sizing-rule';
-import { chatToken, connectAgent, connectClient, type Ack, type ChatClient } from './support/peers';
+import { chatToken, connectAgent, hubSecrets, connectClient, type Ack, type ChatClient } from './support/peers';
 
 const MiB = 2 ** 20;
 const values = parse(readFileSync(join(ROOT, 'helm', 'relay-hub', 'values.yaml'), 'utf8')) as {
@@ -86,11 +85,7 @@ class Generator {
 }
 
 describe(`sizing: one ${HUB_IMAGE} replica at the chart's limits`, () => {
-  const secrets = {
-    JWT_SECRET: randomBytes(36).toString('base64url'),
-    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
-    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
-  };
+  const secrets = hubSecrets();
   let network: StartedNetwork;
   let redis: StartedTestContainer;
   let hub: StartedTestContainer;

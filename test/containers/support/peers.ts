@@ -1,7 +1,7 @@
 // Relay peers for the container tier and the polling check of the local cluster: raw socket.io-client
 // sockets speaking the relay protocol, with nothing from src/ (these tiers treat the hub as a black
 // box: the built image or dist/main.js, configured through its documented environment).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Agent } from 'node:http';
 import jwt from 'jsonwebtoken';
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
@@ -9,6 +9,15 @@ import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket
 export type Ack = { ok: true; id: string; ts: string } | { ok: false; error: { code: string; message?: string } };
 export type Delivery = { id: string; ts: string; agentId: string; from: string; text: string };
 export type ClientMessage = { id: string; ts: string; agentId: string; text: string; replyTo?: string };
+
+/** Fresh production secrets for a hub under test: a JWT secret, a separate admin one, one agent key. */
+export function hubSecrets(): { JWT_SECRET: string; ADMIN_JWT_SECRET: string; AGENT_API_KEYS: string } {
+  return {
+    JWT_SECRET: randomBytes(36).toString('base64url'),
+    ADMIN_JWT_SECRET: randomBytes(36).toString('base64url'),
+    AGENT_API_KEYS: `ak_${randomBytes(24).toString('hex')}`,
+  };
+}
 
 /** An HS256 chat token with `sub` and `exp`, as an integrator's backend signs it with JWT_SECRET. */
 export function chatToken(secret: string, sub: string, ttlSeconds = 3600): string {
