@@ -1,9 +1,8 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { Namespaces } from '../../src/protocol';
 import { startHub, type TestHub } from '../helpers/hub';
+import { collectGarbage } from '../helpers/gc';
 
 // What an idle client costs the hub is mostly what it keeps per connection. These pin down the
 // things it deliberately does not keep (bench/run.mjs measures the memory itself).
@@ -34,16 +33,6 @@ beforeEach(() => {
   upgradeResponseRefs.length = 0;
   requests.length = 0;
 });
-
-/** Full garbage collections, a few turns apart (a dead object's weak references clear after one). */
-async function collectGarbage(): Promise<void> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const serverSocket = (client: ClientSocket) => t.hub.io.of(Namespaces.client).sockets.get(client.id!)!;
 

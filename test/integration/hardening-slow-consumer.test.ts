@@ -1,6 +1,4 @@
 import { request } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { Socket as ServerSocket } from 'socket.io';
 import { Namespaces, type HistoryAck, type SessionInfo } from '../../src/protocol';
 import type { Socket as NetSocket } from 'node:net';
@@ -10,6 +8,7 @@ import { waitFor } from '../helpers/cluster';
 import { agentSocket, clientSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { collectGarbage } from '../helpers/gc';
 
 // A peer that stops reading must not make the hub buffer without bound (docs/operations.md, slow consumers and connection limits).
 const MiB = 1024 * 1024;
@@ -30,12 +29,7 @@ interface Retained {
  * the memory of dead buffers after the collection, so it collects again a few times meanwhile.
  */
 async function retained(): Promise<Retained> {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  for (let i = 0; i < 3; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await collectGarbage();
   const { rss, external, heapTotal } = process.memoryUsage();
   return { rss, external, heapTotal };
 }

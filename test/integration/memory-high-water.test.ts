@@ -4,14 +4,12 @@
 // hub runs in this process with MEMORY_LIMIT_BYTES (measured against this process's RSS) set a little
 // above what the process holds, and the test fills buffers in this process to cross the mark.
 import { once } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { SendAck } from '../../src/protocol';
 import { agentSocket, clientSocket, refusal, startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { exposedGc } from '../helpers/gc';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+const gc = exposedGc();
 
 const HIGH = 0.85;
 const LOW = 0.75;

@@ -1,10 +1,9 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { Socket as ServerSocket } from 'socket.io';
 import { Namespaces, type SendAck } from '../../src/protocol';
 import { connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
+import { exposedGc } from '../helpers/gc';
 
 const MESSAGES = 10_000;
 const WAVE = 500;
@@ -12,8 +11,7 @@ const ACK_TIMEOUT_MS = 100;
 
 /** Heap and RSS after a full garbage collection, so what is measured is what is retained. */
 function retained(): { heap: number; rss: number } {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
+  exposedGc()();
   const { heapUsed, rss } = process.memoryUsage();
   return { heap: heapUsed, rss };
 }

@@ -1,5 +1,3 @@
-import { runInNewContext } from 'node:vm';
-import { setFlagsFromString } from 'node:v8';
 import { v7 } from 'uuid';
 import { MemoryConversationLog } from '../../../src/store/memory/memory-conversation.log';
 import { MemoryDedupeStore } from '../../../src/store/memory/memory-dedupe.store';
@@ -7,6 +5,7 @@ import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';
+import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
 
@@ -109,8 +108,7 @@ describe('MemoryStreamStore', () => {
   it("holds an open stream's text outside the V8 heap, not as two heap objects per delta", async () => {
     // A rope (`text += delta`) kept about 34 bytes of heap per delta until the stream ended
     // (docs/benchmarks.md, "On a quiet machine").
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
+    const gc = exposedGc();
     const { streams } = new MemoryStore();
     const bounds = { maxBytes: 1 << 20, ttlMs: 60_000 };
     const message = { id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent' as const, text: '' };
