@@ -28,8 +28,9 @@ const checkers = Object.fromEntries(
 export function partError(part: unknown, where: string): string | null {
   if (part === null || typeof part !== 'object' || Array.isArray(part)) return `${where}: not an object`;
   const type = (part as { type?: unknown }).type;
-  const checker = typeof type === 'string' && Object.hasOwn(checkers, type) ? checkers[type] : undefined;
-  if (!checker) return `${where}: unknown part type ${JSON.stringify(type)}`;
+  if (typeof type !== 'string' || !Object.hasOwn(checkers, type))
+    return `${where}: unknown part type ${JSON.stringify(type) ?? 'undefined'}`;
+  const checker = checkers[type];
   if (nestsDeeperThan(part, MAX_JSON_DEPTH)) return `${where} (${type}): nests deeper than ${MAX_JSON_DEPTH}`;
   const first = checker.Errors(part).First();
   if (first) return `${where} (${type})${first.path.replaceAll('/', '.')}: ${first.message}`;

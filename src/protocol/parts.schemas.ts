@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TimeSchema } from './common.schemas';
-import { APPROVAL_REASON_MAX, DATA_PART_NAME_PATTERN, SUGGESTION_TEXT_MAX, SUGGESTIONS_MAX, TOOL_STATES } from './parts';
+import { APPROVAL_REASON_MAX, DATA_PART_NAME_PATTERN, SUGGESTION_TEXT_MAX, SUGGESTIONS_MAX, type TOOL_STATES } from './parts';
 import type { Assert, Same } from './type-checks';
 
 /**
