@@ -13,7 +13,7 @@ import type {
   ToolPart,
 } from '../../src/protocol';
 import { startTestCluster, type TestCluster } from '../helpers/cluster';
-import { ack, partsView, streamPeers, type Peer, type Recorder } from '../helpers/streams';
+import { ack, partsView, streamPeers, type Peer } from '../helpers/streams';
 import { mintToken } from '../helpers/tokens';
 
 let cluster: TestCluster;
@@ -119,7 +119,7 @@ it('a tab reconnecting to the other replica mid tool-call gets the parts so far 
   expect(before).toMatchObject({ seq, gaps: 0, doubles: 0 });
   expect(before.parts).toEqual(end.parts);
   for (const peer of [steady, watcher]) {
-    const live = partsView({ ...peer.rec, events: peer.rec.events.filter((e) => e.event !== 'message:end') } as Recorder, id!);
+    const live = partsView({ ...peer.rec, events: peer.rec.events.filter((e) => e.event !== 'message:end') }, id!);
     expect(live).toMatchObject({ parts: end.parts, gaps: 0, doubles: 0 });
   }
 }, 60_000);
