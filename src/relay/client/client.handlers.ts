@@ -3,7 +3,6 @@ import { agentAllowed } from '../../auth/agent-patterns';
 import type { Logger } from '../../logging/logger';
 import type { RuntimeEntry } from '../../store/store';
 import { runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
-import { payloadError } from '../../protocol/payload-limits';
 import {
   ADMIN_CLIENT_ID,
   errorAck,
@@ -12,6 +11,7 @@ import {
   SessionClosedCodes,
   type AuthRefresh,
   type ClientMessage,
+  type ApprovalRequest,
   type FeedbackRequest,
   type MessageStart,
   type StopRequest,
@@ -21,7 +21,14 @@ import {
   type SendAck,
   type SessionInfo,
 } from '../../protocol';
-import { isAuthRefresh, isClientMessage, isFeedbackRequest, isHistoryRequest, isStopRequest } from '../../protocol/schemas';
+import {
+  isApprovalRequest,
+  isAuthRefresh,
+  isClientMessage,
+  isFeedbackRequest,
+  isHistoryRequest,
+  isStopRequest,
+} from '../../protocol/schemas';
 import type { StreamService } from '../streams/stream.service';
 import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';
@@ -49,6 +56,7 @@ interface ClientNamespace {
   history: GuardedEvent<HistoryRequest>;
   stop: GuardedEvent<StopRequest>;
   feedback: GuardedEvent<FeedbackRequest>;
+  approval: GuardedEvent<ApprovalRequest>;
   gates: ReplayGates;
   streams: StreamService;
   actions: UserActions;
@@ -96,6 +104,13 @@ export function registerClientHandlers(
       metrics,
       failures: ctx.handlerFailures,
     },
+    approval: {
+      event: Events.approval,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isApprovalRequest,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
     gates: new ReplayGates(nsp),
     streams,
     actions,
@@ -124,6 +139,10 @@ export function registerClientHandlers(
     [Events.feedback](...args) {
       const session = sessions.get(this)!;
       void runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload));
+    },
+    [Events.approval](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.approval, session, args, (payload) => actions.approval(session.user, payload));
     },
     disconnect(reason) {
       sessions.get(this)!.end(reason as string);
@@ -250,10 +269,11 @@ class ClientSession extends SessionTimers implements GuardedSocket {
   }
 
   send(payload: ClientMessage): SendAck | Promise<SendAck> {
-    const tooLarge = payloadError(payload.text, payload.data, this.nsp.ctx.config.MAX_MESSAGE_BYTES);
-    if (tooLarge) return errorAck(tooLarge);
+    const checked = this.nsp.relay.checkContent(payload, 'user');
+    if (!('content' in checked)) return checked;
     const data = this.data;
-    return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, payload);
+    const message = { clientMessageId: payload.clientMessageId, ...checked.content };
+    return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, message);
   }
 
   /**
