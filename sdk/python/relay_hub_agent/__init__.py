@@ -18,7 +18,9 @@ Example::
     asyncio.run(main())
 """
 
-from ._inbound import FeedbackHandler, MessageHandler
+from ._inbound import ApprovalHandler, FeedbackHandler, MessageHandler
+from ._parts import PartWriter, ToolCall
+from ._protocol import MessagePart
 from .agent import ErrorHandler, RelayAgent
 from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
 from .stream import ReplyStream
@@ -26,6 +28,7 @@ from .types import (
     ADMIN_CLIENT_ID,
     BROADCAST,
     ActivityState,
+    Approval,
     Feedback,
     Message,
     Rating,
@@ -39,11 +42,15 @@ __all__ = [
     "BROADCAST",
     "LOCAL_CODES",
     "ActivityState",
+    "Approval",
+    "ApprovalHandler",
     "ErrorHandler",
     "Feedback",
     "FeedbackHandler",
     "Message",
     "MessageHandler",
+    "MessagePart",
+    "PartWriter",
     "Rating",
     "RelayAgent",
     "RelayAgentError",
@@ -52,5 +59,6 @@ __all__ = [
     "StreamEnd",
     "StreamStatus",
     "StreamStopped",
+    "ToolCall",
 ]
 __version__ = "0.1.0"
