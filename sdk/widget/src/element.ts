@@ -171,7 +171,7 @@ export class RelayChatElement extends HTMLElement {
     });
     this.titleEl = h('h2', { class: 'title', id: 'title' });
     this.avatarEl = h('span', { class: 'avatar', 'aria-hidden': 'true' });
-    this.statusLine = h('p', { class: 'presence' }, s.connecting);
+    this.statusLine = h('p', { class: 'presence' });
     const close = h('button', { type: 'button', class: 'icon-btn close', 'aria-label': s.close, title: s.close }, icon('close'));
     close.addEventListener('click', () => this.hide());
     const header = h(
@@ -263,6 +263,7 @@ export class RelayChatElement extends HTMLElement {
       return;
     }
     this.chat = chat;
+    this.statusLine.textContent = this.labels.connecting;
     this.everConnected = false;
     this.historyLoaded = false;
     const greeting = this.getAttribute('greeting');

@@ -10,11 +10,11 @@ export const STYLES = `
 --a:var(--relay-chat-accent,#2457d6);--af:var(--relay-chat-accent-fg,#fff);--bg:var(--relay-chat-bg,#fff);--fg:var(--relay-chat-fg,#1b1f27);
 --mu:#555c69;--bd:#dfe2e7;--sb:#f3f4f6;--cb:#f6f7f9;--ln:var(--relay-chat-link,#1f4fc2);--ok:#1d7a3a;--bad:#b3261e;
 --r:var(--relay-chat-radius,12px);--f:var(--relay-chat-font,system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif);
---mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;--hk:#a626a4;--hs:#2b7a0b;--hn:#a35200;--hc:#6a737d;--ht:#1f5fc4;--hv:#b03d00;--ask:#9a6700}
 :host(:not([mode=inline])){position:fixed!important;z-index:2147483000!important;inset:auto 0 0 auto!important;width:0!important;height:0!important;margin:0!important}
 :host([mode=inline]){height:100%!important;width:100%!important}
-:host([theme=dark]){--bg:var(--relay-chat-bg,#15181e);--fg:var(--relay-chat-fg,#e8eaee);--mu:#a7aebb;--bd:#323844;--sb:#1f232b;--cb:#1d2129;--ln:var(--relay-chat-link,#9dbbff);--ok:#6fcf8f;--bad:#ff8a80;color-scheme:dark}
-@media (prefers-color-scheme:dark){:host(:not([theme])),:host([theme=auto]){--bg:var(--relay-chat-bg,#15181e);--fg:var(--relay-chat-fg,#e8eaee);--mu:#a7aebb;--bd:#323844;--sb:#1f232b;--cb:#1d2129;--ln:var(--relay-chat-link,#9dbbff);--ok:#6fcf8f;--bad:#ff8a80;color-scheme:dark}}
+:host([theme=dark]){--bg:var(--relay-chat-bg,#15181e);--fg:var(--relay-chat-fg,#e8eaee);--mu:#a7aebb;--bd:#323844;--sb:#1f232b;--cb:#1d2129;--ln:var(--relay-chat-link,#9dbbff);--ok:#6fcf8f;--bad:#ff8a80;--hk:#d2a8ff;--hs:#a5d6ff;--hn:#ffa657;--hc:#9aa4af;--ht:#79c0ff;--hv:#ffb77c;--ask:#e3b341;color-scheme:dark}
+@media (prefers-color-scheme:dark){:host(:not([theme])),:host([theme=auto]){--bg:var(--relay-chat-bg,#15181e);--fg:var(--relay-chat-fg,#e8eaee);--mu:#a7aebb;--bd:#323844;--sb:#1f232b;--cb:#1d2129;--ln:var(--relay-chat-link,#9dbbff);--ok:#6fcf8f;--bad:#ff8a80;--hk:#d2a8ff;--hs:#a5d6ff;--hn:#ffa657;--hc:#9aa4af;--ht:#79c0ff;--hv:#ffb77c;--ask:#e3b341;color-scheme:dark}}
 *,*::before,*::after{box-sizing:border-box}
 [hidden]{display:none!important}
 .panel{font:15px/1.5 var(--f);color:var(--fg);background:var(--bg);display:flex;flex-direction:column;overflow:hidden;text-align:start;letter-spacing:normal;word-spacing:normal;text-transform:none;white-space:normal}
@@ -30,7 +30,7 @@ button:disabled{cursor:default;opacity:.5}
 :focus-visible{outline:2px solid var(--a);outline-offset:2px}
 .launcher:focus-visible{outline:3px solid var(--a);outline-offset:3px}
 .icon{width:16px;height:16px;fill:none;stroke:currentColor;stroke-width:2;stroke-linecap:round;stroke-linejoin:round;flex:none}
-header{display:flex;align-items:center;gap:8px;padding:8px 8px 8px 16px;border-bottom:1px solid var(--bd);min-height:64px}
+header{display:flex;align-items:center;gap:8px;padding-block:8px;padding-inline:16px 8px;border-bottom:1px solid var(--bd);min-height:64px}
 .avatar{width:40px;height:40px;border-radius:50%;background:var(--a);color:var(--af);display:grid;place-items:center;font-weight:600;overflow:hidden;flex:none}
 .avatar img{width:100%;height:100%;object-fit:cover}
 .who{flex:1;min-width:0}
@@ -69,7 +69,7 @@ header{display:flex;align-items:center;gap:8px;padding:8px 8px 8px 16px;border-b
 .md h3{font-size:18px}.md h4{font-size:16px}.md h5,.md h6{font-size:15px}
 .md ul,.md ol{padding-inline-start:24px}
 .md ul.tasks{list-style:none;padding-inline-start:4px}
-.md ul.tasks input{margin:0 8px 0 0;vertical-align:-2px}
+.md ul.tasks input{margin:0;margin-inline-end:8px;vertical-align:-2px}
 .md li+li{margin-top:4px}
 .md blockquote{border-inline-start:4px solid var(--bd);padding-inline-start:12px;color:var(--mu)}
 .md a,.sources a,.file{color:var(--ln)}
@@ -81,15 +81,14 @@ th,td{padding:4px 8px;border-bottom:1px solid var(--bd);text-align:start;vertica
 tr:last-child td{border-bottom:0}
 th{background:var(--sb);font-weight:600}
 figure.code{border:1px solid var(--bd);border-radius:8px;overflow:hidden;background:var(--cb)}
-figure.code figcaption{display:flex;align-items:center;justify-content:space-between;padding:0 4px 0 12px;height:32px;border-bottom:1px solid var(--bd);font-size:12px;color:var(--mu)}
+figure.code figcaption{display:flex;align-items:center;justify-content:space-between;padding-inline:12px 4px;height:32px;border-bottom:1px solid var(--bd);font-size:12px;color:var(--mu)}
 figure.code pre{margin:0;padding:8px 12px;overflow-x:auto;font:13px/1.5 var(--mono);tab-size:2}
 figure.code code{background:none;padding:0;font:inherit;white-space:pre}
 .msg[data-streaming] .parts>.md:last-child>:is(p,h3,h4,h5,h6,blockquote):last-child::after,.msg[data-streaming] .parts>.md:last-child>:is(ul,ol):last-child>li:last-child::after{content:"";display:inline-block;width:8px;height:16px;margin-inline-start:2px;vertical-align:-2px;background:currentColor;opacity:.5;animation:blink 1s steps(2) infinite}
 @keyframes blink{50%{opacity:0}}
 .actions{display:flex;gap:4px;margin-top:4px;opacity:0;transition:opacity .15s}
 .msg:hover .actions,.msg:focus-within .actions,.msg[data-rated] .actions,.msg:last-child .actions{opacity:1}
-.actions [aria-pressed=true]{color:var(--a);background:var(--sb)}
-:host([theme=dark]) .actions [aria-pressed=true]{color:var(--ln)}
+.actions [aria-pressed=true]{color:var(--ln);background:var(--sb)}
 .comment{display:flex;gap:8px;margin-top:8px;align-items:flex-end}
 .comment textarea{flex:1}
 .comment p{margin:0}
@@ -102,8 +101,7 @@ figure.code code{background:none;padding:0;font:inherit;white-space:pre}
 .step>div{padding:0 12px 8px}
 .tool .name{color:var(--fg);font-weight:600;flex:1;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .tool .state{display:inline-flex;align-items:center;gap:4px;font-size:13px}
-.ok{color:var(--ok)}.bad,.error{color:var(--bad)}.ask{color:#9a6700}
-:host([theme=dark]) .ask{color:#e3b341}
+.ok{color:var(--ok)}.bad,.error{color:var(--bad)}.ask{color:var(--ask)}
 .spin{animation:spin 1s linear infinite}
 @keyframes spin{to{transform:rotate(360deg)}}
 .label{font-size:12px;color:var(--mu);margin:8px 0 4px}
@@ -117,9 +115,9 @@ pre.json{margin:0;padding:8px;background:var(--cb);border-radius:4px;font:12px/1
 .sources a,.sources li>span{display:inline-flex;gap:8px;align-items:center;max-width:100%;padding:4px 8px;border:1px solid var(--bd);border-radius:8px;font-size:13px;text-decoration:none}
 .sources .name{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:180px;color:var(--fg)}
 .num{font-weight:600;min-width:16px;height:16px;line-height:16px;border-radius:4px;background:var(--sb);text-align:center;font-size:11px;color:var(--fg)}
-a.image{display:inline-block;margin:0 8px 8px 0}
+a.image{display:inline-block;margin-block-end:8px;margin-inline-end:8px}
 .preview{display:block;max-width:100%;max-height:240px;border-radius:8px;border:1px solid var(--bd)}
-a.file{display:inline-flex;gap:8px;align-items:center;padding:8px 12px;border:1px solid var(--bd);border-radius:8px;margin:0 8px 8px 0;text-decoration:none;font-size:14px}
+a.file{display:inline-flex;gap:8px;align-items:center;padding:8px 12px;border:1px solid var(--bd);border-radius:8px;margin-block-end:8px;margin-inline-end:8px;text-decoration:none;font-size:14px}
 .data{margin:0 0 8px}
 .thinking{display:flex;align-items:center;gap:8px;color:var(--mu);font-size:14px;margin-top:16px;min-height:24px}
 .dots{display:inline-flex;gap:4px}
@@ -130,8 +128,7 @@ a.file{display:inline-flex;gap:8px;align-items:center;padding:8px 12px;border:1p
 .jump:focus-visible{outline:2px solid var(--a);outline-offset:2px}
 .chips{display:flex;flex-wrap:wrap;gap:8px;padding:8px 16px 0}
 .chip{all:unset;box-sizing:border-box;padding:4px 12px;min-height:32px;display:inline-flex;align-items:center;border:1px solid var(--a);color:var(--ln);border-radius:16px;font-size:14px;cursor:pointer}
-:host(:not([theme=dark])) .chip{color:var(--a)}
-.composer{display:flex;align-items:flex-end;gap:8px;padding:8px 8px 8px 16px;border-top:1px solid var(--bd);margin-top:8px;padding-bottom:max(8px,env(safe-area-inset-bottom))}
+.composer{display:flex;align-items:flex-end;gap:8px;padding-block:8px;padding-inline:16px 8px;border-top:1px solid var(--bd);margin-top:8px;padding-bottom:max(8px,env(safe-area-inset-bottom))}
 textarea{flex:1;resize:none;font:15px/24px var(--f);color:var(--fg);background:var(--bg);border:1px solid var(--bd);border-radius:8px;padding:7px 12px;max-height:160px;min-height:40px;outline:none}
 textarea:focus-visible{border-color:var(--a);box-shadow:0 0 0 1px var(--a)}
 textarea::placeholder{color:var(--mu);opacity:1}
@@ -141,8 +138,7 @@ textarea::placeholder{color:var(--mu);opacity:1}
 .send:disabled{opacity:.45;cursor:default}
 .send:focus-visible{outline:2px solid var(--a);outline-offset:2px}
 .sr-only{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.hljs-keyword,.hljs-selector-tag,.hljs-built_in,.hljs-type{color:#a626a4}.hljs-string,.hljs-attr,.hljs-regexp{color:#2b7a0b}.hljs-number,.hljs-literal{color:#a35200}.hljs-comment,.hljs-quote{color:#6a737d;font-style:italic}.hljs-title,.hljs-function .hljs-title,.hljs-section{color:#1f5fc4}.hljs-variable,.hljs-params,.hljs-meta{color:#b03d00}
-:host([theme=dark]) .hljs-keyword,:host([theme=dark]) .hljs-built_in,:host([theme=dark]) .hljs-type{color:#d2a8ff}:host([theme=dark]) .hljs-string,:host([theme=dark]) .hljs-attr{color:#a5d6ff}:host([theme=dark]) .hljs-number,:host([theme=dark]) .hljs-literal{color:#ffa657}:host([theme=dark]) .hljs-comment{color:#9aa4af}:host([theme=dark]) .hljs-title,:host([theme=dark]) .hljs-section{color:#79c0ff}:host([theme=dark]) .hljs-variable,:host([theme=dark]) .hljs-params,:host([theme=dark]) .hljs-meta{color:#ffb77c}
+.hljs-keyword,.hljs-selector-tag,.hljs-built_in,.hljs-type{color:var(--hk)}.hljs-string,.hljs-attr,.hljs-regexp{color:var(--hs)}.hljs-number,.hljs-literal{color:var(--hn)}.hljs-comment,.hljs-quote{color:var(--hc);font-style:italic}.hljs-title,.hljs-section{color:var(--ht)}.hljs-variable,.hljs-params,.hljs-meta{color:var(--hv)}
 @media (max-width:480px){:host(:not([mode=inline])) .panel{inset:0;width:auto;height:100%;height:100dvh;border-radius:0;border:0;padding-top:env(safe-area-inset-top)}
 :host(:not([mode=inline])[open]) .launcher{display:none}}
 @media (prefers-reduced-motion:reduce){*,*::before,*::after{animation:none!important;transition:none!important}.dots{display:none}}
