@@ -40,5 +40,5 @@ export const EVERY_PART = {
     { type: 'file', url: 'https://files.example/report.pdf', mediaType: 'application/pdf', filename: 'report.pdf', size: 245760 },
     { type: 'file', url: 'javascript:alert(1)', mediaType: 'application/pdf', filename: 'evil.pdf' },
     { type: 'suggestions', items: [{ text: 'And tomorrow?' }, { text: 'In Lyon', value: 'What is the weather in Lyon?' }] },
-  ],
+  ] as Record<string, unknown>[],
 };
