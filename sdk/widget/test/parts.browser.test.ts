@@ -110,7 +110,7 @@ describe('the widget in Chromium: answers in parts', () => {
       ...decided.parts[3],
       state: 'approval-responded',
       approval: { id: 'appr-1', approved: true },
-    } as (typeof decided.parts)[3];
+    };
     await upsert(decided);
     expect(await w(page, '.approval .decided').innerText()).toBe('Approved by you');
     expect(await w(page, '.approval button:text("Approve")').count()).toBe(0);
