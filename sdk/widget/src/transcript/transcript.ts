@@ -32,12 +32,14 @@ export class Transcript {
   readonly element: HTMLElement;
   private readonly scroller: HTMLElement;
   private readonly list = h('div', { class: 'list' });
+  private readonly greeting = h('div', { class: 'greeting', hidden: true });
   private readonly earlier: HTMLButtonElement;
   private readonly thinking: HTMLElement;
   private readonly jump: HTMLButtonElement;
   private readonly live = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   private readonly views = new Map<string, MessageView>();
   private atBottom = true;
+  private lastTop = 0;
   private readonly renderers: Map<string, DataRenderer>;
 
   constructor(private readonly opts: TranscriptOptions) {
@@ -63,8 +65,19 @@ export class Transcript {
     this.scroller.addEventListener('scroll', () => {
       this.atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight <= BOTTOM_SLACK;
       if (this.atBottom) this.jump.hidden = true;
+      // Scrolled up to the top with more history to show: load it, as "Load earlier" does (only when
+      // the reader scrolled up, not when the transcript moved itself).
+      const top = this.scroller.scrollTop;
+      if (top < this.lastTop && top < 8 && !this.earlier.hidden) opts.actions.loadEarlier?.();
+      this.lastTop = top;
     });
     this.element = h('div', { class: 'transcript' }, this.scroller, this.jump, this.live);
+  }
+
+  /** Shows the bot's greeting above the conversation (plain text), or none. */
+  greet(text: string | null): void {
+    this.greeting.hidden = !text;
+    this.greeting.textContent = text ?? '';
   }
 
   /** Registers the renderer of `data` parts named `name`. */
