@@ -40,6 +40,8 @@ export class Transcript {
   private readonly views = new Map<string, MessageView>();
   private atBottom = true;
   private lastTop = 0;
+  private scrollFrame = 0;
+  private suggested = '';
   private readonly renderers: Map<string, DataRenderer>;
 
   constructor(private readonly opts: TranscriptOptions) {
@@ -165,18 +167,26 @@ export class Transcript {
   private follow(change: () => void): void {
     const was = this.atBottom;
     change();
-    if (was) {
-      this.scroller.scrollTop = this.scroller.scrollHeight;
-      // A growing block renders on the next frame: follow it there too.
-      requestAnimationFrame(() => {
-        if (this.atBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
-      });
-    } else this.jump.hidden = false;
+    if (!was) {
+      this.jump.hidden = false;
+      return;
+    }
+    // Once per frame, after the growing block rendered (its frame callback was asked for first):
+    // reading the height at every delta would force a layout per delta.
+    if (this.scrollFrame) return;
+    this.scrollFrame = requestAnimationFrame(() => {
+      this.scrollFrame = 0;
+      if (this.atBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+    });
   }
 
   private newest(): void {
     const last = this.list.lastElementChild;
     const view = last ? this.views.get(last.getAttribute('data-id') ?? '') : undefined;
-    this.opts.actions.suggestions?.(view && view.message.author !== 'user' ? view.suggestions : []);
+    const items = view && view.message.author !== 'user' ? view.suggestions : [];
+    const key = JSON.stringify(items);
+    if (key === this.suggested) return;
+    this.suggested = key;
+    this.opts.actions.suggestions?.(items);
   }
 }
