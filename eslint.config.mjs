@@ -5,7 +5,19 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'src/client/', 'src/http/generated/', 'bench/results/', 'test-artifacts/', '**/*.mjs', '**/*.cjs', '**/*.js', 'deploy/*.d.cts'],
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'src/client/',
+      'src/http/generated/',
+      'bench/results/',
+      'sdk/*/dist/',
+      'test-artifacts/',
+      '**/*.mjs',
+      '**/*.cjs',
+      '**/*.js',
+      'deploy/*.d.cts',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -25,7 +37,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    // The widget's sources are ES modules (import.meta): checked with their own compiler options.
+    files: ['sdk/widget/src/**/*.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.widget.json'], tsconfigRootDir: import.meta.dirname } },
+  },
+  {
+    files: ['test/**/*.ts', 'sdk/*/test/**/*.ts'],
     rules: {
       // Tests reach into payloads and library internals on purpose.
       '@typescript-eslint/no-unsafe-assignment': 'off',

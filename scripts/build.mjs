@@ -1,5 +1,5 @@
 // Build pipeline: generated code first (tsoa routes + spec, typed REST client), then the compiler,
-// the AsyncAPI document, then the browser bundles. Every step throws on failure so `npm start` / `npm test` stop early.
+// the AsyncAPI document, then the browser bundles (the SDK, the widget). Every step throws on failure so `npm start` / `npm test` stop early.
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,13 @@ run('tsc', ['-p', 'tsconfig.json']);
 execFileSync(process.execPath, [join(root, 'scripts/asyncapi.mjs')], { cwd: root, stdio: 'inherit' });
 // The Python agent SDK's protocol module comes from that document.
 execFileSync(process.execPath, [join(root, 'scripts/python-protocol.mjs')], { cwd: root, stdio: 'inherit' });
-if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
-  run('tsc', ['-p', 'tsconfig.embed.json']);
-  execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });
+if (existsSync(join(root, 'sdk/browser/src/build.mjs'))) {
+  run('tsc', ['-p', 'tsconfig.browser.json']);
+  execFileSync(process.execPath, [join(root, 'sdk/browser/src/build.mjs')], { cwd: root, stdio: 'inherit' });
+}
+if (existsSync(join(root, 'sdk/widget/src/build.mjs'))) {
+  run('tsc', ['-p', 'tsconfig.widget.json', '--noEmit', '--emitDeclarationOnly', 'false']);
+  execFileSync(process.execPath, [join(root, 'sdk/widget/src/build.mjs')], { cwd: root, stdio: 'inherit' });
 }
 if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
   run('tsc', ['-p', 'tsconfig.demo.json']);
@@ -32,16 +36,16 @@ if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
 
 /**
  * The demo page's script: dist/demo/client/demo.js (ES module) and its source map, apart from the
- * compiled server files in dist/demo since the hub serves that directory. It loads the SDK from
- * the file the hub serves (`/sdk/embed.mjs`, one directory up from `/demo/demo.js`) instead of a
+ * compiled server files in dist/demo since the hub serves that directory. It loads the widget from
+ * the file the hub serves (`/sdk/widget.mjs`, one directory up from `/demo/demo.js`) instead of a
  * second copy of it, so the page runs what integrators get.
  */
 async function buildDemoClient() {
   const { build } = await import('esbuild');
-  const servedSdk = {
-    name: 'served-embed-sdk',
+  const servedWidget = {
+    name: 'served-widget',
     setup(b) {
-      b.onResolve({ filter: /^(\.\.\/)+sdk\/embed(\/index)?$/ }, () => ({ path: '../sdk/embed.mjs', external: true }));
+      b.onResolve({ filter: /^(\.\.\/)+sdk\/widget\/src(\/index)?$/ }, () => ({ path: '../sdk/widget.mjs', external: true }));
     },
   };
   const { metafile } = await build({
@@ -53,17 +57,17 @@ async function buildDemoClient() {
     sourcemap: true,
     target: 'es2020',
     platform: 'browser',
-    plugins: [servedSdk],
+    plugins: [servedWidget],
     metafile: true,
     legalComments: 'none',
     // As in the SDK's build: es2020 output without a defineProperty helper call per class field.
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
     logLevel: 'warning',
   });
-  // An import of one SDK file by its own path would bundle a second SDK; only the index is external.
+  // An import of one widget file by its own path would bundle a second widget; only the index is external.
   const bundled = Object.keys(metafile.inputs).filter((input) => !input.startsWith('src/demo/client/'));
   if (bundled.length > 0)
-    throw new Error(`the demo script must import the SDK as '../../sdk/embed' only; it bundled ${bundled.join(', ')}`);
+    throw new Error(`the demo script must import the widget as '../../../sdk/widget/src' only; it bundled ${bundled.join(', ')}`);
   const size = metafile.outputs['dist/demo/client/demo.js'].bytes;
   console.log(`dist/demo/client/demo.js: ${(size / 1024).toFixed(1)} KB min`);
 }

@@ -77,13 +77,16 @@ function closure(installed: Map<string, Installed>, name: string, seen = new Set
 }
 
 /** The README's first bot, as written, pointed at the test's hub. */
-function readmeBot(url: string): string {
+function readmeBot(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Your first bot'));
   const code = /```js\n([\s\S]*?)```/.exec(section)![1];
   expect(code).toContain("from '@relay-hub/agent'");
   expect(code.split('\n').filter(Boolean).length).toBeLessThanOrEqual(10);
-  return code.replaceAll('http://localhost:3000', url);
+  // The hub's address comes from RELAY_HUB_URL, which the README exports once.
+  expect(code).toContain('process.env.RELAY_HUB_URL');
+  expect(code).not.toContain('localhost');
+  return code;
 }
 
 describe('the SDK packages, packed from a fresh clone', () => {
@@ -138,8 +141,11 @@ describe('the SDK packages, packed from a fresh clone', () => {
       const size = execFileSync('du', ['-sk', join(project, 'node_modules')], { encoding: 'utf8' }).split('\t')[0];
       console.log(`${name} ${version}: ${installed.size} packages installed (${[...installed.keys()].sort().join(', ')}), ${size} KB`);
 
-      writeFileSync(join(project, 'bot.mjs'), readmeBot(t.url));
-      const bot = execFile(bin, ['bot.mjs'], { cwd: project, env: { ...process.env, AGENT_API_KEYS: TEST_AGENT_KEY } });
+      writeFileSync(join(project, 'bot.mjs'), readmeBot());
+      const bot = execFile(bin, ['bot.mjs'], {
+        cwd: project,
+        env: { ...process.env, AGENT_API_KEYS: TEST_AGENT_KEY, RELAY_HUB_URL: t.url },
+      });
       try {
         let output = '';
         await new Promise<void>((resolve, reject) => {
@@ -163,14 +169,21 @@ describe('the SDK packages, packed from a fresh clone', () => {
     180_000,
   );
 
-  it('@relay-hub/embed: npm pack builds the two bundles and their types, with no dependencies', async () => {
-    const { files } = await pack(clone, 'sdk/embed', dir);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/embed.mjs', 'dist/embed.js', 'dist/types/sdk/embed/index.d.ts']));
-    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(clone, 'sdk/embed/package.json'), 'utf8')) as { dependencies?: object };
-    expect(pkg.dependencies).toBeUndefined();
-    // The published types stand alone: nothing in them names socket.io-client, which is not installed.
-    const named = spawnSync('grep', ['-rl', 'socket.io-client', join(clone, 'sdk/embed/dist/types')], { encoding: 'utf8' });
-    expect({ status: named.status, files: named.stdout }).toEqual({ status: 1, files: '' });
-  }, 120_000);
+  // @relay-hub/embed is the browser SDK's former name, kept as an alias with the same files.
+  it.each(['sdk/browser', 'sdk/embed'])(
+    '%s: npm pack builds the two bundles and their types, with no dependencies',
+    async (workspace) => {
+      const { files } = await pack(clone, workspace, dir);
+      expect(files).toEqual(
+        expect.arrayContaining(['package.json', 'dist/embed.mjs', 'dist/embed.js', 'dist/types/sdk/browser/src/index.d.ts']),
+      );
+      expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
+      const pkg = JSON.parse(readFileSync(join(clone, workspace, 'package.json'), 'utf8')) as { dependencies?: object };
+      expect(pkg.dependencies).toBeUndefined();
+      // The published types stand alone: nothing in them names socket.io-client, which is not installed.
+      const named = spawnSync('grep', ['-rl', 'socket.io-client', join(clone, workspace, 'dist/types')], { encoding: 'utf8' });
+      expect({ status: named.status, files: named.stdout }).toEqual({ status: 1, files: '' });
+    },
+    120_000,
+  );
 });

@@ -1,6 +1,6 @@
 import type { AgentApproval, AgentInboundMessage, MessageEnd, MessagePart, ToolPart } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
-import { RelayChat, type MessageUpdate } from '../../src/sdk/embed';
+import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
 import { nextEvent as until } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';

@@ -1,0 +1,29 @@
+/**
+ * Browser embed SDK of relay-hub: `new RelayChat({ url, agentId, token })`.
+ * Served by the hub as `/sdk/embed.mjs` (ES module) and `/sdk/embed.js` (global `RelayChat`).
+ */
+export { RelayChat, type ConnectionState, type Gap, type RelayChatEvents, type SendOptions, type StateChange } from './relay-chat';
+export type { RelayChatOptions } from './options';
+export type { BackoffOptions } from './backoff';
+export type { TokenOption } from './token-source';
+export type { SendResult } from './outbox';
+export type { HistoryOptions, HistoryPage } from './history';
+export type { PersistOption, StorageLike } from './resume-point';
+export type { MessageUpdate, StreamingMessage } from './streams';
+export { RelayChatError, type RelayChatErrorCode } from './codes';
+export type {
+  ActivityState,
+  AgentActivity,
+  AgentStatus,
+  ApprovalDecision,
+  Author,
+  ClientInboundMessage,
+  MessageData,
+  MessageEnd,
+  MessagePart,
+  MessagePartEvent,
+  Rating,
+  SessionInfo,
+  StreamStatus,
+  ToolPart,
+} from '../../../src/protocol';

@@ -1,0 +1,476 @@
+import { io, type Socket } from 'socket.io-client';
+import {
+  Events,
+  type AgentActivity,
+  type AgentStatus,
+  type ApprovalDecision,
+  type ClientInboundMessage,
+  type ClientMessage,
+  type ClientToHubEvents,
+  type ClientAuth,
+  type HandshakeErrorData,
+  type HubToClientEvents,
+  type MessageData,
+  type MessageEnd,
+  type MessagePart,
+  type MessagePartEvent,
+  type Rating,
+  type SendAck,
+  type SessionClosed,
+  type SessionInfo,
+} from '../../../src/protocol';
+import { Backoff } from './backoff';
+import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
+import { Emitter } from './emitter';
+import { historyRequest, requestHistory, type HistoryOptions, type HistoryPage } from './history';
+import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
+import { Outbox, type OutboxEntry, type SendResult } from './outbox';
+import { checkPayload } from './payload';
+import { RecentIds } from './recent-ids';
+import { request } from './request';
+import { ResumePoint } from './resume-point';
+import { OpenStreams, type MessageUpdate, type StreamingMessage } from './streams';
+import { TokenSource } from './token-source';
+import { watchWakeSignals } from './wake-signals';
+
+/** `connecting` includes waiting to retry; `disconnected` is final (after `close()` or a terminal code). */
+export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
+
+/** Options of `send`: a JSON object, and parts (`file` and `data` parts beside the text). */
+export interface SendOptions {
+  data?: MessageData;
+  parts?: MessagePart[];
+}
+
+/** Payload of the `state` event. `code` says why, when there is a reason (always on a terminal stop). */
+export interface StateChange {
+  state: ConnectionState;
+  code?: RelayChatErrorCode | (string & {});
+  /**
+   * On `connected`, when the handshake carried a `lastMessageId`: `true` when every message the chat
+   * missed was replayed (as `message` events, before this state), `false` when none was (a `gap`
+   * event follows). Absent on a first connect with nothing to resume from.
+   */
+  recovered?: boolean;
+}
+
+/** Payload of the `gap` event: the hub could not replay what came after `lastMessageId`. */
+export interface Gap {
+  lastMessageId: string;
+}
+
+/** Events of {@link RelayChat} and their payloads. */
+export interface RelayChatEvents {
+  state: StateChange;
+  /**
+   * A message of the conversation: the bot's (`author: 'agent'`), or the user's own sent from
+   * another tab (`author: 'user'`). Messages missed while offline are replayed on reconnect;
+   * duplicates are dropped by `id`, and this tab's own sends never come back through here.
+   * Also when a streamed answer starts (`streaming: true`, with its text so far): `message:update`
+   * follows as it grows, then `message:end`.
+   */
+  message: ClientInboundMessage | StreamingMessage;
+  /** An open stream grew or changed: the whole message so far, its `parts` kept current. */
+  'message:update': MessageUpdate;
+  /** A part of a message that is no longer streaming changed (an approval decided after its stream ended). */
+  'message:part': MessagePartEvent;
+  /**
+   * A stream ended: `text` is final and replaces what was shown; `status` says how (`complete`,
+   * `error`, `cancelled`, `interrupted`, `timeout`). Also for a stream that ended while offline.
+   */
+  'message:end': MessageEnd;
+  /** What the bot is doing (`thinking`, `typing`, `tool` with a label, `idle`); not replayed. */
+  activity: AgentActivity;
+  /** The bot went online or offline; also emitted once per session with the status at connect. */
+  'agent:status': AgentStatus;
+  /** Session details sent by the hub after each connect. */
+  session: SessionInfo;
+  /**
+   * After a `connected` with `recovered: false`: messages may have been missed (too many, or the
+   * hub's log no longer holds the last one seen); reload the conversation with `history()`.
+   */
+  gap: Gap;
+  /** A failure the SDK recovers from (it retries) or that the integrator may want to log. */
+  error: RelayChatError;
+}
+
+type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
+
+/**
+ * A chat connection from a web page to one bot through a relay hub. It connects on construction,
+ * reconnects on its own with backoff and fresh tokens, and queues messages sent while offline.
+ *
+ * @example
+ * const chat = new RelayChat({ url: 'https://relay.example.com', agentId: 'support-bot', token: getToken });
+ * chat.on('state', ({ state, code }) => setBanner(state === 'disconnected' ? `Chat ended (${code})` : state));
+ * chat.on('message', (m) => render(m.author, m.text));
+ * chat.on('gap', () => chat.history().then(({ messages }) => rerender(messages)));
+ * chat.on('error', (e) => console.warn(e.code, e.message));
+ * const { id } = await chat.send('Hello!');
+ * chat.close();
+ */
+export class RelayChat extends Emitter<RelayChatEvents> {
+  private readonly endpoint: Endpoint;
+  private readonly tokens: TokenSource;
+  private readonly backoff: Backoff;
+  private readonly outbox: Outbox;
+  private readonly seen: RecentIds;
+  /**
+   * Streams whose end the page has been handed: a `message:start` for one of them is stale (a hub
+   * must not announce an ended stream, but an older one could) and never starts it again.
+   */
+  private readonly ended: RecentIds;
+  private readonly resume: ResumePoint;
+  private readonly streams = new OpenStreams();
+  /** The `clientMessageId` of the user's newest message: what `stop()` names before a stream exists. */
+  private lastClientMessageId: string | undefined;
+  private readonly unwatch: () => void;
+  private current: ConnectionState = 'connecting';
+  private socket: ClientSocket | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private sessionTimer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private invalidRetried = false;
+  /** Whether the current socket has handed the app a message or acked a send (see {@link history}). */
+  private deliveredOnSocket = false;
+
+  constructor(options: RelayChatOptions) {
+    super();
+    this.endpoint = resolveEndpoint(options);
+    this.tokens = new TokenSource(options.token, options.tokenTimeoutMs);
+    this.backoff = new Backoff(options.backoff);
+    this.outbox = new Outbox(options.outboxLimit);
+    this.seen = new RecentIds(options.dedupeLimit);
+    this.ended = new RecentIds(options.dedupeLimit);
+    const { uri, path, agentId } = this.endpoint;
+    this.resume = new ResumePoint([uri, path, agentId], options.persist ?? true, (e) => this.emit('error', e));
+    this.unwatch = watchWakeSignals(() => this.wake());
+    // Deferred so listeners added right after `new` see the first state.
+    queueMicrotask(() => {
+      if (this.stopped) return;
+      this.emit('state', { state: 'connecting' });
+      void this.connect();
+    });
+  }
+
+  /** The connection state now. */
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  /**
+   * Sends a message to the bot. Resolves with the hub's `{ id, ts }` once a bot runtime has received
+   * it; rejects with a {@link RelayChatError}: an error ack code (`AGENT_OFFLINE`, `TIMEOUT`,
+   * `RATE_LIMITED`, …), `OUTBOX_FULL`, `PAYLOAD_TOO_LARGE`, `INVALID_PAYLOAD`, or `CLOSED` / the
+   * terminal code when the chat stops first. Offline sends wait in the outbox and go out in order.
+   * `options` may carry `data` and `parts` (a user's `file` and `data` parts, docs/browser-sdk.md).
+   */
+  send(text: string, options: SendOptions = {}): Promise<SendResult> {
+    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    const { data, parts, ...rest } = options;
+    // `send(text, data)` of earlier releases would lose its data silently here.
+    const invalid = Object.keys(rest).length
+      ? new RelayChatError('INVALID_PAYLOAD', 'send(text, { data, parts })')
+      : checkPayload(text, data, this.endpoint.maxMessageBytes, parts);
+    if (invalid) return Promise.reject(invalid);
+    const result = this.outbox.add(text, data, parts);
+    this.flush();
+    return result;
+  }
+
+  /**
+   * Loads a page of the conversation's earlier messages: the newest `limit` (default 50, at most
+   * 100) older than `before`, or the newest of all without it; `messages` are oldest first, and
+   * `hasMore` says whether older ones remain (pass `messages[0].id` as the next `before`).
+   * The ids returned count as seen, so a later replay of them is not emitted as `message`.
+   *
+   * It needs a live connection and does not wait for one: while the chat is `connecting` it rejects
+   * at once with `NOT_CONNECTED` (retryable), so call it from the `connected` state event (or on
+   * `gap`). It also rejects with `NOT_CONNECTED` when the connection drops before the answer, with
+   * `TIMEOUT` after `ackTimeoutMs`, with the hub's ack code (`INVALID_PAYLOAD`, `RATE_LIMITED`,
+   * `SERVER_UNAVAILABLE`, …), and with `CLOSED` after `close()`.
+   */
+  history(options?: HistoryOptions): Promise<HistoryPage> {
+    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    const request = historyRequest(options);
+    if (request instanceof RelayChatError) return Promise.reject(request);
+    const socket = this.socket;
+    return requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
+      let newest: string | undefined;
+      page.messages = page.messages.map((m) => {
+        // The log holds an open stream at its start with text '': show what this chat holds
+        // instead, and leave its id unseen, since its end is still to come.
+        const held = this.streams.get(m.id);
+        if (held) return { ...m, ...held, streaming: true };
+        if (m.streaming) return m;
+        this.seen.seen((newest = m.id));
+        return m;
+      });
+      // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
+      // from, unless this connection already delivered something (that is at least as new).
+      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest);
+      return page;
+    });
+  }
+
+  /**
+   * Stops a streamed answer: the stream `id`, or without it the newest open stream, or (before the
+   * answer has started) the one to the user's last message. Resolves once the hub has passed the stop
+   * on; the stream then ends with status `cancelled` (`message:end`). Rejects with
+   * `STREAM_NOT_FOUND` when there is nothing to stop, and like `history()` without a connection.
+   */
+  stop(id?: string): Promise<void> {
+    const target = id ?? this.streams.latest();
+    const cmid = this.lastClientMessageId;
+    const payload = target !== undefined ? { id: target } : cmid !== undefined ? { clientMessageId: cmid } : undefined;
+    if (!payload) return Promise.reject(new RelayChatError('STREAM_NOT_FOUND', 'no answer to stop'));
+    return this.ask(Events.stop, payload).then(() => {});
+  }
+
+  /**
+   * Rates a bot message: `'up'`, `'down'`, or `null` to withdraw a rating; a later rating replaces an
+   * earlier one. Rejects with `MESSAGE_NOT_FOUND` for an id that is not a bot message of this
+   * conversation, `INVALID_PAYLOAD` for a bad rating or a comment over 1000 characters.
+   */
+  feedback(id: string, rating: Rating | null, comment?: string): Promise<void> {
+    if (rating !== null && rating !== 'up' && rating !== 'down') {
+      return Promise.reject(new RelayChatError('INVALID_PAYLOAD', "rating must be 'up', 'down' or null"));
+    }
+    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment }).then(() => {});
+  }
+
+  /**
+   * Decides on a tool call the bot asked to approve: the part in message `messageId` with approval
+   * `approvalId`. Resolves with the recorded decision, which every tab then shows (the part moves
+   * to `approval-responded`). Rejects with `APPROVAL_DECIDED` when another decision was recorded
+   * first, `APPROVAL_EXPIRED`, `MESSAGE_NOT_FOUND`, and like `history()` without a connection.
+   */
+  approve(messageId: string, approvalId: string, approved: boolean, reason?: string): Promise<ApprovalDecision> {
+    const payload = reason === undefined ? { messageId, approvalId, approved } : { messageId, approvalId, approved, reason };
+    return this.ask(Events.approval, payload).then((ack) => ack.decision);
+  }
+
+  private ask<E extends 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
+    return request(this.socket, this.current === 'connected', event, payload, this.endpoint.ackTimeoutMs, () => this.stopped);
+  }
+
+  /** Disconnects for good; pending sends reject with `CLOSED`. */
+  close(): void {
+    if (!this.stopped) this.halt(undefined);
+  }
+
+  private async connect(): Promise<void> {
+    this.retryTimer = undefined;
+    let token: string;
+    try {
+      token = await this.tokens.get();
+    } catch (err) {
+      if (this.stopped) return;
+      this.emit('error', err as RelayChatError);
+      return this.retry();
+    }
+    if (this.stopped) return;
+
+    const { uri, path, agentId } = this.endpoint;
+    const lastMessageId = this.resume.forToken(token);
+    const auth: ClientAuth = lastMessageId === undefined ? { token, agentId } : { token, agentId, lastMessageId };
+    // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
+    // stale token, so every attempt is a fresh socket that this class retries itself.
+    const socket: ClientSocket = io(uri, {
+      path,
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: (cb) => cb(auth),
+    });
+    this.socket = socket;
+    this.deliveredOnSocket = false;
+    let closedBy: SessionClosed | undefined;
+
+    socket.on('connect', () => {
+      this.invalidRetried = false;
+      // A hub that accepted the socket but never sends `session` (its shared state hangs) would
+      // otherwise leave the chat connecting for good, with its outbox held.
+      this.sessionTimer = setTimeout(() => {
+        if (socket !== this.socket) return;
+        this.dispose(socket);
+        this.emit('error', new RelayChatError(SdkCodes.CONNECT_FAILED, 'the hub sent no session', true));
+        this.retry();
+      }, this.endpoint.ackTimeoutMs);
+    });
+    socket.on('connect_error', (err) => {
+      this.dispose(socket);
+      const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
+      const code = typeof data?.code === 'string' ? data.code : undefined;
+      const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
+      if (classifyHandshake(code, data?.retryable, ctx) === 'stop') return this.halt(code);
+      if (code === 'TOKEN_INVALID') this.invalidRetried = true;
+      this.emit('error', new RelayChatError(code ?? SdkCodes.CONNECT_FAILED, err.message, true));
+      this.retry();
+    });
+    socket.on('disconnect', (reason) => {
+      this.dispose(socket);
+      if (reason === 'io server disconnect') {
+        const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, ctx) === 'stop') return this.halt(closedBy?.code);
+      }
+      this.setState('connecting', closedBy?.code);
+      this.retry();
+    });
+    socket.on(Events.sessionClosed, (info) => {
+      closedBy = info;
+    });
+    // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
+    socket.on(Events.session, (info) => {
+      clearTimeout(this.sessionTimer);
+      this.streams.reconnected();
+      this.backoff.reset();
+      const recovered = lastMessageId !== undefined && typeof info?.recovered === 'boolean' ? info.recovered : undefined;
+      this.setState('connected', undefined, recovered);
+      if (socket !== this.socket) return;
+      this.emit('session', info);
+      this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
+      if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
+      this.flush();
+    });
+    socket.on(Events.message, (message) => {
+      // A stream that ended while offline comes back as its final message in the replay.
+      const held = this.streams.end(message?.id);
+      if (typeof message?.id === 'string') {
+        if (this.seen.seen(message.id) && !held) return;
+        this.delivered(message.id);
+      }
+      if (held) {
+        this.ended.seen(message.id);
+        return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
+      }
+      if (message?.author === 'user') {
+        this.lastClientMessageId = message.clientMessageId;
+        // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
+        if (this.outbox.has(message.clientMessageId)) return;
+      }
+      this.emit('message', message);
+    });
+    socket.on(Events.messageStart, (m) => {
+      if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
+      if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
+      else this.emit('message:update', { ...m });
+    });
+    const change = (c: Parameters<OpenStreams['change']>[0]) => {
+      const update = this.streams.change(c);
+      if (update) this.emit('message:update', update);
+      else if (c?.seq === 0 && 'part' in c) this.emit('message:part', c);
+    };
+    socket.on(Events.messageDelta, change);
+    socket.on(Events.messagePart, change);
+    socket.on(Events.messageEnd, (m) => {
+      if (typeof m?.id !== 'string') return;
+      this.ended.seen(m.id);
+      // A history page may have marked an open stream's id seen; its end is still news.
+      if (this.seen.seen(m.id) && !this.streams.end(m.id)) return;
+      this.streams.end(m.id);
+      this.delivered(m.id);
+      this.emit('message:end', m);
+    });
+    socket.on(Events.agentActivity, (a) => this.emit('activity', a));
+    socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
+    socket.on(Events.authExpiring, () => {
+      if (this.tokens.refreshable) void this.refresh(socket);
+    });
+  }
+
+  /** Hands the hub a fresh token before the current one expires, keeping the session open. */
+  private async refresh(socket: ClientSocket): Promise<void> {
+    let token: string;
+    try {
+      token = await this.tokens.get();
+    } catch (err) {
+      // Nothing else to do: at expiry the hub closes the session and the reconnect fetches again.
+      this.emit('error', err as RelayChatError);
+      return;
+    }
+    if (socket !== this.socket || !socket.connected) return;
+    socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.authRefresh, { token }, (err, ack) => {
+      if (socket !== this.socket) return;
+      if (err) this.emit('error', new RelayChatError('TIMEOUT', 'auth:refresh was not acknowledged', true));
+      else if (!ack?.ok) this.emit('error', errorFromAck(ack?.error, 'auth:refresh refused'));
+    });
+  }
+
+  /** Puts the oldest unacknowledged message on the wire, one at a time so the bot sees send order. */
+  private flush(): void {
+    const socket = this.socket;
+    const entry = this.outbox.head();
+    if (!socket?.connected || this.current !== 'connected' || !entry || entry.flight) return;
+    const flight = {};
+    entry.flight = flight;
+    const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
+    this.lastClientMessageId = entry.clientMessageId;
+    if (entry.data !== undefined) payload.data = entry.data;
+    if (entry.parts !== undefined) payload.parts = entry.parts;
+    socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
+      // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
+      if (entry.flight !== flight) return;
+      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'the hub did not acknowledge the message in time') : ack);
+      this.flush();
+    });
+  }
+
+  private settle(entry: OutboxEntry, ack: RelayChatError | SendAck | undefined): void {
+    if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
+    else if (ack?.ok) {
+      // The message is in the conversation now; a replay of it must not come back as an inbound one.
+      // Nor does its id become the resume point: the ack comes straight back, while replies logged
+      // before the message may still be on their way to this socket.
+      this.seen.seen(ack.id);
+      this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
+    } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
+  }
+
+  /** Moves the resume point to a message the app now has. */
+  private delivered(id: string): void {
+    this.deliveredOnSocket = true;
+    this.resume.set(id);
+  }
+
+  private retry(): void {
+    if (this.stopped) return;
+    this.setState('connecting');
+    this.retryTimer = setTimeout(() => void this.connect(), this.backoff.next());
+  }
+
+  /** Cuts a pending backoff delay short; an attempt already under way is left alone. */
+  private wake(): void {
+    if (this.retryTimer === undefined || this.stopped) return;
+    clearTimeout(this.retryTimer);
+    void this.connect();
+  }
+
+  private dispose(socket: ClientSocket): void {
+    // Grounded first: closing fails the socket's pending acks, and those must not settle anything.
+    this.outbox.groundAll();
+    clearTimeout(this.sessionTimer);
+    socket.off();
+    socket.close();
+    if (this.socket === socket) this.socket = undefined;
+  }
+
+  private halt(code: string | undefined): void {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.unwatch();
+    if (this.socket) this.dispose(this.socket);
+    this.outbox.rejectAll(new RelayChatError(code ?? SdkCodes.CLOSED, code ? `the chat stopped: ${code}` : 'the chat is closed'));
+    this.setState('disconnected', code);
+  }
+
+  private setState(state: ConnectionState, code?: string, recovered?: boolean): void {
+    if (state === this.current) return;
+    this.current = state;
+    const change: StateChange = { state };
+    if (code !== undefined) change.code = code;
+    if (recovered !== undefined) change.recovered = recovered;
+    this.emit('state', change);
+  }
+}
