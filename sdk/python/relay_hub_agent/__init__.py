@@ -19,6 +19,18 @@ Example::
 """
 
 from ._inbound import FeedbackHandler, MessageHandler
+from .adapters import (
+    AppendText,
+    OpenPart,
+    PartOp,
+    PartOps,
+    PartSink,
+    UpdatePart,
+    collect_parts,
+    from_anthropic_stream,
+    from_openai_chat_stream,
+    pipe_parts,
+)
 from .agent import ErrorHandler, RelayAgent
 from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
 from .stream import ReplyStream
@@ -39,11 +51,16 @@ __all__ = [
     "BROADCAST",
     "LOCAL_CODES",
     "ActivityState",
+    "AppendText",
     "ErrorHandler",
     "Feedback",
     "FeedbackHandler",
     "Message",
     "MessageHandler",
+    "OpenPart",
+    "PartOp",
+    "PartOps",
+    "PartSink",
     "Rating",
     "RelayAgent",
     "RelayAgentError",
@@ -52,5 +69,10 @@ __all__ = [
     "StreamEnd",
     "StreamStatus",
     "StreamStopped",
+    "UpdatePart",
+    "collect_parts",
+    "from_anthropic_stream",
+    "from_openai_chat_stream",
+    "pipe_parts",
 ]
 __version__ = "0.1.0"
