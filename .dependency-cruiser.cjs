@@ -1,5 +1,6 @@
-// Which part of src/ may import which (docs/architecture.md, "Layers"). Checked over the
-// real import graph by test/unit/layers.test.ts; `npx depcruise src` prints the same verdicts.
+// Which part of src/ and of the SDKs in sdk/ may import which (docs/architecture.md, "Layers").
+// Checked over the real import graph by test/unit/layers.test.ts; `npx depcruise src sdk/browser/src
+// sdk/widget/src` prints the same verdicts.
 //
 // Layers, lowest first. A folder may import its own layer and the layers below it, never above.
 // src/internals/ is outside the layers: any layer but the protocol may use it, and it uses none.
@@ -59,6 +60,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/sdk/([^/]+)/' },
       to: { path: '^src/', pathNot: ['^src/protocol/', '^src/sdk/$1/'] },
+    },
+    {
+      name: 'sdk-browser-protocol-only',
+      comment: 'the browser SDK (sdk/browser) ships to browsers: it imports the protocol and its own files only',
+      severity: 'error',
+      from: { path: '^sdk/browser/src/' },
+      to: { path: '^(src|sdk)/', pathNot: ['^src/protocol/', '^sdk/browser/src/'] },
+    },
+    {
+      name: 'sdk-widget-browser-sdk-and-protocol-only',
+      comment: "the widget (sdk/widget) talks to the hub through the browser SDK's public API (its index) only, and may use the protocol",
+      severity: 'error',
+      from: { path: '^sdk/widget/src/' },
+      to: { path: '^(src|sdk)/', pathNot: ['^src/protocol/', '^sdk/browser/src/index[.]ts$', '^sdk/widget/src/'] },
     },
     {
       name: 'sdk-agent-socket-io-client-only',

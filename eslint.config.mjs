@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'src/client/', 'src/http/generated/', 'bench/results/', 'test-artifacts/', '**/*.mjs', '**/*.cjs', '**/*.js', 'deploy/*.d.cts'],
+    ignores: ['dist/', 'node_modules/', 'src/client/', 'src/http/generated/', 'bench/results/', 'sdk/*/dist/', 'test/browser/artifacts/', 'test-artifacts/', '**/*.mjs', '**/*.cjs', '**/*.js', 'deploy/*.d.cts'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'sdk/*/test/**/*.ts'],
     rules: {
       // Tests reach into payloads and library internals on purpose.
       '@typescript-eslint/no-unsafe-assignment': 'off',

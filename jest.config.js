@@ -24,10 +24,22 @@ const base = {
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
-    { ...base, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    // The SDKs keep their tests beside them (sdk/<name>/test): `*.browser.test.ts` runs in the browser
+    // tier, the rest in the unit tier.
+    {
+      ...base,
+      displayName: 'unit',
+      roots: ['<rootDir>/test/unit', '<rootDir>/sdk'],
+      testPathIgnorePatterns: ['/node_modules/', '[.]browser[.]test[.]ts$'],
+    },
     { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
     { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'] },
-    { ...base, displayName: 'browser', roots: ['<rootDir>/test/browser'] },
+    {
+      ...base,
+      displayName: 'browser',
+      roots: ['<rootDir>/test/browser', '<rootDir>/sdk'],
+      testMatch: ['<rootDir>/test/browser/**/*.test.ts', '**/*.browser.test.ts'],
+    },
     { ...base, displayName: 'ops', roots: ['<rootDir>/test/ops'] },
   ],
   testTimeout: 30000,

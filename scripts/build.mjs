@@ -21,9 +21,9 @@ run('tsc', ['-p', 'tsconfig.json']);
 execFileSync(process.execPath, [join(root, 'scripts/asyncapi.mjs')], { cwd: root, stdio: 'inherit' });
 // The Python agent SDK's protocol module comes from that document.
 execFileSync(process.execPath, [join(root, 'scripts/python-protocol.mjs')], { cwd: root, stdio: 'inherit' });
-if (existsSync(join(root, 'src/sdk/embed/build.mjs'))) {
-  run('tsc', ['-p', 'tsconfig.embed.json']);
-  execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs')], { cwd: root, stdio: 'inherit' });
+if (existsSync(join(root, 'sdk/browser/src/build.mjs'))) {
+  run('tsc', ['-p', 'tsconfig.browser.json']);
+  execFileSync(process.execPath, [join(root, 'sdk/browser/src/build.mjs')], { cwd: root, stdio: 'inherit' });
 }
 if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
   run('tsc', ['-p', 'tsconfig.demo.json']);
@@ -41,7 +41,7 @@ async function buildDemoClient() {
   const servedSdk = {
     name: 'served-embed-sdk',
     setup(b) {
-      b.onResolve({ filter: /^(\.\.\/)+sdk\/embed(\/index)?$/ }, () => ({ path: '../sdk/embed.mjs', external: true }));
+      b.onResolve({ filter: /^(\.\.\/)+sdk\/browser\/src(\/index)?$/ }, () => ({ path: '../sdk/embed.mjs', external: true }));
     },
   };
   const { metafile } = await build({
@@ -63,7 +63,7 @@ async function buildDemoClient() {
   // An import of one SDK file by its own path would bundle a second SDK; only the index is external.
   const bundled = Object.keys(metafile.inputs).filter((input) => !input.startsWith('src/demo/client/'));
   if (bundled.length > 0)
-    throw new Error(`the demo script must import the SDK as '../../sdk/embed' only; it bundled ${bundled.join(', ')}`);
+    throw new Error(`the demo script must import the SDK as '../../../sdk/browser/src' only; it bundled ${bundled.join(', ')}`);
   const size = metafile.outputs['dist/demo/client/demo.js'].bytes;
   console.log(`dist/demo/client/demo.js: ${(size / 1024).toFixed(1)} KB min`);
 }

@@ -1,19 +1,8 @@
-// Builds the @relay-hub/embed package (run by `npm run build` and `prepack` here, so `npm pack` in a
-// fresh clone makes a working tarball): the two bundles of src/sdk/embed (socket.io-client inside,
-// websocket transport only) and their types, from the repository's esbuild and TypeScript.
+// Builds the @relay-hub/embed package, the former name of @relay-hub/browser kept so existing
+// installs keep working: the same bundles and types, built by sdk/browser/build.mjs into this dist.
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const dist = join(here, 'dist');
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.embed.json'), '--outDir', join(dist, 'types')], {
-  cwd: root,
-  stdio: 'inherit',
-});
-execFileSync(process.execPath, [join(root, 'src/sdk/embed/build.mjs'), `--outdir=${dist}`], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [join(here, '..', 'browser', 'build.mjs'), `--outdir=${join(here, 'dist')}`], { stdio: 'inherit' });

@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import type { Hub } from '../../src/hub/hub';
 import type { RelayAgent } from '../../src/sdk/agent';
-import type { RelayChat } from '../../src/sdk/embed';
+import type { RelayChat } from '../../sdk/browser/src';
 import { CLUSTER_TEST_ENV, connectionsOn, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
 
 // Replicas die (SIGKILL) or drain (SIGTERM) while an agent and browser-SDK clients are connected

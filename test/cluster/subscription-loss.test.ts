@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import Redis from 'ioredis';
 import { io, type Socket as ClientSocket } from 'socket.io-client';
-import { RelayChat } from '../../src/sdk/embed';
+import { RelayChat } from '../../sdk/browser/src';
 import { Namespaces, type ClientInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';

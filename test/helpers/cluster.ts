@@ -6,7 +6,7 @@ import { createHub, type Hub } from '../../src/hub/hub';
 import { createLogger } from '../../src/logging/logger';
 import { Namespaces } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
-import { RelayChat } from '../../src/sdk/embed';
+import { RelayChat } from '../../sdk/browser/src';
 import { mintToken, type TokenClaims } from './tokens';
 
 /**

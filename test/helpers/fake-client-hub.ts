@@ -21,7 +21,7 @@ import {
   type StopRequest,
   type StreamStatus,
 } from '../../src/protocol';
-import type { RelayChat, RelayChatEvents } from '../../src/sdk/embed';
+import type { RelayChat, RelayChatEvents } from '../../sdk/browser/src';
 
 /**
  * A stand-in for the hub's client namespace: the embed SDK is exercised against a real Socket.IO

@@ -163,14 +163,21 @@ describe('the SDK packages, packed from a fresh clone', () => {
     180_000,
   );
 
-  it('@relay-hub/embed: npm pack builds the two bundles and their types, with no dependencies', async () => {
-    const { files } = await pack(clone, 'sdk/embed', dir);
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/embed.mjs', 'dist/embed.js', 'dist/types/sdk/embed/index.d.ts']));
-    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(clone, 'sdk/embed/package.json'), 'utf8')) as { dependencies?: object };
-    expect(pkg.dependencies).toBeUndefined();
-    // The published types stand alone: nothing in them names socket.io-client, which is not installed.
-    const named = spawnSync('grep', ['-rl', 'socket.io-client', join(clone, 'sdk/embed/dist/types')], { encoding: 'utf8' });
-    expect({ status: named.status, files: named.stdout }).toEqual({ status: 1, files: '' });
-  }, 120_000);
+  // @relay-hub/embed is the browser SDK's former name, kept as an alias with the same files.
+  it.each(['sdk/browser', 'sdk/embed'])(
+    '%s: npm pack builds the two bundles and their types, with no dependencies',
+    async (workspace) => {
+      const { files } = await pack(clone, workspace, dir);
+      expect(files).toEqual(
+        expect.arrayContaining(['package.json', 'dist/embed.mjs', 'dist/embed.js', 'dist/types/sdk/browser/src/index.d.ts']),
+      );
+      expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
+      const pkg = JSON.parse(readFileSync(join(clone, workspace, 'package.json'), 'utf8')) as { dependencies?: object };
+      expect(pkg.dependencies).toBeUndefined();
+      // The published types stand alone: nothing in them names socket.io-client, which is not installed.
+      const named = spawnSync('grep', ['-rl', 'socket.io-client', join(clone, workspace, 'dist/types')], { encoding: 'utf8' });
+      expect({ status: named.status, files: named.stdout }).toEqual({ status: 1, files: '' });
+    },
+    120_000,
+  );
 });

@@ -1,6 +1,6 @@
 import { prng } from '../helpers/prng';
 import { mintToken } from '../helpers/tokens';
-import { RelayChat, RelayChatError, type BackoffOptions, type ClientInboundMessage } from '../../src/sdk/embed';
+import { RelayChat, RelayChatError, type BackoffOptions, type ClientInboundMessage } from '../../sdk/browser/src';
 import type { ClientRecord } from './records';
 
 export interface ClientPoolOptions {

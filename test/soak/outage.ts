@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpOk } from '../../deploy/managed-process.cjs';
 import { mintToken } from '../helpers/tokens';
-import { RelayChat } from '../../src/sdk/embed';
+import { RelayChat } from '../../sdk/browser/src';
 import { number } from './options';
 import { startSoakCluster } from './soak-cluster';
 import { startRedis } from './topology';

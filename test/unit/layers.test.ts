@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,15 +16,23 @@ interface Violation {
   rule: { name: string };
 }
 
+/** The trees the rules cover: src/ and the TypeScript SDKs that live beside it in sdk/. */
+const TREES = ['src', 'sdk/browser/src', 'sdk/widget/src'];
+
 function violations(cwd: string, config: string): Violation[] {
-  const out = execFileSync(depcruise, ['src', '--config', config, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const trees = TREES.filter((tree) => existsSync(join(cwd, tree)));
+  const out = execFileSync(depcruise, [...trees, '--config', config, '--output-type', 'json'], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   return (JSON.parse(out) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
 const describeViolation = (v: Violation) => `${v.rule.name}: ${v.from} → ${v.to}`;
 
 describe('layers import downward only', () => {
-  it('src/ has no import that breaks a layer rule', () => {
+  it('src/ and the SDKs have no import that breaks a layer rule', () => {
     expect(violations(root, '.dependency-cruiser.cjs').map(describeViolation)).toEqual([]);
   });
 
@@ -46,6 +54,14 @@ describe('layers import downward only', () => {
       file('src/sdk/agent/index.ts', "import { gate } from '../../net/engine-gate';\nexport const sdk = gate;\n");
       file('src/protocol/index.ts', "export { role } from '../auth/identity';\n");
       // The agent SDK's package installs socket.io-client alone: any other package breaks it.
+      // The browser SDK reaches only the protocol; the widget only the browser SDK's index.
+      file('sdk/browser/src/index.ts', "import { gate } from '../../../src/net/engine-gate';\nexport const chat = gate;\n");
+      file('sdk/browser/src/backoff.ts', 'export const backoff = 1;\n');
+      file(
+        'sdk/widget/src/index.ts',
+        "import { chat } from '../../browser/src';\nimport { backoff } from '../../browser/src/backoff';\nexport const w = [chat, backoff];\n",
+      );
+      file('sdk/widget/src/hub-peek.ts', "import { role } from '../../../src/auth/identity';\nexport const peek = role;\n");
       file(
         'src/sdk/agent/cache.ts',
         "import { LRUCache } from 'lru-cache';\nimport { io } from 'socket.io-client';\nexport const c = [LRUCache, io];\n",
@@ -64,7 +80,10 @@ describe('layers import downward only', () => {
         'layer-auth-store-net-limits: src/net/engine-gate.ts → src/http/client-ip.ts',
         'layer-protocol: src/protocol/index.ts → src/auth/identity.ts',
         'sdk-agent-socket-io-client-only: src/sdk/agent/cache.ts → npm:lru-cache',
+        'sdk-browser-protocol-only: sdk/browser/src/index.ts → src/net/engine-gate.ts',
         'sdk-protocol-only: src/sdk/agent/index.ts → src/net/engine-gate.ts',
+        'sdk-widget-browser-sdk-and-protocol-only: sdk/widget/src/hub-peek.ts → src/auth/identity.ts',
+        'sdk-widget-browser-sdk-and-protocol-only: sdk/widget/src/index.ts → sdk/browser/src/backoff.ts',
       ]);
     });
   });

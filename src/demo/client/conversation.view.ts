@@ -1,4 +1,4 @@
-import type { ClientInboundMessage, MessageEnd, Rating, StreamingMessage } from '../../sdk/embed';
+import type { ClientInboundMessage, MessageEnd, Rating, StreamingMessage } from '../../../sdk/browser/src';
 
 /** A message of the conversation as the SDK hands it over (live, replayed or from history). */
 export type ShownMessage = ClientInboundMessage | StreamingMessage | MessageEnd;

@@ -8,7 +8,7 @@
  * the text grows, Stop ends it, thumbs rate it, and a reload mid-answer shows the text so far and
  * keeps growing (the SDK resumes it).
  */
-import { RelayChat, type BackoffOptions, type HistoryPage } from '../../sdk/embed';
+import { RelayChat, type BackoffOptions, type HistoryPage } from '../../../sdk/browser/src';
 import type { DemoPageSettings } from '../demo.page';
 import { codeOf, ConversationView } from './conversation.view';
 

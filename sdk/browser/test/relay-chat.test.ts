@@ -1,7 +1,7 @@
-import { Events, type HandshakeErrorData } from '../../src/protocol';
-import { RelayChat, type StateChange } from '../../src/sdk/embed';
-import type { RelayChatOptions } from '../../src/sdk/embed/options';
-import { connected, FakeClientHub as FakeHub, nextEvent as next, stopped } from '../helpers/fake-client-hub';
+import { Events, type HandshakeErrorData } from '../../../src/protocol';
+import { RelayChat, type StateChange } from '../src';
+import type { RelayChatOptions } from '../src/options';
+import { connected, FakeClientHub as FakeHub, nextEvent as next, stopped } from '../../../test/helpers/fake-client-hub';
 
 const refusal = (code: HandshakeErrorData['code'], retryable: boolean) => () => ({ code, retryable });
 

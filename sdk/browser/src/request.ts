@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import type { ClientToHubEvents, HubToClientEvents } from '../../protocol';
+import type { ClientToHubEvents, HubToClientEvents } from '../../../src/protocol';
 import { errorFromAck, RelayChatError, SdkCodes } from './codes';
 
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;

@@ -1,6 +1,7 @@
-// Bundles the browser embed SDK: dist/sdk/embed.mjs (ES module) and dist/sdk/embed.js (script tag,
-// global `RelayChat`). Run by scripts/build.mjs after tsc, and by the @relay-hub/embed package's
-// build (sdk/embed/build.mjs) with `--outdir=<its dist>`; prints minified and gzipped sizes.
+// Bundles the browser SDK: dist/sdk/embed.mjs (ES module) and dist/sdk/embed.js (script tag,
+// global `RelayChat`); the file names are the ones the hub has always served. Run by scripts/build.mjs
+// after tsc, and by the @relay-hub/browser package's build (sdk/browser/build.mjs) with
+// `--outdir=<its dist>`; prints minified and gzipped sizes.
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

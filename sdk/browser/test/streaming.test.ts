@@ -1,7 +1,7 @@
-import type { MessageEnd } from '../../src/protocol';
-import { RelayChat, type RelayChatError } from '../../src/sdk/embed';
-import type { RelayChatOptions } from '../../src/sdk/embed/options';
-import { connected, FakeClientHub, fakeJwt, nextEvent } from '../helpers/fake-client-hub';
+import type { MessageEnd } from '../../../src/protocol';
+import { RelayChat, type RelayChatError } from '../src';
+import type { RelayChatOptions } from '../src/options';
+import { connected, FakeClientHub, fakeJwt, nextEvent } from '../../../test/helpers/fake-client-hub';
 
 describe('embed RelayChat: streamed answers, activity, stop and feedback', () => {
   let hub: FakeClientHub;

@@ -1,4 +1,4 @@
-import type { MessageData } from '../../protocol';
+import type { MessageData } from '../../../src/protocol';
 import { RelayChatError, SdkCodes } from './codes';
 
 export const DEFAULT_OUTBOX_LIMIT = 100;

@@ -1,5 +1,5 @@
 // The retryable lists, not the catalogues: their descriptions would add about 1 KB to the bundle.
-import { isRetryable, type AckCode, type HandshakeCode, type SessionClosedCode } from '../../protocol';
+import { isRetryable, type AckCode, type HandshakeCode, type SessionClosedCode } from '../../../src/protocol';
 
 /** Codes raised by the SDK itself, on top of the hub's handshake, session and ack codes. */
 export const SdkCodes = {

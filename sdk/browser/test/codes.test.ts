@@ -1,5 +1,5 @@
-import { AckCodes, HandshakeCodes, SessionClosedCodes, type HandshakeCode } from '../../src/protocol';
-import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError } from '../../src/sdk/embed/codes';
+import { AckCodes, HandshakeCodes, SessionClosedCodes, type HandshakeCode } from '../../../src/protocol';
+import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError } from '../src/codes';
 
 const getter = { refreshable: true, invalidRetried: false };
 const fixed = { refreshable: false, invalidRetried: false };

@@ -1,4 +1,4 @@
-import { RecentIds } from '../../src/sdk/embed/recent-ids';
+import { RecentIds } from '../src/recent-ids';
 
 describe('embed RecentIds (inbound dedupe)', () => {
   it('reports an id as seen the second time', () => {

@@ -22,4 +22,4 @@ export type {
   Rating,
   SessionInfo,
   StreamStatus,
-} from '../../protocol';
+} from '../../../src/protocol';

@@ -15,7 +15,7 @@ import {
   type SendAck,
   type SessionClosed,
   type SessionInfo,
-} from '../../protocol';
+} from '../../../src/protocol';
 import { Backoff } from './backoff';
 import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
 import { Emitter } from './emitter';

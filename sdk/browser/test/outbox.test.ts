@@ -1,5 +1,5 @@
-import { RelayChatError } from '../../src/sdk/embed/codes';
-import { Outbox, randomId } from '../../src/sdk/embed/outbox';
+import { RelayChatError } from '../src/codes';
+import { Outbox, randomId } from '../src/outbox';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

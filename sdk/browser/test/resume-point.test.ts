@@ -1,5 +1,5 @@
-import { subOf } from '../../src/sdk/embed/resume-point';
-import { mintToken } from '../helpers/tokens';
+import { subOf } from '../src/resume-point';
+import { mintToken } from '../../../test/helpers/tokens';
 
 describe('subOf (the sub that keys the persisted resume point)', () => {
   const jwt = (claims: object) => `e30.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;

@@ -6,7 +6,7 @@ import {
   type ClientToHubEvents,
   type HistoryRequest,
   type HubToClientEvents,
-} from '../../protocol';
+} from '../../../src/protocol';
 import { RelayChatError } from './codes';
 import { request } from './request';
 import type { StreamingMessage } from './streams';

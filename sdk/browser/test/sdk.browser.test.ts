@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { AgentInboundMessage } from '../../src/protocol';
-import type { RelayAgent } from '../../src/sdk/agent';
-import { startHub, type TestHub } from '../helpers/hub';
-import { mintToken } from '../helpers/tokens';
-import { launchChromium } from './chromium';
+import type { AgentInboundMessage } from '../../../src/protocol';
+import type { RelayAgent } from '../../../src/sdk/agent';
+import { startHub, type TestHub } from '../../../test/helpers/hub';
+import { mintToken } from '../../../test/helpers/tokens';
+import { launchChromium } from '../../../test/browser/chromium';
 
 /** What the page scripts below keep on `window`. */
 type PageWindow = Window & {

@@ -1,4 +1,4 @@
-import { AGENT_ID_PATTERN, Namespaces } from '../../protocol';
+import { AGENT_ID_PATTERN, Namespaces } from '../../../src/protocol';
 import type { BackoffOptions } from './backoff';
 import type { PersistOption } from './resume-point';
 import type { TokenOption } from './token-source';

@@ -1,4 +1,4 @@
-import type { MessageDelta, MessageStart } from '../../protocol';
+import type { MessageDelta, MessageStart } from '../../../src/protocol';
 
 /** Payload of `message:update`: the whole text of an open stream so far, holding `seq` deltas. */
 export interface MessageUpdate {

@@ -1,8 +1,8 @@
-import type { ClientInboundMessage } from '../../src/protocol';
-import { RelayChat, type RelayChatError, type StateChange, type StorageLike } from '../../src/sdk/embed';
-import type { RelayChatOptions } from '../../src/sdk/embed/options';
-import { STORAGE_PREFIX } from '../../src/sdk/embed/resume-point';
-import { connected, FakeClientHub, fakeJwt, nextEvent } from '../helpers/fake-client-hub';
+import type { ClientInboundMessage } from '../../../src/protocol';
+import { RelayChat, type RelayChatError, type StateChange, type StorageLike } from '../src';
+import type { RelayChatOptions } from '../src/options';
+import { STORAGE_PREFIX } from '../src/resume-point';
+import { connected, FakeClientHub, fakeJwt, nextEvent } from '../../../test/helpers/fake-client-hub';
 
 /** `sessionStorage` as a page has it: string values, and a switch to make it fail like a full or blocked one. */
 class StorageShim implements StorageLike {

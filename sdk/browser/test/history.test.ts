@@ -1,8 +1,8 @@
-import { HISTORY_MAX_LIMIT } from '../../src/protocol';
-import { RelayChat } from '../../src/sdk/embed';
-import { historyRequest } from '../../src/sdk/embed/history';
-import type { RelayChatOptions } from '../../src/sdk/embed/options';
-import { connected, FakeClientHub, nextEvent } from '../helpers/fake-client-hub';
+import { HISTORY_MAX_LIMIT } from '../../../src/protocol';
+import { RelayChat } from '../src';
+import { historyRequest } from '../src/history';
+import type { RelayChatOptions } from '../src/options';
+import { connected, FakeClientHub, nextEvent } from '../../../test/helpers/fake-client-hub';
 
 describe('embed RelayChat.history()', () => {
   let hub: FakeClientHub;

@@ -1,4 +1,4 @@
-import { checkPayload } from '../../src/sdk/embed/payload';
+import { checkPayload } from '../src/payload';
 
 describe('embed checkPayload', () => {
   it('accepts text with an optional JSON object', () => {

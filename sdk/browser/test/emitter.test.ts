@@ -1,4 +1,4 @@
-import { Emitter } from '../../src/sdk/embed/emitter';
+import { Emitter } from '../src/emitter';
 
 class TestEmitter extends Emitter<{ ping: number; pong: string }> {
   fire<K extends 'ping' | 'pong'>(event: K, payload: { ping: number; pong: string }[K]) {

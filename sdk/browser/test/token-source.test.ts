@@ -1,5 +1,5 @@
-import { RelayChatError } from '../../src/sdk/embed/codes';
-import { TokenSource } from '../../src/sdk/embed/token-source';
+import { RelayChatError } from '../src/codes';
+import { TokenSource } from '../src/token-source';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;

@@ -1,4 +1,4 @@
-import { Backoff } from '../../src/sdk/embed/backoff';
+import { Backoff } from '../src/backoff';
 
 describe('embed Backoff', () => {
   it('draws full-jitter delays in [0, min(cap, base·2ⁿ)) with the spread kept wide at every attempt', () => {

@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Server } from 'socket.io';
-import { Events, Namespaces, type ClientMessage, type SendAck } from '../../src/protocol';
+import { Events, Namespaces, type ClientMessage, type SendAck } from '../../../src/protocol';
 
-const dist = join(__dirname, '..', '..', 'dist', 'sdk');
+const dist = join(__dirname, '..', '..', '..', 'dist', 'sdk');
 const BUDGET = 16 * 1024;
 
-/** Runs after the build (`npm test` builds first, or `node src/sdk/embed/build.mjs`). */
+/** Runs after the build (`npm test` builds first, or `node sdk/browser/src/build.mjs`). */
 describe('embed bundle', () => {
   const read = (name: string) => {
     const file = join(dist, name);
-    if (!existsSync(file)) throw new Error(`${file} is missing: run the build first (node src/sdk/embed/build.mjs)`);
+    if (!existsSync(file)) throw new Error(`${file} is missing: run the build first (node sdk/browser/src/build.mjs)`);
     return readFileSync(file);
   };
 
