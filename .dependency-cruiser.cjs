@@ -103,7 +103,8 @@ module.exports = {
     },
     {
       name: 'protocol-no-dependencies',
-      comment: 'the protocol is browser-safe; only its schemas, the registry and the AsyncAPI generator use TypeBox (server side)',
+      comment:
+        'the protocol is browser-safe; only its schemas, the part checks, the registry and the AsyncAPI generator use TypeBox (server side); a type-only import is erased',
       severity: 'error',
       from: {
         path: '^src/protocol/',
@@ -112,9 +113,13 @@ module.exports = {
           '^src/protocol/[a-z-]+[.]schemas[.]ts$',
           '^src/protocol/protocol[.]registry[.]ts$',
           '^src/protocol/asyncapi[.]document[.]ts$',
+          '^src/protocol/part-checks[.]ts$',
         ],
       },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'no-circular',

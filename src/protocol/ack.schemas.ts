@@ -1,8 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AckCodeSchema } from './code.schemas';
 import { MessageIdSchema, TimeSchema } from './common.schemas';
-import { ClientInboundMessageSchema } from './outbound.schemas';
-import type { AckError, DebugAck, HistoryAck, OkAck, RefreshAck, RuntimeAck, SendAck, StreamDeltaAck } from './payloads';
+import { ApprovalDecisionSchema, ClientInboundMessageSchema } from './outbound.schemas';
+import type {
+  AckError,
+  ApprovalAck,
+  DebugAck,
+  HistoryAck,
+  OkAck,
+  RefreshAck,
+  RuntimeAck,
+  SendAck,
+  StreamDeltaAck,
+  StreamPartAck,
+} from './payloads';
 import type { Assert, Same } from './type-checks';
 
 /**
@@ -61,6 +72,34 @@ export const StreamDeltaAckSchema = Type.Union([Type.Object({ ok: Type.Literal(t
   description: "ok: the delta is the stream's seq-th.",
 });
 
+/** Ack of `stream:update`. */
+export const StreamUpdateAckSchema = Type.Union([Type.Object({ ok: Type.Literal(true), seq: Type.Integer({ minimum: 1 }) }), failed], {
+  title: 'StreamUpdateAck',
+  description: "ok: the update is the stream's seq-th change.",
+});
+
+/** Ack of `stream:part`. */
+export const StreamPartAckSchema = Type.Union(
+  [Type.Object({ ok: Type.Literal(true), seq: Type.Integer({ minimum: 1 }), index: Type.Integer({ minimum: 0 }) }), failed],
+  { title: 'StreamPartAck', description: "ok: the part is the stream's seq-th change, at index." },
+);
+
+/** Ack of a client `approval`. */
+export const ApprovalAckSchema = Type.Union(
+  [
+    Type.Object({ ok: Type.Literal(true), decision: ApprovalDecisionSchema }),
+    Type.Object({
+      ok: Type.Literal(false),
+      error: AckErrorSchema,
+      decision: Type.Optional(ApprovalDecisionSchema),
+    }),
+  ],
+  {
+    title: 'ApprovalAck',
+    description: 'ok: the decision is recorded, shown to every tab and acked by a runtime of the bot. A repeat of it is ok again.',
+  },
+);
+
 /** An `{ ok }` ack; one title per event, since the AsyncAPI document names a channel's messages by title. */
 const okAck = (title: string) => Type.Union([Type.Object({ ok: Type.Literal(true) }), failed], { title });
 
@@ -73,6 +112,12 @@ export const FeedbackAckSchema = okAck('FeedbackAck');
 export const RuntimeAckSchema = Type.Object(
   { ok: Type.Boolean() },
   { title: 'RuntimeAck', description: 'Sent by the runtime on receipt (the agent SDK does it) within AGENT_ACK_TIMEOUT_MS.' },
+);
+
+/** The runtime's ack of an H→A `approval`. */
+export const RuntimeApprovalAckSchema = Type.Object(
+  { ok: Type.Boolean() },
+  { title: 'RuntimeApprovalAck', description: 'Sent by the runtime on receipt (the agent SDK does it) within AGENT_ACK_TIMEOUT_MS.' },
 );
 
 export type AckSchemasMatchProtocol = [
@@ -88,4 +133,8 @@ export type AckSchemasMatchProtocol = [
   Assert<Same<Static<typeof ActivityAckSchema>, OkAck>>,
   Assert<Same<Static<typeof StopAckSchema>, OkAck>>,
   Assert<Same<Static<typeof FeedbackAckSchema>, OkAck>>,
+  Assert<Same<Static<typeof StreamUpdateAckSchema>, StreamDeltaAck>>,
+  Assert<Same<Static<typeof StreamPartAckSchema>, StreamPartAck>>,
+  Assert<Same<Static<typeof ApprovalAckSchema>, ApprovalAck>>,
+  Assert<Same<Static<typeof RuntimeApprovalAckSchema>, RuntimeAck>>,
 ];

@@ -83,7 +83,15 @@ export const AckCodes = {
     description: 'no open stream with this id that the sender may act on (ended, never started, or owned by another runtime or user)',
   },
   STREAM_LIMIT: { retryable: false, description: 'this runtime socket already has STREAM_MAX_OPEN streams open' },
-  MESSAGE_NOT_FOUND: { retryable: false, description: "feedback on an id that is not a bot message of the sender's conversation" },
+  MESSAGE_NOT_FOUND: {
+    retryable: false,
+    description: "feedback or an approval on an id that is not a bot message (or approval request) of the sender's conversation",
+  },
+  APPROVAL_DECIDED: {
+    retryable: false,
+    description: 'the approval was already decided otherwise (another tab or device); the ack carries the recorded decision',
+  },
+  APPROVAL_EXPIRED: { retryable: false, description: 'the approval was asked for more than APPROVAL_TTL_S ago' },
 } as const;
 export type AckCode = keyof typeof AckCodes;
 

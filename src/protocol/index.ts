@@ -6,4 +6,5 @@
 export * from './names';
 export * from './codes';
 export * from './payloads';
+export * from './parts';
 export * from './retryable';

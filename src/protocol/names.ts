@@ -33,6 +33,10 @@ export const Events = {
   streamStart: 'stream:start',
   /** A→H a piece of text appended to an open stream. */
   streamDelta: 'stream:delta',
+  /** A→H appends a new part to an open stream (docs/parts.md). */
+  streamPart: 'stream:part',
+  /** A→H merges fields into a part of an open stream. */
+  streamUpdate: 'stream:update',
   /** A→H ends a stream with its final text and status. */
   streamEnd: 'stream:end',
   /** A→H what the bot is doing for one client (thinking, typing, a tool, idle). */
@@ -41,6 +45,10 @@ export const Events = {
   messageStart: 'message:start',
   /** H→C a piece of an open stream's text. */
   messageDelta: 'message:delta',
+  /** H→C a whole part of a message: a new one, or one that changed (docs/parts.md). */
+  messagePart: 'message:part',
+  /** C→H a decision on a tool call's approval request; H→A the same, to the runtime. */
+  approval: 'approval',
   /** H→C a stream ended: its final text and status. */
   messageEnd: 'message:end',
   /** H→C what the bot is doing; ephemeral, never logged or replayed. */

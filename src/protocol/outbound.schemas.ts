@@ -10,10 +10,14 @@ import {
   TimeSchema,
 } from './common.schemas';
 import { Authors } from './names';
+import { MessagePartSchema, PartsSchema } from './parts.schemas';
 import type {
   AgentActivity,
+  AgentApproval,
   AgentFeedback,
   AgentInboundMessage,
+  ApprovalDecision,
+  MessagePartEvent,
   AgentStop,
   MessageDelta,
   MessageEnd,
@@ -43,6 +47,7 @@ export const AgentInboundMessageSchema = Type.Object(
     from: Type.String({ description: "The sender's verified clientId; 'admin' marks an admin." }),
     text: Type.String(),
     data: Type.Optional(MessageDataSchema),
+    parts: Type.Optional(PartsSchema),
   },
   { title: 'AgentInboundMessage' },
 );
@@ -62,8 +67,9 @@ export const ClientInboundMessageSchema = Type.Object(
     author: Type.Union([Type.Literal(Authors.agent), Type.Literal(Authors.user)], {
       description: "'agent' for replies, REST publishes and broadcasts; 'user' for the user's own messages (other tabs, history).",
     }),
-    text: Type.String(),
+    text: Type.String({ description: 'The concatenation of the text parts.' }),
     data: Type.Optional(MessageDataSchema),
+    parts: Type.Optional(PartsSchema),
     replyTo: Type.Optional(Type.String({ description: 'The id of the message this one answers.' })),
     clientMessageId: Type.Optional(Type.String({ description: "On 'user' messages: the sender's clientMessageId." })),
     status: Type.Optional(
@@ -91,7 +97,8 @@ export const MessageStartSchema = Type.Object(
     replyTo: Type.Optional(Type.String({ description: 'The id of the message this one answers.' })),
     data: Type.Optional(MessageDataSchema),
     text: Type.String({ description: "The accumulated text so far ('' at a fresh start)." }),
-    seq: Type.Integer({ minimum: 0, description: 'How many deltas text contains.' }),
+    parts: Type.Optional(Type.Array(MessagePartSchema, { description: 'The parts so far; absent while the stream is plain text.' })),
+    seq: Type.Integer({ minimum: 0, description: 'How many changes (deltas, parts, updates) the snapshot contains.' }),
   },
   { title: 'MessageStart' },
 );
@@ -100,10 +107,36 @@ export const MessageStartSchema = Type.Object(
 export const MessageDeltaSchema = Type.Object(
   {
     id: MessageIdSchema,
-    seq: Type.Integer({ minimum: 1, description: 'Counts from 1 per stream; append when it is one more than the deltas held.' }),
+    seq: Type.Integer({ minimum: 1, description: 'Counts from 1 per stream; append when it is one more than the changes held.' }),
     text: Type.String(),
+    index: Type.Integer({ minimum: 0, description: 'The part it appends to; the number of parts held opens a new text part.' }),
   },
   { title: 'MessageDelta' },
+);
+
+/** H→C `message:part`. */
+export const MessagePartEventSchema = Type.Object(
+  {
+    id: MessageIdSchema,
+    seq: Type.Integer({
+      minimum: 0,
+      description:
+        'The change it is, as for message:delta; 0 on a message that is no longer streaming (an approval decided after its end).',
+    }),
+    index: Type.Integer({ minimum: 0, description: 'A new part when it is the number of parts held; else it replaces that part.' }),
+    part: MessagePartSchema,
+  },
+  {
+    title: 'MessagePartEvent',
+    examples: [
+      {
+        id: '0190a5e0-0000-7000-8000-000000000001',
+        seq: 3,
+        index: 1,
+        part: { type: 'source', sourceId: 's1', url: 'https://example.com' },
+      },
+    ],
+  },
 );
 
 /** H→C `message:end`. */
@@ -115,6 +148,7 @@ export const MessageEndSchema = Type.Object(
     author: agentAuthor,
     text: Type.String({ description: 'Final; replaces what the client holds.' }),
     data: Type.Optional(MessageDataSchema),
+    parts: Type.Optional(Type.Array(MessagePartSchema, { description: 'Final; absent when the message is plain text.' })),
     replyTo: Type.Optional(Type.String()),
     status: StreamStatusSchema,
   },
@@ -146,6 +180,31 @@ export const AgentFeedbackSchema = Type.Object(
     comment: Type.Optional(Type.String()),
   },
   { title: 'AgentFeedback' },
+);
+
+/** A recorded approval decision. */
+export const ApprovalDecisionSchema = Type.Object(
+  {
+    approved: Type.Boolean(),
+    reason: Type.Optional(Type.String()),
+    decidedBy: Type.String({ description: 'The clientId that decided.' }),
+    ts: TimeSchema,
+  },
+  { title: 'ApprovalDecision', examples: [{ approved: true, decidedBy: 'user-42', ts: '2026-01-01T00:00:00.000Z' }] },
+);
+
+/** H→A `approval`. */
+export const AgentApprovalSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The approval id; a runtime drops one it has handled.' }),
+    messageId: MessageIdSchema,
+    toolCallId: Type.String(),
+    from: Type.String({ description: 'The clientId that decided.' }),
+    approved: Type.Boolean(),
+    reason: Type.Optional(Type.String()),
+    ts: TimeSchema,
+  },
+  { title: 'AgentApproval', description: 'Acked by the runtime; redelivered until acked.' },
 );
 
 /** H→C `session`. */
@@ -199,4 +258,7 @@ export type OutboundSchemasMatchProtocol = [
   Assert<Same<Static<typeof AgentActivitySchema>, AgentActivity>>,
   Assert<Same<Static<typeof AgentStopSchema>, AgentStop>>,
   Assert<Same<Static<typeof AgentFeedbackSchema>, AgentFeedback>>,
+  Assert<Same<Static<typeof MessagePartEventSchema>, MessagePartEvent>>,
+  Assert<Same<Static<typeof ApprovalDecisionSchema>, ApprovalDecision>>,
+  Assert<Same<Static<typeof AgentApprovalSchema>, AgentApproval>>,
 ];

@@ -6,6 +6,7 @@
  */
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
 import type { ActivityState, AgentStreamStatus, Author, Rating, StreamStatus } from './names';
+import type { MessagePart, PartPatch } from './parts';
 
 /** `err.data` of a rejected handshake. */
 export interface HandshakeErrorData {
@@ -31,11 +32,21 @@ export interface ClientAuth {
 /** Optional structured data: any JSON object (not an array, not null). */
 export type MessageData = Record<string, unknown>;
 
-/** C→H `message`. Limits: `clientMessageId` 1–64 chars; `text` and the whole payload ≤ MAX_MESSAGE_BYTES. */
-export type ClientMessage = { clientMessageId: string; text: string; data?: MessageData };
+/**
+ * A message's content (docs/parts.md): `text` is the concatenation of its text parts; `parts` is
+ * absent on a plain text message (none, or one text part equal to `text`).
+ */
+export interface MessageContent {
+  text: string;
+  data?: MessageData;
+  parts?: MessagePart[];
+}
+
+/** C→H `message`. Limits: `clientMessageId` 1–64 chars; `text` and the whole payload ≤ MAX_MESSAGE_BYTES; parts: text, file, data. */
+export type ClientMessage = { clientMessageId: string } & MessageContent;
 
 /** A→H `reply` (and the body of POST /agents/{agentId}/messages). */
-export type AgentReply = { to: string; text: string; data?: MessageData; replyTo?: string };
+export type AgentReply = { to: string; replyTo?: string } & MessageContent;
 
 /** A→H `debug`. */
 export type AgentDebug = { clientId?: string; trace: unknown };
@@ -52,6 +63,7 @@ export interface AgentInboundMessage {
   from: string;
   text: string;
   data?: MessageData;
+  parts?: MessagePart[];
 }
 
 /** H→C `message`. */
@@ -63,6 +75,7 @@ export interface ClientInboundMessage {
   author: Author;
   text: string;
   data?: MessageData;
+  parts?: MessagePart[];
   replyTo?: string;
   /** On `user` messages: the sender's `clientMessageId`. */
   clientMessageId?: string;
@@ -83,14 +96,48 @@ export interface MessageFeedback {
 
 // Streamed replies (docs/streaming.md) -------------------------------------------------------
 
-/** A→H `stream:start`: a streamed reply to one client (never `'*'`). */
-export type StreamStart = { to: string; replyTo?: string; data?: MessageData };
+/** A→H `stream:start`: a streamed reply to one client (never `'*'`), optionally with its first parts. */
+export type StreamStart = { to: string; replyTo?: string; data?: MessageData; parts?: MessagePart[] };
 
-/** A→H `stream:delta`: `text` (non-empty) appended to the open stream `id`. */
-export type StreamDelta = { id: string; text: string };
+/**
+ * A→H `stream:delta`: `text` (non-empty) appended to part `index` (a text or reasoning part, or a
+ * tool call's raw input while it streams); without `index`, to the last part when it is text, else
+ * to a new text part.
+ */
+export type StreamDelta = { id: string; text: string; index?: number };
 
-/** A→H `stream:end`: `text`, when given, replaces the accumulated text; `status` defaults to `complete`. */
-export type StreamEnd = { id: string; text?: string; data?: MessageData; status?: AgentStreamStatus };
+/** A→H `stream:part`: appends a new part to the open stream `id`. */
+export type StreamPart = { id: string; part: MessagePart };
+
+/** A→H `stream:update`: merges `part`'s fields into part `index` (its type never changes; a tool's state only moves forward). */
+export type StreamUpdate = { id: string; index: number; part: PartPatch };
+
+/** A→H `stream:end`: `text` and `parts`, when given, replace what accumulated; `status` defaults to `complete`. */
+export type StreamEnd = { id: string; text?: string; data?: MessageData; parts?: MessagePart[]; status?: AgentStreamStatus };
+
+/** C→H `approval`: the user's decision on a tool call's approval request. */
+export type ApprovalRequest = { messageId: string; approvalId: string; approved: boolean; reason?: string };
+
+/** A recorded approval decision: the first one given wins. */
+export interface ApprovalDecision {
+  approved: boolean;
+  reason?: string;
+  /** The clientId that decided. */
+  decidedBy: string;
+  ts: string;
+}
+
+/** H→A `approval`: a user's decision, to the runtime (acked; redelivered until acked, dropped again by `id`). */
+export interface AgentApproval {
+  /** The approval id. */
+  id: string;
+  messageId: string;
+  toolCallId: string;
+  from: string;
+  approved: boolean;
+  reason?: string;
+  ts: string;
+}
 
 /** A→H `activity`: what the bot is doing for client `to`; `label` ≤ 128 chars. */
 export type ActivityUpdate = { to: string; state: ActivityState; label?: string };
@@ -110,6 +157,8 @@ export interface MessageStart {
   replyTo?: string;
   data?: MessageData;
   text: string;
+  /** The parts so far (absent while the stream is plain text). */
+  parts?: MessagePart[];
   seq: number;
 }
 
@@ -118,6 +167,16 @@ export interface MessageDelta {
   id: string;
   seq: number;
   text: string;
+  /** The part it appends to; the number of parts held opens a new text part. */
+  index: number;
+}
+
+/** H→C `message:part`: the whole part at `index`, a new one (`index` = the number held) or a replacement; `seq` 0 on a message that is no longer streaming. */
+export interface MessagePartEvent {
+  id: string;
+  seq: number;
+  index: number;
+  part: MessagePart;
 }
 
 /** H→C `message:end`: `text` is final and replaces what the client holds. */
@@ -128,6 +187,7 @@ export interface MessageEnd {
   author: 'agent';
   text: string;
   data?: MessageData;
+  parts?: MessagePart[];
   replyTo?: string;
   status: StreamStatus;
 }
@@ -208,6 +268,10 @@ export type DebugAck = { ok: true } | { ok: false; error: AckError };
 export type RefreshAck = { ok: true; tokenExpiresAt: string | null } | { ok: false; error: AckError };
 /** Ack of `stream:delta` when the runtime asks for one: the delta's `seq`. */
 export type StreamDeltaAck = { ok: true; seq: number } | { ok: false; error: AckError };
+/** Ack of `stream:part`: the change's `seq` and the new part's `index`. */
+export type StreamPartAck = { ok: true; seq: number; index: number } | { ok: false; error: AckError };
+/** Ack of `approval`: the recorded decision; APPROVAL_DECIDED carries it too. */
+export type ApprovalAck = { ok: true; decision: ApprovalDecision } | { ok: false; error: AckError; decision?: ApprovalDecision };
 /** Ack of `activity`, `stop` and `feedback`. */
 export type OkAck = { ok: true } | { ok: false; error: AckError };
 /** The runtime's ack of an H→A `message` (the agent SDK sends `{ ok: true }` on receipt). */
@@ -224,6 +288,7 @@ export interface ClientToHubEvents {
   history: (payload: HistoryRequest, ack: (res: HistoryAck) => void) => void;
   stop: (payload: StopRequest, ack: (res: OkAck) => void) => void;
   feedback: (payload: FeedbackRequest, ack: (res: OkAck) => void) => void;
+  approval: (payload: ApprovalRequest, ack: (res: ApprovalAck) => void) => void;
 }
 
 export interface HubToClientEvents {
@@ -236,6 +301,7 @@ export interface HubToClientEvents {
   'message:start': (message: MessageStart) => void;
   'message:delta': (delta: MessageDelta) => void;
   'message:end': (message: MessageEnd) => void;
+  'message:part': (part: MessagePartEvent) => void;
   'agent:activity': (activity: AgentActivity) => void;
 }
 
@@ -245,6 +311,8 @@ export interface AgentToHubEvents {
   'stream:start': (payload: StreamStart, ack: (res: SendAck) => void) => void;
   /** The ack is optional: a runtime that sends no callback gets none. */
   'stream:delta': (payload: StreamDelta, ack: (res: StreamDeltaAck) => void) => void;
+  'stream:part': (payload: StreamPart, ack: (res: StreamPartAck) => void) => void;
+  'stream:update': (payload: StreamUpdate, ack: (res: StreamDeltaAck) => void) => void;
   'stream:end': (payload: StreamEnd, ack: (res: SendAck) => void) => void;
   activity: (payload: ActivityUpdate, ack: (res: OkAck) => void) => void;
 }
@@ -254,4 +322,5 @@ export interface HubToAgentEvents {
   'session:closed': (info: SessionClosed) => void;
   stop: (request: AgentStop) => void;
   feedback: (feedback: AgentFeedback) => void;
+  approval: (approval: AgentApproval, ack: (res: RuntimeAck) => void) => void;
 }

@@ -1,6 +1,10 @@
 import type { TSchema } from '@sinclair/typebox';
 import {
   ActivityAckSchema,
+  ApprovalAckSchema,
+  RuntimeApprovalAckSchema,
+  StreamPartAckSchema,
+  StreamUpdateAckSchema,
   DebugAckSchema,
   FeedbackAckSchema,
   StopAckSchema,
@@ -17,7 +21,9 @@ import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './h
 import { Events, Namespaces } from './names';
 import {
   AgentActivitySchema,
+  AgentApprovalSchema,
   AgentFeedbackSchema,
+  MessagePartEventSchema,
   AgentInboundMessageSchema,
   AgentStatusSchema,
   AgentStopSchema,
@@ -35,6 +41,7 @@ import {
   ActivityUpdateSchema,
   AgentDebugSchema,
   AgentReplySchema,
+  ApprovalRequestSchema,
   AuthRefreshSchema,
   ClientMessageSchema,
   FeedbackRequestSchema,
@@ -42,7 +49,9 @@ import {
   StopRequestSchema,
   StreamDeltaSchema,
   StreamEndSchema,
+  StreamPartSchema,
   StreamStartSchema,
+  StreamUpdateSchema,
 } from './schemas';
 
 /**
@@ -147,6 +156,11 @@ const client = {
       payload: FeedbackRequestSchema,
       ack: FeedbackAckSchema,
     },
+    [Events.approval]: {
+      summary: "Decide on a tool call's approval request; the first decision is recorded, shown to every tab and delivered to the bot.",
+      payload: ApprovalRequestSchema,
+      ack: ApprovalAckSchema,
+    },
   } satisfies Direction<ClientToHubEvents>,
   send: {
     [Events.session]: { summary: 'Right after connect, before any other event.', payload: SessionInfoSchema },
@@ -167,7 +181,11 @@ const client = {
       payload: MessageStartSchema,
     },
     [Events.messageDelta]: { summary: 'A piece of an open stream, numbered from 1.', payload: MessageDeltaSchema },
-    [Events.messageEnd]: { summary: 'A stream ended: its final text and status.', payload: MessageEndSchema },
+    [Events.messageEnd]: { summary: 'A stream ended: its final text, parts and status.', payload: MessageEndSchema },
+    [Events.messagePart]: {
+      summary: 'A whole part of a message: a new one, or one that changed (an update, an approval decided).',
+      payload: MessagePartEventSchema,
+    },
     [Events.agentActivity]: { summary: 'What the bot is doing; ephemeral, cleared by idle.', payload: AgentActivitySchema },
   } satisfies Direction<HubToClientEvents>,
 } satisfies NamespaceSpec;
@@ -211,6 +229,16 @@ const agent = {
       payload: StreamDeltaSchema,
       ack: StreamDeltaAckSchema,
     },
+    [Events.streamPart]: {
+      summary: 'Append a new part to an open stream this socket started; the ack carries its seq and index.',
+      payload: StreamPartSchema,
+      ack: StreamPartAckSchema,
+    },
+    [Events.streamUpdate]: {
+      summary: "Merge fields into a part of an open stream (its type never changes; a tool call's state only moves forward).",
+      payload: StreamUpdateSchema,
+      ack: StreamUpdateAckSchema,
+    },
     [Events.streamEnd]: {
       summary: 'End a stream; the ack means the final message is in the log.',
       payload: StreamEndSchema,
@@ -234,6 +262,11 @@ const agent = {
       payload: AgentStopSchema,
     },
     [Events.feedback]: { summary: "A user's rating of one of the bot's messages (best effort).", payload: AgentFeedbackSchema },
+    [Events.approval]: {
+      summary: "A user's decision on one of the bot's approval requests; ack it (redelivered until acked, drop a repeated id).",
+      payload: AgentApprovalSchema,
+      ack: RuntimeApprovalAckSchema,
+    },
   } satisfies Direction<HubToAgentEvents>,
 } satisfies NamespaceSpec;
 

@@ -2,10 +2,14 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ActivityStateSchema, MessageDataSchema as MessageData, RatingSchema } from './common.schemas';
 import { ACTIVITY_LABEL_MAX, FEEDBACK_COMMENT_MAX, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './names';
+import { partError } from './part-checks';
+import { APPROVAL_REASON_MAX } from './parts';
+import { MessagePartSchema, PartPatchSchema, PartsSchema } from './parts.schemas';
 import type {
   ActivityUpdate,
   AgentDebug,
   AgentReply,
+  ApprovalRequest,
   AuthRefresh,
   ClientMessage,
   FeedbackRequest,
@@ -13,7 +17,9 @@ import type {
   StopRequest,
   StreamDelta,
   StreamEnd,
+  StreamPart,
   StreamStart,
+  StreamUpdate,
 } from './payloads';
 import type { Assert, Same } from './type-checks';
 
@@ -33,6 +39,7 @@ export const ClientMessageSchema = Type.Object(
     }),
     text: Type.String({ description: 'At most MAX_MESSAGE_BYTES UTF-8 bytes, like the whole payload.' }),
     data: Type.Optional(MessageData),
+    parts: Type.Optional(PartsSchema),
   },
   { title: 'ClientMessage' },
 );
@@ -40,8 +47,12 @@ export const ClientMessageSchema = Type.Object(
 export const AgentReplySchema = Type.Object(
   {
     to: Type.String({ minLength: 1, maxLength: 256, description: "A clientId, or '*' for every client of the bot." }),
-    text: Type.String({ description: 'At most MAX_MESSAGE_BYTES UTF-8 bytes, like the whole payload.' }),
+    text: Type.String({
+      description:
+        'At most MAX_MESSAGE_BYTES UTF-8 bytes, like the whole payload. With parts: empty, or the concatenation of the text parts.',
+    }),
     data: Type.Optional(MessageData),
+    parts: Type.Optional(PartsSchema),
     replyTo: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The id of the message this one answers.' })),
   },
   { title: 'AgentReply' },
@@ -75,6 +86,7 @@ export const StreamStartSchema = Type.Object(
     to: Type.String({ minLength: 1, maxLength: 256, description: "A clientId; '*' is refused (a stream goes to one user)." }),
     replyTo: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The id of the message this one answers.' })),
     data: Type.Optional(MessageData),
+    parts: Type.Optional(PartsSchema),
   },
   { title: 'StreamStart' },
 );
@@ -82,9 +94,30 @@ export const StreamStartSchema = Type.Object(
 export const StreamDeltaSchema = Type.Object(
   {
     id: MessageIdRef('The id stream:start acked.'),
-    text: Type.String({ minLength: 1, description: 'A piece to append; the accumulated text stays within STREAM_MAX_BYTES.' }),
+    text: Type.String({ minLength: 1, description: 'A piece to append; the accumulated content stays within STREAM_MAX_BYTES.' }),
+    index: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          "The part to append to (text, reasoning, or a tool call's raw input while input-streaming). Unset: the last part when it is text, else a new text part.",
+      }),
+    ),
   },
   { title: 'StreamDelta' },
+);
+
+export const StreamPartSchema = Type.Object(
+  { id: MessageIdRef('The id stream:start acked.'), part: MessagePartSchema },
+  { title: 'StreamPart', description: 'Appends a new part; the ack carries its index.' },
+);
+
+export const StreamUpdateSchema = Type.Object(
+  {
+    id: MessageIdRef('The id stream:start acked.'),
+    index: Type.Integer({ minimum: 0, description: 'The part to change.' }),
+    part: PartPatchSchema,
+  },
+  { title: 'StreamUpdate' },
 );
 
 export const StreamEndSchema = Type.Object(
@@ -92,6 +125,9 @@ export const StreamEndSchema = Type.Object(
     id: MessageIdRef('The id stream:start acked.'),
     text: Type.Optional(Type.String({ description: 'When given, replaces the accumulated text (a bot may correct itself).' })),
     data: Type.Optional(MessageData),
+    parts: Type.Optional(
+      Type.Array(MessagePartSchema, { description: 'When given, replaces the accumulated parts (and the text, by their text parts).' }),
+    ),
     status: Type.Optional(
       Type.Union([Type.Literal('complete'), Type.Literal('error'), Type.Literal('cancelled')], { description: 'Default complete.' }),
     ),
@@ -125,6 +161,16 @@ export const FeedbackRequestSchema = Type.Object(
   { title: 'FeedbackRequest' },
 );
 
+export const ApprovalRequestSchema = Type.Object(
+  {
+    messageId: MessageIdRef("The bot message of the sender's conversation whose tool call asks for approval."),
+    approvalId: Type.String({ minLength: 1, maxLength: 128, description: "The tool part's approval.id." }),
+    approved: Type.Boolean(),
+    reason: Type.Optional(Type.String({ maxLength: APPROVAL_REASON_MAX })),
+  },
+  { title: 'ApprovalRequest' },
+);
+
 export type SchemasMatchProtocol = [
   Assert<Same<Static<typeof ClientMessageSchema>, Omit<ClientMessage, 'data'> & { data?: Static<typeof MessageData> }>>,
   Assert<Same<Static<typeof AgentReplySchema>, Omit<AgentReply, 'data'> & { data?: Static<typeof MessageData> }>>,
@@ -137,12 +183,40 @@ export type SchemasMatchProtocol = [
   Assert<Same<Static<typeof ActivityUpdateSchema>, ActivityUpdate>>,
   Assert<Same<Static<typeof StopRequestSchema>, StopRequest>>,
   Assert<Same<Static<typeof FeedbackRequestSchema>, FeedbackRequest>>,
+  Assert<Same<Static<typeof StreamPartSchema>, StreamPart>>,
+  Assert<Same<Static<typeof StreamUpdateSchema>, Omit<StreamUpdate, 'part'> & { part: Static<typeof PartPatchSchema> }>>,
+  Assert<Same<Static<typeof ApprovalRequestSchema>, ApprovalRequest>>,
 ];
 
-/** A compiled validator: `check(value)` narrows `value` to the schema's type. */
-export function compile<T extends TSchema>(schema: T): (value: unknown) => value is Static<T> {
+/** A compiled validator: `check(value)` narrows `value` to the schema's type; `explain` says why a value fails. */
+export interface Validator<T> {
+  (value: unknown): value is T;
+  /** The first thing wrong with `value` (a part named by its index, type and field), for the error ack. */
+  explain(value: unknown): string | undefined;
+}
+
+export function compile<T extends TSchema>(schema: T): Validator<Static<T>> {
   const checker = TypeCompiler.Compile(schema);
-  return (value: unknown): value is Static<T> => checker.Check(value);
+  const check = ((value: unknown): value is Static<T> => checker.Check(value)) as Validator<Static<T>>;
+  check.explain = (value) => explainFailure(checker.Errors(value).First(), value);
+  return check;
+}
+
+/**
+ * A union of part schemas fails as "expected union value" at the part: the part is checked again
+ * against its own type's schema, so the message names the field.
+ */
+function explainFailure(first: { path: string; message: string } | undefined, value: unknown): string | undefined {
+  if (!first) return undefined;
+  const partPath = /^\/(parts\/(\d+)|part)(\/|$)/.exec(first.path);
+  if (partPath && value !== null && typeof value === 'object') {
+    const parts = (value as { parts?: unknown[]; part?: unknown }).parts;
+    const part = partPath[2] === undefined ? (value as { part?: unknown }).part : parts?.[Number(partPath[2])];
+    const where = partPath[2] === undefined ? 'part' : `parts[${partPath[2]}]`;
+    const error = partError(part, where);
+    if (error) return error;
+  }
+  return `${first.path.slice(1).replaceAll('/', '.') || 'payload'}: ${first.message}`;
 }
 
 export const isClientMessage = compile(ClientMessageSchema);
@@ -156,3 +230,6 @@ export const isStreamEnd = compile(StreamEndSchema);
 export const isActivityUpdate = compile(ActivityUpdateSchema);
 export const isStopRequest = compile(StopRequestSchema);
 export const isFeedbackRequest = compile(FeedbackRequestSchema);
+export const isStreamPart = compile(StreamPartSchema);
+export const isStreamUpdate = compile(StreamUpdateSchema);
+export const isApprovalRequest = compile(ApprovalRequestSchema);

@@ -12,7 +12,8 @@ export interface GuardedEvent<T> {
   event: string;
   /** Refused events in a row after which the socket is disconnected. */
   maxStrikes: number;
-  validate(payload: unknown): payload is T;
+  /** Checks the payload; its `explain`, when it has one, says why a payload failed (sent as the ack's message). */
+  validate: ((payload: unknown) => payload is T) & { explain?(payload: unknown): string | undefined };
   metrics: HubMetrics;
   /** The count of this event's ok acks, bound on the first one. */
   okAcks?: Tally;
@@ -74,7 +75,7 @@ export async function runGuarded<T>(
     }
     return;
   }
-  if (!spec.validate(payload)) return refuse(spec, ack, 'INVALID_PAYLOAD');
+  if (!spec.validate(payload)) return refuse(spec, ack, 'INVALID_PAYLOAD', spec.validate.explain?.(payload));
   try {
     const response = (await handle(payload)) as { ok: boolean; error?: { code: string } };
     if (response.ok) (spec.okAcks ??= metrics.acks.bind({ event, result: 'ok' })).add();
@@ -87,8 +88,8 @@ export async function runGuarded<T>(
 }
 
 /** Answers a refused event with an error ack, or counts it dropped when the peer gave no ack callback. */
-function refuse(spec: GuardedEvent<unknown>, ack: Ack | undefined, code: AckCode): void {
+function refuse(spec: GuardedEvent<unknown>, ack: Ack | undefined, code: AckCode, message?: string): void {
   spec.metrics.acks.inc({ event: spec.event, result: code });
-  if (ack) ack(errorAck(code));
+  if (ack) ack(errorAck(code, message));
   else spec.metrics.dropped.inc({ reason: spec.event });
 }

@@ -18,13 +18,16 @@ AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
         "reply",
         "stream:delta",
         "stream:end",
+        "stream:part",
         "stream:start",
+        "stream:update",
     }
 )
 
 #: Events the hub emits to a runtime (H→A).
 HUB_TO_AGENT_EVENTS: Final[frozenset[str]] = frozenset(
     {
+        "approval",
         "feedback",
         "message",
         "session:closed",
@@ -70,6 +73,8 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
 #: Error-ack codes, code → retryable.
 ACK_CODES: Final[Mapping[str, bool]] = {
     "AGENT_OFFLINE": True,
+    "APPROVAL_DECIDED": False,
+    "APPROVAL_EXPIRED": False,
     "INVALID_PAYLOAD": False,
     "MESSAGE_NOT_FOUND": False,
     "PAYLOAD_TOO_LARGE": False,

@@ -1,10 +1,22 @@
 /** Streamed replies (docs/streaming.md) and activity states. */
 export const streamsSchema = {
   STREAM_MAX_BYTES: {
-    doc: 'Largest accumulated text of a streamed reply, in UTF-8 bytes; a stream:delta beyond it gets PAYLOAD_TOO_LARGE and changes nothing.',
+    doc: 'Largest accumulated content of a streamed reply, in UTF-8 bytes: its text deltas and the JSON of its parts and updates; a change beyond it gets PAYLOAD_TOO_LARGE and changes nothing.',
     format: 'positive-int',
     default: 262144,
     env: 'STREAM_MAX_BYTES',
+  },
+  MESSAGE_MAX_PARTS: {
+    doc: 'Most parts one message may carry (reply, publish, stream, user message); past it INVALID_PAYLOAD and nothing changes (docs/parts.md).',
+    format: 'positive-int',
+    default: 64,
+    env: 'MESSAGE_MAX_PARTS',
+  },
+  APPROVAL_TTL_S: {
+    doc: "Seconds after a bot message was sent that a user may still decide on its tool calls' approval requests; later decisions get APPROVAL_EXPIRED.",
+    format: 'positive-int',
+    default: 86400,
+    env: 'APPROVAL_TTL_S',
   },
   STREAM_MAX_OPEN: {
     doc: 'Most streams one runtime socket may have open at once; stream:start beyond it gets STREAM_LIMIT.',
