@@ -25,6 +25,13 @@ type Chat = RelayChat & {
   approve?: (messageId: string, approvalId: string, approved: boolean, reason?: string) => Promise<unknown>;
 };
 
+/** What {@link RelayChatTransport.attach} needs of an AI SDK chat (`Chat` of `@ai-sdk/react`, any `AbstractChat`). */
+export interface AttachableChat {
+  messages: Array<{ id: string }>;
+  readonly status: 'submitted' | 'streaming' | 'ready' | 'error';
+  resumeStream(): Promise<void>;
+}
+
 /** An answer being streamed: the content held so far, updated from every event. */
 interface OpenAnswer extends HubContent {
   id: string;
@@ -56,6 +63,10 @@ export class RelayChatTransport {
   readonly chat: Chat;
   private readonly answers = new Map<string, OpenAnswer>();
   private readonly sentApprovals = new Set<string>();
+  /** Bot messages a stream of this transport follows (see {@link attach}). */
+  private readonly claimed = new Set<string>();
+  /** Sends waiting for their ack: an answer that starts meanwhile may be theirs. */
+  private sending: Promise<unknown> = Promise.resolve();
   private readonly unsubscribe: Array<() => void> = [];
 
   constructor(options: RelayChatOptions | { chat: RelayChat }) {
@@ -83,8 +94,10 @@ export class RelayChatTransport {
     const early: InboundMessage[] = [];
     // The bot may answer before the send's ack arrives: what comes first waits for the id.
     const stopEarly = this.chat.on('message', (m: InboundMessage) => void early.push(m));
+    const sent = this.chat.send(text);
+    this.sending = Promise.all([this.sending, sent.catch(() => {})]);
     try {
-      replyTo = (await this.chat.send(text)).id;
+      replyTo = (await sent).id;
     } finally {
       stopEarly();
     }
@@ -93,14 +106,17 @@ export class RelayChatTransport {
 
   /**
    * Resumes the newest answer still being streamed, from the hub's snapshot: `null` when none is
-   * open. Waits for the connection, then one round trip, so the snapshots the hub sends on connect
-   * have arrived.
+   * open. Waits for the connection first.
    */
   async reconnectToStream(options: { chatId: string; abortSignal?: AbortSignal }): Promise<ReadableStream<UIMessageChunk> | null> {
     await this.connected(options.abortSignal);
-    await this.chat.history({ limit: 1 });
+    // The page's newest messages, with each open answer as the chat holds it; the round trip also
+    // lets the snapshots the hub sends on connect arrive first.
+    const { messages } = await this.chat.history({ limit: 50 });
     let newest: OpenAnswer | undefined;
-    for (const answer of this.answers.values()) newest = answer;
+    for (const m of messages as InboundMessage[]) {
+      if (m.author === 'agent' && m.streaming) newest = { id: m.id, ...contentOf(this.answers.get(m.id) ?? m), replyTo: m.replyTo };
+    }
     if (!newest) return null;
     const id = newest.id;
     return this.follow((m) => m.id === id, options.abortSignal, [], newest);
@@ -113,6 +129,41 @@ export class RelayChatTransport {
   async loadMessages(limit = 50): Promise<RelayUIMessage[]> {
     const page = await this.chat.history({ limit });
     return page.messages.filter((m) => !(m as InboundMessage).streaming).map((m) => toUIMessage(m));
+  }
+
+  /**
+   * Keeps an AI SDK chat in step with the conversation's other tabs and devices (the AI SDK has no
+   * channel for what it did not ask for): the user's messages sent elsewhere are appended, an answer
+   * this chat did not ask for is followed with `chat.resumeStream()` (or appended once it ended,
+   * when the chat was busy), and a plain bot message is appended. Returns a function that stops it.
+   */
+  attach(chat: AttachableChat): () => void {
+    const known = (id: string) => chat.messages.some((m) => m.id === id);
+    const offs = [
+      this.chat.on('message', (m: InboundMessage) => {
+        if (m.author === 'user') {
+          if (!known(m.id)) chat.messages = [...chat.messages, toUIMessage(m)];
+          return;
+        }
+        // Decided once this transport's own sends have their ids and its streams have claimed theirs.
+        void this.sending.then(() => {
+          if (this.claimed.has(m.id) || known(m.id)) return;
+          if (!m.streaming) chat.messages = [...chat.messages, toUIMessage(m)];
+          else if (chat.status === 'ready' || chat.status === 'error') void chat.resumeStream();
+        });
+      }),
+      this.chat.on('message:end', (m: MessageEnd) => {
+        void this.sending.then(() => {
+          if (this.claimed.has(m.id) || known(m.id)) return;
+          const final: ClientInboundMessage = { id: m.id, ts: m.ts, agentId: m.agentId, author: 'agent', text: m.text };
+          if (m.parts) final.parts = m.parts;
+          chat.messages = [...chat.messages, toUIMessage(final)];
+        });
+      }),
+    ];
+    return () => {
+      for (const off of offs) off();
+    };
   }
 
   /** Closes the chat connection (the AI SDK calls it when its chat is disposed). */
@@ -165,6 +216,7 @@ export class RelayChatTransport {
         };
         const begin = (m: InboundMessage) => {
           if (chunker || m.author !== 'agent' || !matches(m)) return;
+          this.claimed.add(m.id);
           chunker = new MessageChunker(m.id);
           if (m.streaming) return write(chunker.start(contentOf(m)));
           // A plain reply: the whole answer at once.
