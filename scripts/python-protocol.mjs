@@ -1,6 +1,7 @@
 // Writes the Python agent SDK's view of the relay protocol (sdk/python/relay_hub_agent/_protocol.py)
 // from the AsyncAPI document the build just wrote (dist/asyncapi.json): the agent namespace, its
-// events by direction and the code catalogues with their retryability. The module is committed, so
+// events by direction and by name, the code catalogues with their retryability, and every payload
+// and ack schema of the namespace as Python types (message parts included). The module is committed, so
 // a protocol change shows up as a diff after `npm run build`. Run by scripts/build.mjs after the
 // AsyncAPI document; skipped when the Python SDK is not in the tree (the container build context).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ export function pythonProtocol(doc) {
     '',
     'from __future__ import annotations',
     '',
-    'from typing import Final, Mapping',
+    'from typing import Any, Final, Literal, Mapping, TypedDict, Union',
     '',
     `AGENT_NAMESPACE: Final = ${py(channel('agent').address)}`,
     '',
@@ -61,9 +62,120 @@ export function pythonProtocol(doc) {
     '#: session:closed codes, code → retryable.',
     `SESSION_CLOSED_CODES: Final[Mapping[str, bool]] = ${pyDict(catalogue('SessionClosedCode'))}`,
     '',
+    '#: Event names of the agent namespace, both directions.',
+    ...[...new Set([...events['A→H'], ...events['H→A']])].sort().map((name) => `${constant(name)}: Final = ${py(name)}`),
+    ...typedDicts(doc),
   ];
   return lines.join('\n');
 }
+
+/** `stream:start` → `STREAM_START`. */
+const constant = (name) => name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+
+/**
+ * The payload and ack schemas of the agent namespace, and every schema they refer to, as Python
+ * types: objects as TypedDicts (optional keys in a `total=False` base), unions of constants as
+ * Literal, other unions as Union. Names are the schemas' titles; forward references are strings.
+ */
+function typedDicts(doc) {
+  const schemas = doc.components.schemas;
+  const names = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const ref = node.$ref;
+    if (typeof ref !== 'string') return Object.values(node).forEach(visit);
+    if (ref.startsWith('#/components/schemas/')) {
+      const name = ref.slice('#/components/schemas/'.length);
+      if (!names.has(name)) {
+        names.add(name);
+        visit(schemas[name]);
+      }
+    } else if (ref.startsWith('#/channels/agent/')) visit(resolve(doc, ref));
+  };
+  visit(doc.channels.agent.messages);
+  const out = ['', '', '# Payload types of the agent namespace, from its JSON schemas.', ''];
+  const inline = [];
+  const type = (schema, context) => {
+    if (schema.$ref) return py(schema.$ref.split('/').pop());
+    if ('const' in schema) return `Literal[${pyValue(schema.const)}]`;
+    const alternatives = schema.anyOf ?? schema.oneOf;
+    if (alternatives) {
+      const all = alternatives.every((a) => 'const' in a);
+      return wrap(
+        all ? 'Literal' : 'Union',
+        all ? alternatives.map((a) => pyValue(a.const)) : alternatives.map((a, i) => type(a, `${context}${i + 1}`)),
+      );
+    }
+    if (Array.isArray(schema.type)) return `Union[${schema.type.map((t) => type({ ...schema, type: t }, context)).join(', ')}]`;
+    switch (schema.type) {
+      case 'string':
+        return 'str';
+      case 'integer':
+        return 'int';
+      case 'number':
+        return 'float';
+      case 'boolean':
+        return 'bool';
+      case 'null':
+        return 'None';
+      case 'array':
+        return `list[${schema.items ? type(schema.items, `${context}Item`) : 'Any'}]`;
+      case 'object': {
+        if (Object.keys(schema.properties ?? {}).length === 0) return 'Mapping[str, Any]';
+        inline.push(...typedDict(`_${context}`, schema, type));
+        return py(`_${context}`);
+      }
+      default:
+        return 'Any';
+    }
+  };
+  for (const name of [...names].sort()) {
+    const schema = schemas[name];
+    if (schema.type === 'object' && Object.keys(schema.properties ?? {}).length > 0) out.push(...typedDict(name, schema, type));
+    else out.push('', `${name} = ${type(schema, name)}`, ...docComment(schema));
+  }
+  return [...out, ...inline, ''];
+}
+
+/** A TypedDict in functional form (wire keys such as `from` are Python keywords); optional keys in a `total=False` base. */
+function typedDict(name, schema, type) {
+  const required = new Set(schema.required ?? []);
+  const fields = (keep) =>
+    Object.entries(schema.properties)
+      .filter(([key]) => required.has(key) === keep)
+      .map(([key, value]) => `        ${py(key)}: ${type(value, `${name.replace(/^_/, '')}${key[0].toUpperCase()}${key.slice(1)}`)},`);
+  const [must, may] = [fields(true), fields(false)];
+  const dict = (n, body, total) => [
+    `${n} = TypedDict(`,
+    `    ${py(n)},`,
+    '    {',
+    ...body,
+    `    },${total ? '' : ' total=False,'}`.replace(',}', '}'),
+    ')',
+  ];
+  if (may.length === 0 || must.length === 0) return ['', ...dict(name, may.length ? may : must, may.length === 0), ...docComment(schema)];
+  return [
+    '',
+    ...dict(`_${name}Required`, must, true),
+    ...dict(`_${name}Optional`, may, false),
+    '',
+    '',
+    `class ${name}(_${name}Required, _${name}Optional):`,
+    `    ${JSON.stringify(schema.description ?? `The ${name} payload.`)}`,
+    '',
+  ];
+}
+
+/** `Literal[a, b]`, one member a line when that is long. */
+const wrap = (kind, members) => {
+  const line = `${kind}[${members.join(', ')}]`;
+  return line.length <= 80 ? line : `${kind}[\n${members.map((m) => `    ${m},\n`).join('')}]`;
+};
+
+/** A schema's description as a comment line after it. */
+const docComment = (schema) => (schema.description ? [`# ${schema.description.replace(/\s+/g, ' ')}`] : []);
+const pyValue = (v) => (v === true ? 'True' : v === false ? 'False' : JSON.stringify(v));
 
 function resolve(doc, ref) {
   return ref

@@ -2,12 +2,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server, type Socket as ServerSocket } from 'socket.io';
 import {
+  applyPartChange,
+  defaultDeltaIndex,
   Events,
   Namespaces,
   type ActivityUpdate,
   type AgentInboundMessage,
   type OkAck,
   type SendAck,
+  type AgentApproval,
+  type MessagePart,
+  type StreamPart,
+  type StreamPartAck,
+  type StreamUpdate,
   type StreamDelta,
   type StreamDeltaAck,
   type StreamEnd,
@@ -31,6 +38,10 @@ export interface FakeStream {
   end?: StreamEnd;
   /** The deltas' text, appended in arrival order. */
   text: string;
+  /** The parts, as the hub would hold them: every delta, part and update applied in arrival order. */
+  parts: MessagePart[];
+  /** `stream:part` and `stream:update` payloads, in arrival order. */
+  changes: Array<StreamPart | StreamUpdate>;
 }
 
 /**
@@ -51,6 +62,9 @@ export class FakeAgentHub {
   /** Answer to `stream:end`; default ok. */
   endAck: (payload: StreamEnd) => SendAck = (payload) => ({ ok: true, id: payload.id, ts: new Date().toISOString() });
   activityAck: (payload: ActivityUpdate) => OkAck = () => ({ ok: true });
+  /** Answer to `stream:part` and `stream:update`; default ok (a refusal changes nothing). */
+  changeAck: (payload: StreamPart | StreamUpdate) => { ok: false; error: { code: 'INVALID_PAYLOAD'; message: string } } | undefined = () =>
+    undefined;
   private ids = 0;
   private readonly waiters: Array<() => void> = [];
 
@@ -62,7 +76,7 @@ export class FakeAgentHub {
       this.sockets.push(socket);
       socket.on(Events.streamStart, (payload: StreamStart, ack: (res: SendAck) => void) => {
         const res = this.startAck(payload);
-        if (res.ok) this.streams.set(res.id, { start: payload, deltas: [], text: '' });
+        if (res.ok) this.streams.set(res.id, { start: payload, deltas: [], text: '', parts: [], changes: [] });
         ack(res);
         this.notify();
       });
@@ -71,6 +85,7 @@ export class FakeAgentHub {
         if (stream) {
           stream.deltas.push({ ...payload, asked: typeof ack === 'function', at: Date.now() });
           stream.text += payload.text;
+          applyPartChange(stream.parts, { kind: 'delta', index: payload.index ?? defaultDeltaIndex(stream.parts), text: payload.text });
         }
         if (typeof ack === 'function') {
           const answer = this.deltaAck(payload, stream?.deltas.length ?? 0);
@@ -78,6 +93,29 @@ export class FakeAgentHub {
           // Without a delay the ack goes at once, so it precedes on the wire whatever is answered next.
           if (answer.delayMs === undefined) ack(answer.ack);
           else setTimeout(() => ack(answer.ack), answer.delayMs);
+        }
+        this.notify();
+      });
+      socket.on(Events.streamPart, (payload: StreamPart, ack: (res: StreamPartAck) => void) => {
+        const stream = this.streams.get(payload.id);
+        const refused = this.changeAck(payload);
+        if (refused || !stream) ack(refused ?? { ok: false, error: { code: 'STREAM_NOT_FOUND', message: 'no such stream' } });
+        else {
+          stream.changes.push(payload);
+          stream.parts.push(payload.part);
+          ack({ ok: true, seq: stream.deltas.length + stream.changes.length, index: stream.parts.length - 1 });
+        }
+        this.notify();
+      });
+      socket.on(Events.streamUpdate, (payload: StreamUpdate, ack: (res: StreamDeltaAck) => void) => {
+        const stream = this.streams.get(payload.id);
+        const refused = this.changeAck(payload);
+        if (refused || !stream?.parts[payload.index])
+          ack(refused ?? { ok: false, error: { code: 'INVALID_PAYLOAD', message: 'no such part' } });
+        else {
+          stream.changes.push(payload);
+          applyPartChange(stream.parts, { kind: 'update', index: payload.index, patch: payload.part });
+          ack({ ok: true, seq: stream.deltas.length + stream.changes.length });
         }
         this.notify();
       });
@@ -122,6 +160,11 @@ export class FakeAgentHub {
   async message(id: string, text = 'hi', from = 'u1'): Promise<void> {
     const message: AgentInboundMessage = { id, ts: new Date().toISOString(), agentId: 'bot', from, text };
     await this.last.timeout(5000).emitWithAck(Events.message, message);
+  }
+
+  /** Delivers a user's decision to the runtime, as the hub does; resolves with the runtime's ack. */
+  async approval(approval: Omit<AgentApproval, 'ts' | 'from'> & { from?: string }, timeoutMs = 5000): Promise<unknown> {
+    return this.last.timeout(timeoutMs).emitWithAck(Events.approval, { from: 'u1', ts: new Date().toISOString(), ...approval });
   }
 
   get last(): ServerSocket {

@@ -18,7 +18,9 @@ Example::
     asyncio.run(main())
 """
 
-from ._inbound import FeedbackHandler, MessageHandler
+from ._inbound import ApprovalHandler, FeedbackHandler, MessageHandler
+from ._parts import PartWriter, ToolCall
+from ._protocol import MessagePart
 from .adapters import (
     AppendText,
     OpenPart,
@@ -38,6 +40,7 @@ from .types import (
     ADMIN_CLIENT_ID,
     BROADCAST,
     ActivityState,
+    Approval,
     Feedback,
     Message,
     Rating,
@@ -52,15 +55,19 @@ __all__ = [
     "LOCAL_CODES",
     "ActivityState",
     "AppendText",
+    "Approval",
+    "ApprovalHandler",
     "ErrorHandler",
     "Feedback",
     "FeedbackHandler",
     "Message",
     "MessageHandler",
+    "MessagePart",
     "OpenPart",
     "PartOp",
     "PartOps",
     "PartSink",
+    "PartWriter",
     "Rating",
     "RelayAgent",
     "RelayAgentError",
@@ -69,6 +76,7 @@ __all__ = [
     "StreamEnd",
     "StreamStatus",
     "StreamStopped",
+    "ToolCall",
     "UpdatePart",
     "collect_parts",
     "from_anthropic_stream",

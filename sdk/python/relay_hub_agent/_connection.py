@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 import socketio  # type: ignore[import]
 
-from . import _protocol, _wire
+from . import _protocol
 from .errors import RelayAgentError, local_error
 
 #: A handler of an H→A event; what it returns is the ack when the hub asked for one.
@@ -233,7 +233,7 @@ class Connection:
         client.eio.on("disconnect", on_eio_disconnect)
         client.on("connect", on_connect, namespace=ns)
         client.on("connect_error", on_connect_error, namespace=ns)
-        client.on(_wire.SESSION_CLOSED, on_session_closed, namespace=ns)
+        client.on(_protocol.SESSION_CLOSED, on_session_closed, namespace=ns)
         for event, handler in self._handlers.items():
             client.on(event, handler, namespace=ns)
 

@@ -1,5 +1,6 @@
 """What the hub sends a runtime: messages (acked, deduplicated, handed to the handler in a task of
-their own), stops (routed to the message and the streams they concern) and feedback."""
+their own), stops (routed to the message and the streams they concern), feedback, and decisions on
+approvals (deduplicated, acked once their handler finished)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
-from . import _wire
+from . import _protocol
 from ._connection import EventHandler
 from .errors import StreamStopped
 from .stream import ReplyStream
-from .types import Feedback, Message
+from .types import Approval, Feedback, Message
 
 MessageHandler = Callable[[Message], Awaitable[None]]
 FeedbackHandler = Callable[[Feedback], Awaitable[None]]
+ApprovalHandler = Callable[[Approval], Awaitable[None]]
 
 #: The message whose handler is running in this task, so a stream it starts is tied to it.
 current_message: ContextVar[Message | None] = ContextVar("relay_hub_agent_message", default=None)
@@ -54,6 +56,11 @@ class Inbound:
         self.handled = RecentIds(dedupe_size)
         self.message_handler: MessageHandler | None = None
         self.feedback_handler: FeedbackHandler | None = None
+        self.approval_handler: ApprovalHandler | None = None
+        #: Approvals whose handler runs: a redelivery is acked when it finishes, not before.
+        self._deciding: dict[str, asyncio.Task[Any]] = {}
+        #: Decisions awaited by a tool call of this runtime (:meth:`ToolCall.decision`).
+        self._awaited: dict[str, asyncio.Future[Approval]] = {}
         self._cancel_on_stop = cancel_on_stop
         self._report = report
         self._log = logger
@@ -63,9 +70,21 @@ class Inbound:
         self._streams_by_id: dict[str, ReplyStream] = {}
 
     def handlers(self) -> dict[str, EventHandler]:
-        return {_wire.MESSAGE: self._on_message, _wire.STOP: self._on_stop, _wire.FEEDBACK: self._on_feedback}
+        return {
+            _protocol.MESSAGE: self._on_message,
+            _protocol.STOP: self._on_stop,
+            _protocol.FEEDBACK: self._on_feedback,
+            _protocol.APPROVAL: self._on_approval,
+        }
 
-    def spawn(self, work: Awaitable[Any], message: Message | None = None) -> None:
+    def await_decision(self, approval_id: str) -> asyncio.Future[Approval]:
+        """The decision on ``approval_id`` as this runtime receives it."""
+        future = self._awaited.get(approval_id)
+        if future is None:
+            future = self._awaited[approval_id] = asyncio.get_running_loop().create_future()
+        return future
+
+    def spawn(self, work: Awaitable[Any], message: Message | None = None) -> asyncio.Task[Any]:
         """Runs ``work`` in a task of its own, kept until it ends (and cancelled by :meth:`cancel_all`)."""
         task: asyncio.Task[Any] = asyncio.ensure_future(work)
         self._tasks.add(task)
@@ -74,6 +93,7 @@ class Inbound:
             message_id = message.id
             self._running[message_id] = (message, task)
             task.add_done_callback(lambda _: self._running.pop(message_id, None))
+        return task
 
     async def cancel_all(self) -> None:
         """Cancels the handlers still running (but not the task calling this) and waits for them."""
@@ -130,6 +150,25 @@ class Inbound:
             self.spawn(self._run(self.feedback_handler, feedback))
         return {"ok": True}
 
+    async def _on_approval(self, payload: Any) -> dict[str, bool]:
+        approval = Approval.from_wire(payload)
+        if approval is None:
+            self._log.warning("dropped a malformed approval from the hub: %r", payload)
+            return {"ok": True}
+        running = self._deciding.get(approval.id)
+        if running is None and self.handled.add(approval.id):
+            waiter = self._awaited.pop(approval.id, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(approval)
+            if self.approval_handler is not None:
+                approval_id = approval.id
+                running = self._deciding[approval_id] = self.spawn(self._run(self.approval_handler, approval))
+                running.add_done_callback(lambda _: self._deciding.pop(approval_id, None))
+        if running is not None:
+            # Acked once the handler finished: a runtime that dies meanwhile gets it again.
+            await asyncio.wait({running})
+        return {"ok": True}
+
     def _stop_message(self, message: Message) -> None:
         if message.stopped:
             return
@@ -140,7 +179,7 @@ class Inbound:
         if self._cancel_on_stop and message.id in self._running:
             self._running[message.id][1].cancel()
 
-    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback) -> None:
+    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback | Approval) -> None:
         if isinstance(item, Message):
             current_message.set(item)
         try:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
-from . import _wire
+from . import _protocol
+from ._protocol import MessagePart
 from ._connection import Connection
-from ._inbound import FeedbackHandler, Inbound, MessageHandler, current_message
+from ._inbound import ApprovalHandler, FeedbackHandler, Inbound, MessageHandler, current_message
 from .errors import RelayAgentError, ack_error, local_error
 from .stream import ReplyStream, until_stopped
 from .types import ActivityState, Sent, StreamEnd
@@ -121,6 +122,23 @@ class RelayAgent:
         self._inbound.feedback_handler = handler
         return handler
 
+    def on_approval(self, handler: ApprovalHandler) -> ApprovalHandler:
+        """Sets the handler of users' decisions on tool calls the bot asked to approve (a decorator).
+
+        Each decision reaches it once per approval id. The hub sends it again (here, or after a
+        restart to another runtime) until the handler has finished, so do the approved work
+        idempotently. A decision may come after the stream that asked has ended.
+
+        Example::
+
+            @agent.on_approval
+            async def decided(approval: Approval) -> None:
+                if approval.approved:
+                    await agent.reply(approval.sender, await run_tool(approval.tool_call_id))
+        """
+        self._inbound.approval_handler = handler
+        return handler
+
     def on_error(self, handler: H) -> H:
         """Sets the handler of errors the agent reports (a decorator): refused or failed connection
         attempts (``retryable`` ones are retried), the terminal :class:`RelayAgentError` that
@@ -205,7 +223,13 @@ class RelayAgent:
     # Sending ------------------------------------------------------------------------------------
 
     async def reply(
-        self, to: str, text: str, data: Mapping[str, Any] | None = None, reply_to: str | None = None
+        self,
+        to: str,
+        text: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        reply_to: str | None = None,
+        *,
+        parts: Sequence[MessagePart] | None = None,
     ) -> Sent:
         """Sends ``text`` to one client (every tab of it), or with ``to="*"`` to every client of the bot.
 
@@ -217,13 +241,21 @@ class RelayAgent:
 
             sent = await agent.reply(message.sender, "Hello!", reply_to=message.id)
             await agent.reply("*", "Maintenance at 18:00")  # every client of the bot
+            await agent.reply(message.sender, parts=[{"type": "text", "text": "See "}, {"type": "source", "sourceId": "1", "url": url}])
+
+        With ``parts``, ``text`` defaults to the text parts joined, so clients that show only text
+        still show the answer.
         """
+        if text is None:
+            text = "".join(str(p.get("text", "")) for p in parts or () if p.get("type") == "text")
         payload: dict[str, Any] = {"to": to, "text": _text(text)}
+        if parts is not None:
+            payload["parts"] = [dict(p) for p in parts]
         if data is not None:
             payload["data"] = dict(data)
         if reply_to is not None:
             payload["replyTo"] = reply_to
-        ack = await self._connection().call(_wire.REPLY, payload, self._ack_timeout)
+        ack = await self._connection().call(_protocol.REPLY, payload, self._ack_timeout)
         if not isinstance(ack, dict) or ack.get("ok") is not True:
             raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
         return Sent(str(ack.get("id")), str(ack.get("ts")))
@@ -247,6 +279,7 @@ class RelayAgent:
             on_open=self._inbound.stream_opened,
             on_close=self._inbound.stream_closed,
             logger=self._log,
+            await_decision=self._inbound.await_decision,
         )
 
     async def stream_from(
@@ -295,7 +328,7 @@ class RelayAgent:
         payload: dict[str, Any] = {"to": to, "state": state}
         if label is not None:
             payload["label"] = label
-        ack = await self._connection().call(_wire.ACTIVITY, payload, self._ack_timeout)
+        ack = await self._connection().call(_protocol.ACTIVITY, payload, self._ack_timeout)
         if not isinstance(ack, dict) or ack.get("ok") is not True:
             raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
 
@@ -309,7 +342,7 @@ class RelayAgent:
         payload: dict[str, Any] = {"trace": trace}
         if client_id is not None:
             payload["clientId"] = client_id
-        ack = await self._connection().call(_wire.DEBUG, payload, self._ack_timeout)
+        ack = await self._connection().call(_protocol.DEBUG, payload, self._ack_timeout)
         if not isinstance(ack, dict) or ack.get("ok") is not True:
             raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
 

@@ -1,25 +1,48 @@
-"""A streamed answer: start, coalesced deltas with backpressure, end; stopped by the user."""
+"""A streamed answer: start, coalesced deltas with backpressure, parts, end; stopped by the user."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
-from . import _wire
+from . import _protocol
 from ._connection import backoff_delay
+from ._parts import PartWriter, ToolCall
 from .errors import RelayAgentError, StreamStopped, ack_error, local_error
-from .types import Message, StreamEnd, StreamStatus
+from .types import Approval, Message, StreamEnd, StreamStatus
 
 if TYPE_CHECKING:
     from ._connection import Connection
 
 #: How often a delta refused with a retryable code (RATE_LIMITED, SERVER_UNAVAILABLE) is sent again.
 DELTA_RETRIES = 6
+#: The one ack code the SDK acts on by name: the hub has ended the stream, so it is not ended again.
+#: Every other code is reported as the hub sent it, with ``retryable`` from the catalogue.
+STREAM_NOT_FOUND: Final[_protocol.AckCode] = "STREAM_NOT_FOUND"
+
+
+@dataclass
+class _Text:
+    """Text waiting for part ``index`` (``None``: the last part when it is text, else a new one)."""
+
+    index: int | None
+    pieces: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Change:
+    """A ``stream:part`` or ``stream:update`` waiting to go, after the text written before it."""
+
+    event: str
+    payload: dict[str, Any]
+    future: asyncio.Future[Mapping[str, Any]]
 
 
 def utf8_len(text: str) -> int:
@@ -73,6 +96,7 @@ class ReplyStream:
         on_open: Callable[[ReplyStream], None],
         on_close: Callable[[ReplyStream], None],
         logger: logging.Logger,
+        await_decision: Callable[[str], asyncio.Future[Approval]] | None = None,
     ) -> None:
         self.to = to
         self.reply_to = reply_to
@@ -94,7 +118,10 @@ class ReplyStream:
         #: Set when the user asked to stop this answer.
         self.stop_event = asyncio.Event()
         self._generation = 0
-        self._pending: deque[str] = deque()
+        self._await_decision = await_decision
+        self._pending: deque[_Text | _Change] = deque()
+        #: The type of each part, as queued: where text written without an index lands.
+        self._types: list[str] = []
         self._pending_bytes = 0
         self._pending_since: float | None = None
         self._space = asyncio.Event()
@@ -131,7 +158,7 @@ class ReplyStream:
             payload["data"] = self._data
         self._on_open(self)
         try:
-            ack = await self._conn.call(_wire.STREAM_START, payload, self._ack_timeout)
+            ack = await self._conn.call(_protocol.STREAM_START, payload, self._ack_timeout)
             if not isinstance(ack, dict) or ack.get("ok") is not True:
                 raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
         except BaseException:
@@ -152,12 +179,123 @@ class ReplyStream:
         :class:`RelayAgentError` of a delta the hub refused (``PAYLOAD_TOO_LARGE`` past the stream's
         size limit, ``STREAM_NOT_FOUND`` when the hub ended it, ``DISCONNECTED``).
         """
+        await self._append(None, piece)
+
+    def reasoning(self, text: str = "") -> PartWriter:
+        """Opens a reasoning part (shown collapsed); write to it with the returned writer.
+
+        Text written with :meth:`write` afterwards goes to a new text part below it.
+
+        Example::
+
+            thinking = s.reasoning()
+            await thinking.write("The user asks about the weather.")
+        """
+        return PartWriter(self, self._open({"type": "reasoning", "text": text}))
+
+    def tool(self, tool_name: str, *, tool_call_id: str | None = None, title: str | None = None) -> ToolCall:
+        """Opens a tool call in state ``input-streaming``; see :class:`ToolCall`."""
+        call_id = tool_call_id or str(uuid.uuid4())
+        part: _protocol.ToolPart = {"type": "tool", "toolCallId": call_id, "toolName": tool_name, "state": "input-streaming"}
+        if title is not None:
+            part["title"] = title
+        return ToolCall(self, self._open(part), call_id)
+
+    async def source(
+        self,
+        url: str | None = None,
+        *,
+        source_id: str | None = None,
+        title: str | None = None,
+        media_type: str | None = None,
+        filename: str | None = None,
+    ) -> int:
+        """Adds a cited source; returns its index once the hub holds it."""
+        part: _protocol.SourcePart = {"type": "source", "sourceId": source_id or str(uuid.uuid4())}
+        for key, value in (("url", url), ("title", title), ("mediaType", media_type), ("filename", filename)):
+            if value is not None:
+                part[key] = value  # type: ignore[literal-required]
+        return await self.part(part)
+
+    async def file(self, url: str, media_type: str, *, filename: str | None = None, size: int | None = None) -> int:
+        """Adds a file (``url`` http: or https:); an image shows as a preview."""
+        part: _protocol.FilePart = {"type": "file", "url": url, "mediaType": media_type}
+        if filename is not None:
+            part["filename"] = filename
+        if size is not None:
+            part["size"] = size
+        return await self.part(part)
+
+    async def data(self, name: str, data: Any, *, id: str | None = None) -> int:
+        """Adds structured data for the integrator's renderer of ``name``."""
+        part: _protocol.DataPart = {"type": "data", "name": name, "data": data}
+        if id is not None:
+            part["id"] = id
+        return await self.part(part)
+
+    async def suggest(self, items: Sequence[str | _protocol.Suggestion]) -> int:
+        """Adds quick replies (at most 10); a str is shown and sent as is."""
+        suggestions: list[_protocol.Suggestion] = [{"text": i} if isinstance(i, str) else i for i in items]
+        return await self.part({"type": "suggestions", "items": suggestions})
+
+    async def part(self, part: _protocol.MessagePart) -> int:
+        """Adds any part (the methods above are shorthands); returns its index once the hub holds it.
+
+        Raises the :class:`RelayAgentError` of a refused part (``INVALID_PAYLOAD``,
+        ``PAYLOAD_TOO_LARGE``); the stream then fails as after a refused delta, since the indices
+        of later changes would no longer match the hub's.
+        """
+        index, future = self._queue_part(part)
+        ack = await future
+        if ack.get("index", index) != index:
+            self._failure = RelayAgentError("INVALID_PAYLOAD", f"part {index} was put at {ack.get('index')}", False)
+            raise self._failure
+        return index
+
+    def _open(self, part: _protocol.MessagePart) -> int:
+        """Opens a part now; its handle's calls raise if the hub refused it."""
+        index, future = self._queue_part(part)
+        future.add_done_callback(_retrieve)
+        return index
+
+    def _queue_part(self, part: _protocol.MessagePart) -> tuple[int, asyncio.Future[Mapping[str, Any]]]:
+        future = self._queue(_protocol.STREAM_PART, {"id": self.id, "part": dict(part)})
+        self._types.append(part["type"])
+        return len(self._types) - 1, future
+
+    async def _update(self, index: int, fields: Mapping[str, Any]) -> None:
+        await self._queue(_protocol.STREAM_UPDATE, {"id": self.id, "index": index, "part": dict(fields)})
+
+    def _decision(self, approval_id: str) -> asyncio.Future[Approval]:
+        if self._await_decision is None:
+            raise RuntimeError("this stream cannot wait for decisions")
+        return self._await_decision(approval_id)
+
+    def _queue(self, event: str, payload: dict[str, Any]) -> asyncio.Future[Mapping[str, Any]]:
+        """Queues a change behind what was written; the future is its ack."""
+        self._check_writable()
+        future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Change(event, payload, future))
+        # What was written before goes now, so the change is not held behind the coalescing window.
+        self._pending_since = float("-inf")
+        self._wake.set()
+        if self._flusher is None:
+            self._flusher = asyncio.create_task(self._flush())
+        return future
+
+    async def _append(self, index: int | None, piece: str) -> None:
         if not isinstance(piece, str):
             raise TypeError(f"write() takes a str, not {type(piece).__name__}")
         self._check_writable()
         if not piece:
             return
-        self._pending.append(piece)
+        if index is None and (not self._types or self._types[-1] != "text"):
+            self._types.append("text")
+        tail = self._pending[-1] if self._pending else None
+        if isinstance(tail, _Text) and tail.index == index:
+            tail.pieces.append(piece)
+        else:
+            self._pending.append(_Text(index, [piece]))
         self._pending_bytes += utf8_len(piece)
         if self._pending_since is None:
             self._pending_since = asyncio.get_running_loop().time()
@@ -203,8 +341,7 @@ class ReplyStream:
         if self.stopped:
             return
         self.stop_event.set()
-        self._pending.clear()
-        self._pending_bytes = 0
+        self._drop_pending(StreamStopped(f"stream {self.id} was stopped by the user"))
         self._space.set()
         self._wake.set()
         if self.id is not None:
@@ -234,7 +371,7 @@ class ReplyStream:
             failure = self._failure
             if failure is not None and status != "cancelled":
                 status = "error"
-            if failure is not None and (failure.code == _wire.STREAM_NOT_FOUND or not self._same_connection()):
+            if failure is not None and (failure.code == STREAM_NOT_FOUND or not self._same_connection()):
                 raise failure  # the hub has ended the stream already
             if not self._same_connection():
                 raise local_error("DISCONNECTED", f"stream {self.id}: the connection it started on dropped")
@@ -243,7 +380,7 @@ class ReplyStream:
                 payload["text"] = text
             if data is not None:
                 payload["data"] = dict(data)
-            ack = await self._conn.call(_wire.STREAM_END, payload, self._ack_timeout)
+            ack = await self._conn.call(_protocol.STREAM_END, payload, self._ack_timeout)
             if not isinstance(ack, dict) or ack.get("ok") is not True:
                 raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
             if failure is not None and status == "error":
@@ -268,56 +405,97 @@ class ReplyStream:
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), wait)
                     continue
-                await self._send_delta(self._take())
+                item = self._take()
+                if isinstance(item, _Change):
+                    await self._send_change(item)
+                else:
+                    await self._send_delta(*item)
         except RelayAgentError as err:
             self._failure = err
         finally:
             self._flusher = None
+            if self._failure is not None:
+                self._drop_pending(self._failure)
             self._space.set()
 
-    def _take(self) -> str:
-        """Up to ``max_delta_bytes`` of the buffer, as one piece."""
+    def _drop_pending(self, error: BaseException) -> None:
+        for item in self._pending:
+            if isinstance(item, _Change) and not item.future.done():
+                item.future.set_exception(error)
+        self._pending.clear()
+        self._pending_bytes = 0
+
+    def _take(self) -> _Change | tuple[int | None, str]:
+        """The change at the front, or up to ``max_delta_bytes`` of the text at the front as one piece."""
+        head = self._pending[0]
+        if isinstance(head, _Change):
+            self._pending.popleft()
+            return head
         parts: list[str] = []
         budget = self._max_delta
-        while self._pending and budget > 0:
-            piece = self._pending[0]
+        while head.pieces and budget > 0:
+            piece = head.pieces[0]
             size = utf8_len(piece)
             if size <= budget:
-                self._pending.popleft()
+                head.pieces.pop(0)
                 parts.append(piece)
                 budget -= size
                 self._pending_bytes -= size
                 continue
-            head, rest = split_utf8(piece, budget)
-            if not head:
+            first, rest = split_utf8(piece, budget)
+            if not first:
                 break
-            parts.append(head)
-            self._pending[0] = rest
+            parts.append(first)
+            head.pieces[0] = rest
             self._pending_bytes -= size - utf8_len(rest)
             break
+        if not head.pieces:
+            self._pending.popleft()
         # What is left has waited long enough: it goes as soon as this delta is acknowledged.
         self._pending_since = None if not self._pending else float("-inf")
         if self._pending_bytes < self._max_buffer:
             self._space.set()
-        return "".join(parts)
+        return head.index, "".join(parts)
 
-    async def _send_delta(self, text: str) -> None:
+    async def _send_change(self, change: _Change) -> None:
+        try:
+            ack = await self._send(change.event, change.payload)
+        except RelayAgentError as err:
+            if not change.future.done():
+                change.future.set_exception(err)
+            raise
+        if not change.future.done():
+            change.future.set_result(ack)
+
+    async def _send_delta(self, index: int | None, text: str) -> None:
+        payload: dict[str, Any] = {"id": self.id, "text": text}
+        if index is not None:
+            payload["index"] = index
+        await self._send(_protocol.STREAM_DELTA, payload)
+        self._deltas += 1
+
+    async def _send(self, event: str, payload: dict[str, Any]) -> Mapping[str, Any]:
         attempt = 0
         while True:
             if not self._same_connection():
                 raise local_error("DISCONNECTED", f"stream {self.id}: the connection it started on dropped")
-            ack = await self._conn.call(_wire.STREAM_DELTA, {"id": self.id, "text": text}, self._ack_timeout)
+            ack = await self._conn.call(event, payload, self._ack_timeout)
             if isinstance(ack, dict) and ack.get("ok") is True:
-                self._deltas += 1
-                return
+                return ack
             error = ack_error(ack.get("error") if isinstance(ack, dict) else None)
             if self.stopped:
-                return  # the stream ends `cancelled`; what was refused no longer matters
+                return {}  # the stream ends `cancelled`; what was refused no longer matters
             # A refused delta changes nothing on the hub, so sending it again keeps the text whole.
             if not error.retryable or attempt >= DELTA_RETRIES:
                 raise error
             await asyncio.sleep(backoff_delay(attempt, 0.05, 2.0))
             attempt += 1
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Marks a failure of a part opened without awaiting as seen: the handle's calls raise it."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def until_stopped(iterator: AsyncIterator[str], stop: asyncio.Event) -> AsyncIterator[str]:

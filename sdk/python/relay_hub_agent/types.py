@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Mapping, Optional
+from typing import Any, Literal, Mapping, Optional, Sequence
+
+from ._protocol import MessagePart
 
 #: What the bot is doing, shown to the user until a message or stream of the bot reaches them.
 ActivityState = Literal["thinking", "typing", "tool", "idle"]
@@ -36,6 +38,7 @@ class Message:
         sender: The ``clientId`` of the user (the wire's ``from``); ``"admin"`` for an admin.
         text: The text the user sent.
         data: The optional JSON object sent with it.
+        parts: The user's parts (``file`` and ``data`` beside the text), when the message has any.
         stop_event: Set when the user asks to stop the answer to this message (H→A ``stop``).
 
     Example::
@@ -53,6 +56,7 @@ class Message:
     sender: str
     text: str
     data: Mapping[str, Any] | None = None
+    parts: Sequence[MessagePart] | None = None
     stop_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
 
     @property
@@ -79,8 +83,8 @@ class Message:
             and isinstance(text, str)
         ):
             return None
-        data = payload.get("data")
-        return cls(id_, ts, agent_id, sender, text, data if isinstance(data, dict) else None)
+        data, parts = payload.get("data"), payload.get("parts")
+        return cls(id_, ts, agent_id, sender, text, data if isinstance(data, dict) else None, parts if isinstance(parts, list) else None)
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,42 @@ class Feedback:
             return None
         comment = payload.get("comment")
         return cls(id_, sender, rating, comment if isinstance(comment, str) else None)
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A user's decision on a tool call the bot asked to approve (H→A ``approval``).
+
+    Attributes:
+        id: The approval id (:attr:`ToolCall.approval_id`).
+        message_id: The bot message holding the tool call.
+        tool_call_id: The tool call's id.
+        sender: The ``clientId`` of the user who decided (the wire's ``from``).
+        approved: Whether the user approved the call.
+        reason: What the user wrote with the decision, if anything.
+        ts: When the hub recorded the decision.
+    """
+
+    id: str
+    message_id: str
+    tool_call_id: str
+    sender: str
+    approved: bool
+    ts: str
+    reason: str | None = None
+
+    @classmethod
+    def from_wire(cls, payload: Any) -> Approval | None:
+        """The decision of an H→A ``approval`` payload, or ``None`` when it is malformed."""
+        if not isinstance(payload, dict):
+            return None
+        keys = ("id", "messageId", "toolCallId", "from", "ts")
+        values = [payload.get(k) for k in keys]
+        approved, reason = payload.get("approved"), payload.get("reason")
+        if not all(isinstance(v, str) for v in values) or not isinstance(approved, bool):
+            return None
+        id_, message_id, tool_call_id, sender, ts = (str(v) for v in values)
+        return cls(id_, message_id, tool_call_id, sender, approved, ts, reason if isinstance(reason, str) else None)
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,26 @@
 export {
   RelayAgent,
   RelayAgentError,
+  type ApprovalHandler,
   type FeedbackHandler,
   type MessageContext,
   type MessageHandler,
   type RelayAgentOptions,
+  type ReplyMessage,
   type StreamOptions,
 } from './relay-agent';
 export { AgentSdkCodes } from './agent-error';
 export type { AgentStream, StreamEndOptions } from './agent-stream';
 export type { DeltaRate } from './delta-budget';
+export type { NewToolCall, PartWriter, ToolCall } from './part-handles';
 export type { StreamResult } from './stream-from';
-export type { ActivityState, AgentFeedback, AgentInboundMessage, AgentStreamStatus, MessageData } from '../../protocol';
+export type {
+  ActivityState,
+  AgentApproval,
+  AgentFeedback,
+  AgentInboundMessage,
+  AgentStreamStatus,
+  MessageData,
+  MessagePart,
+  ToolPart,
+} from '../../protocol';

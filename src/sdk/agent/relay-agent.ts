@@ -6,11 +6,14 @@ import {
   Namespaces,
   type ActivityState,
   type AgentFeedback,
+  type AgentApproval,
   type AgentInboundMessage,
   type AgentToHubEvents,
   type HandshakeErrorData,
   type HubToAgentEvents,
   type MessageData,
+  type MessagePart,
+  type RuntimeAck,
 } from '../../protocol';
 import { RecentIds } from './recent-ids';
 import { ackError, RelayAgentError, timeoutError } from './agent-error';
@@ -63,6 +66,16 @@ export interface StreamOptions {
 
 export type MessageHandler = (message: AgentInboundMessage, context: MessageContext) => void | Promise<void>;
 export type FeedbackHandler = (feedback: AgentFeedback) => void | Promise<void>;
+/** A user's decision on a tool call the bot asked to approve; the hub redelivers it until the handler settled. */
+export type ApprovalHandler = (approval: AgentApproval) => void | Promise<void>;
+
+/** A reply with parts (the object form of {@link RelayAgent.reply}); `text` defaults to the text parts joined. */
+export interface ReplyMessage {
+  text?: string;
+  parts?: MessagePart[];
+  data?: MessageData;
+  replyTo?: string;
+}
 export { RelayAgentError };
 
 type AgentEvents = {
@@ -103,6 +116,11 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly handled: RecentIds;
   private handler: MessageHandler = () => {};
   private feedbackHandler: FeedbackHandler = () => {};
+  private approvalHandler: ApprovalHandler = () => {};
+  /** Approvals whose handler runs: a redelivery is acked when it settles, not before. */
+  private readonly deciding = new Map<string, Promise<void>>();
+  /** Decisions awaited by a tool call of this runtime (`ToolCall.decision()`), by approval id. */
+  private readonly awaited = new Map<string, (approval: AgentApproval) => void>();
   private readonly stops = new StopRegistry();
   private readonly tuning: StreamTuning;
   private readonly link: StreamLink;
@@ -124,6 +142,14 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
         else this.socket.timeout(this.ackTimeoutMs).emit(Events.streamDelta, payload, (err, ack) => onAck(err ? undefined : ack));
         return true;
       },
+      change: ({ event, body }, onAck) => {
+        if (!this.socket.connected) return false;
+        const socket = this.socket.timeout(this.ackTimeoutMs);
+        if (event === 'part') socket.emit(Events.streamPart, body, (err, ack) => onAck(err ? undefined : ack));
+        else socket.emit(Events.streamUpdate, body, (err, ack) => onAck(err ? undefined : ack));
+        return true;
+      },
+      decision: (id) => new Promise((resolve) => this.awaited.set(id, resolve)),
       end: (payload) => this.request(Events.streamEnd, payload),
       release: (stream) => this.stops.streams.get(stream.id) === stream && this.stops.streams.delete(stream.id),
     };
@@ -171,6 +197,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
         .finally(done);
     });
     this.socket.on(Events.stop, (request) => this.stops.stop(request));
+    this.socket.on(Events.approval, (approval, ack) => this.onApprovalEvent(approval, ack));
     this.socket.on(Events.feedback, (feedback) => {
       Promise.resolve()
         .then(() => this.feedbackHandler(feedback))
@@ -191,6 +218,21 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   /** Sets the handler of users' ratings of the bot's messages (H→A `feedback`, best effort). */
   onFeedback(handler: FeedbackHandler): this {
     this.feedbackHandler = handler;
+    return this;
+  }
+
+  /**
+   * Sets the handler of users' decisions on tool calls the bot asked to approve (H→A `approval`).
+   * Each decision reaches it once per approval id; the hub redelivers it (here or, after a restart,
+   * to another runtime) until the handler has settled, so do the approved work idempotently.
+   *
+   * @example
+   * agent.onApproval(async ({ approved, toolCallId, from }) => {
+   *   if (approved) await agent.reply(from, { parts: [{ type: 'text', text: await runTool(toolCallId) }] });
+   * });
+   */
+  onApproval(handler: ApprovalHandler): this {
+    this.approvalHandler = handler;
     return this;
   }
 
@@ -220,8 +262,27 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
    * the hub has written it to the conversation log (docs/protocol.md), so a client that is offline now gets it
    * when it reconnects; rejects with a {@link RelayAgentError} (`retryable` for `SERVER_UNAVAILABLE`).
    */
-  async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {
-    const ack = await this.request(Events.reply, { to, text, ...(data ? { data } : {}), ...(replyTo ? { replyTo } : {}) });
+  async reply(to: string, text: string, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }>;
+  /**
+   * The same with parts: `reply(to, { parts, replyTo })`. `text` defaults to the text parts joined,
+   * so clients that show only text still show the answer.
+   *
+   * @example
+   * await agent.reply(m.from, { parts: [{ type: 'text', text: 'See ' }, { type: 'source', sourceId: '1', url: 'https://example.com' }] });
+   */
+  async reply(to: string, message: ReplyMessage): Promise<{ id: string; ts: string }>;
+  async reply(to: string, content: string | ReplyMessage, data?: MessageData, replyTo?: string): Promise<{ id: string; ts: string }> {
+    const message =
+      typeof content === 'string' || typeof content !== 'object' || content === null ? { text: content, data, replyTo } : content;
+    const { parts } = message;
+    const text = message.text ?? (parts ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const ack = await this.request(Events.reply, {
+      to,
+      text,
+      ...(parts ? { parts } : {}),
+      ...(message.data ? { data: message.data } : {}),
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+    });
     if (!ack.ok) throw ackError(ack.error);
     return { id: ack.id, ts: ack.ts };
   }
@@ -271,7 +332,26 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   /** Disconnects and stops reconnecting. */
   close(): void {
     this.stop();
+    this.awaited.clear();
     this.socket.disconnect();
+  }
+
+  /** H→A `approval`: handed to the handler once per id, acked once it settled. */
+  private onApprovalEvent(approval: AgentApproval, ack: ((res: RuntimeAck) => void) | undefined): void {
+    const respond = () => (typeof ack === 'function' ? ack({ ok: true }) : undefined);
+    const id = approval?.id;
+    if (typeof id !== 'string') return respond();
+    const running = this.deciding.get(id);
+    if (running) return void running.then(respond);
+    if (this.handled.seen(id)) return respond();
+    this.awaited.get(id)?.(approval);
+    this.awaited.delete(id);
+    const settled = Promise.resolve()
+      .then(() => this.approvalHandler(approval))
+      .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))))
+      .finally(() => this.deciding.delete(id));
+    this.deciding.set(id, settled);
+    void settled.then(respond);
   }
 
   private get ackTimeoutMs(): number {
