@@ -19,7 +19,7 @@ class RecordingStream implements PartStream {
     return this.parts.length - 1;
   }
   async append(index: number, text: string): Promise<void> {
-    const part = this.parts[index];
+    const part = this.parts[index] as Record<string, unknown>;
     const key = part.type === 'tool' ? 'inputText' : 'text';
     part[key] = `${typeof part[key] === 'string' ? part[key] : ''}${text}`;
   }
@@ -62,17 +62,19 @@ describe('pipeUIMessageStream', () => {
       if (part.type === 'text') stream.controller.abort();
     };
     const source = mockUIMessageStream({ delayMs: 5, abortSignal: modelAbort.signal });
+    const reader = source.getReader();
     const result = await pipeUIMessageStream(stream, {
-      [Symbol.asyncIterator]: () => {
-        const iterator = source[Symbol.asyncIterator]();
-        return {
-          next: () => iterator.next(),
-          return: async () => {
-            modelAbort.abort();
-            return iterator.return!();
-          },
-        };
-      },
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          const { done, value } = await reader.read();
+          return done ? { done: true, value: undefined } : { done: false, value };
+        },
+        return: async () => {
+          modelAbort.abort();
+          await reader.cancel();
+          return { done: true, value: undefined };
+        },
+      }),
     });
     expect(result.status).toBe('cancelled');
     expect(stream.ended).toEqual({ status: 'cancelled' });

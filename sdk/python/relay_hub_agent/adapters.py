@@ -21,7 +21,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union, cast
+
+from ._protocol import MessagePart
+
+if TYPE_CHECKING:
+    from .stream import ReplyStream
 
 #: A message part as the hub carries it (docs/python-sdk.md#model-stream-adapters).
 Part = dict[str, Any]
@@ -398,3 +403,20 @@ async def pipe_parts(ops: PartOps | AsyncIterable[PartOp] | Iterable[PartOp], si
         for op in ops:
             await apply(op)
     return parts
+
+
+class StreamSink:
+    """A :class:`ReplyStream` as a :class:`PartSink`: what ``await stream.pipe(ops)`` writes to."""
+
+    def __init__(self, stream: ReplyStream) -> None:
+        self._stream = stream
+
+    async def open_part(self, part: Mapping[str, Any]) -> int:
+        # The protocol's part types check the adapters' parts at the hub, which refuses a bad one.
+        return await self._stream.part(cast(MessagePart, dict(part)))
+
+    async def append_text(self, index: int, text: str) -> None:
+        await self._stream._append(index, text)
+
+    async def update_part(self, index: int, fields: Mapping[str, Any]) -> None:
+        await self._stream._update(index, fields)

@@ -1,7 +1,8 @@
+import type { MessagePart } from '../../protocol';
 import type { UIMessageChunk, UIMessageChunkOf } from '../../protocol/ui-message-chunk';
 
 /** A message part as the hub carries it (docs/ai-sdk.md#parts). */
-export type HubPart = { type: string } & Record<string, unknown>;
+export type HubPart = MessagePart;
 
 /**
  * One step of building a streamed answer's parts. `key` names the part within the answer
@@ -142,11 +143,14 @@ export class UIMessagePartMapper {
 }
 
 function toolPart(chunk: { toolCallId: string; toolName: string; title?: string }, fields: Record<string, unknown>): HubPart {
-  return withOptional({ type: 'tool', toolCallId: chunk.toolCallId, toolName: chunk.toolName, ...fields }, { title: chunk.title });
+  return withOptional({ type: 'tool', toolCallId: chunk.toolCallId, toolName: chunk.toolName, ...fields } as HubPart, {
+    title: chunk.title,
+  });
 }
 
 function withOptional(part: HubPart, optional: Record<string, unknown>): HubPart {
-  for (const [name, value] of Object.entries(optional)) if (value !== undefined) part[name] = value;
+  const open = part as Record<string, unknown>;
+  for (const [name, value] of Object.entries(optional)) if (value !== undefined) open[name] = value;
   return part;
 }
 
@@ -162,7 +166,7 @@ export function foldPartOps(ops: Iterable<PartOp>): HubPart[] {
     }
     const at = index.get(op.key);
     if (at === undefined) throw new TypeError(`foldPartOps: ${op.key} was never opened`);
-    const part = parts[at];
+    const part = parts[at] as Record<string, unknown>;
     if (op.op === 'update') Object.assign(part, op.fields);
     else if (part.type === 'tool') part.inputText = textOf(part.inputText) + op.text;
     else part.text = textOf(part.text) + op.text;
