@@ -80,8 +80,8 @@ export async function pipeUIMessageStream(stream: PartStream, source: UIMessageS
 
 /** The chunks of a ReadableStream (whose reader is released and the stream cancelled on `return()`) or an async iterable. */
 function chunksOf(source: UIMessageSource): AsyncIterator<UIMessageChunk> {
-  if (Symbol.asyncIterator in source) return (source as AsyncIterable<UIMessageChunk>)[Symbol.asyncIterator]();
-  const reader = (source).getReader();
+  if (!isReadableStream(source)) return source[Symbol.asyncIterator]();
+  const reader = source.getReader();
   return {
     next: async () => {
       const { done, value } = await reader.read();
@@ -92,4 +92,9 @@ function chunksOf(source: UIMessageSource): AsyncIterator<UIMessageChunk> {
       return { done: true, value: undefined };
     },
   };
+}
+
+// Node's ReadableStream is async iterable too, but a browser's or a polyfill's may not be: read it by its reader.
+function isReadableStream(source: UIMessageSource): source is ReadableStream<UIMessageChunk> {
+  return typeof (source as Partial<ReadableStream<UIMessageChunk>>).getReader === 'function';
 }
