@@ -56,9 +56,9 @@ async function runExample(agentId: string): Promise<ChildProcess> {
   });
   children.push(child);
   let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes(`connected as ${agentId}`) && resolve());
+    child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes(`connected as ${agentId}`) && resolve());
     child.once('exit', (code) => reject(new Error(`the example exited with ${code}: ${err}`)));
   });
   return child;
