@@ -175,7 +175,8 @@ class ComponentSchemas {
     if (Array.isArray(value)) return value.map((item) => this.name(item));
     if (value === null || typeof value !== 'object') return value;
     const object = value as Json;
-    const inner = Object.fromEntries(Object.entries(object).map(([key, child]) => [key, this.name(child)]));
+    // Examples are values, not schemas: a `title` in one (a source part's) names no component.
+    const inner = Object.fromEntries(Object.entries(object).map(([key, child]) => [key, key === 'examples' ? child : this.name(child)]));
     const title = object.title;
     if (typeof title !== 'string') return inner;
     const json = JSON.stringify(object);

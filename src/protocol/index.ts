@@ -7,4 +7,5 @@ export * from './names';
 export * from './codes';
 export * from './payloads';
 export * from './parts';
+export * from './messages';
 export * from './retryable';

@@ -1,6 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './payload-limits';
+import { jsonBytes, MAX_JSON_DEPTH, nestsDeeperThan, payloadError } from './payload-limits';
+import { plainOrParts } from './messages';
+import type { MessageContent, MessageData } from './payloads';
 import { PartSchemas } from './parts.schemas';
 import {
   defaultDeltaIndex,
@@ -135,4 +137,46 @@ function patchError(held: MessagePart, patch: PartPatch, index: number): string 
     return `${where} (tool).state: ${held.state} cannot move to ${tool.state}`;
   }
   return null;
+}
+
+/** A message's content as given, and the bounds it must keep. */
+export interface ContentLimits {
+  maxBytes: number;
+  maxParts: number;
+}
+
+/** Why a message's content was refused: the ack code, and what to fix. */
+export interface ContentRefusal {
+  code: 'INVALID_PAYLOAD' | 'PAYLOAD_TOO_LARGE';
+  message?: string;
+}
+
+/**
+ * Checks a message's content (text, data, parts) against the bounds of docs/parts.md and returns
+ * it as the hub keeps it (text the concatenation of the text parts, parts absent on plain text),
+ * or why it is refused. Bytes: the parts' JSON (which holds the text) or the text, plus the data.
+ */
+export function checkContent(
+  given: { text: string; data?: MessageData; parts?: MessagePart[] },
+  limits: ContentLimits,
+  author: PartAuthor,
+): { content: MessageContent } | ContentRefusal {
+  const { data } = given;
+  if (given.parts !== undefined) {
+    const invalid = partsError(given.parts, limits.maxParts, author);
+    if (invalid) return { code: 'INVALID_PAYLOAD', message: invalid };
+  }
+  const content = contentOf(given.text, given.parts);
+  if (typeof content === 'string') return { code: 'INVALID_PAYLOAD', message: content };
+  const tooLarge = payloadError(content.parts ? '' : content.text, data, limits.maxBytes);
+  if (tooLarge) return { code: tooLarge };
+  if (content.parts) {
+    const bytes = jsonBytes(content.parts) + (data === undefined ? 0 : jsonBytes(data));
+    if (bytes > limits.maxBytes) return { code: 'PAYLOAD_TOO_LARGE' };
+  }
+  const out: MessageContent = { text: content.text };
+  if (data !== undefined) out.data = data;
+  const parts = plainOrParts(content.parts);
+  if (parts) out.parts = parts;
+  return { content: out };
 }

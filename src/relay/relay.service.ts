@@ -1,22 +1,25 @@
 import type { Socket } from 'socket.io';
 import type { RateBudget } from '../limits/rate-budgets';
-import { payloadError } from '../protocol/payload-limits';
-import type { DedupeKey, DedupeRecord, Intake, RuntimeEntry } from '../store/store';
+import { checkContent } from '../protocol/part-checks';
+import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { DeliveryRecord, RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
 import {
+  agentInboundMessage,
   Authors,
+  botMessage,
   BROADCAST_TO,
   errorAck,
   Events,
   SessionClosedCodes,
-  type AgentInboundMessage,
+  userMessage,
   type AgentReply,
   type ClientInboundMessage,
   type ClientMessage,
   type DebugTrace,
+  type MessageContent,
   type SendAck,
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
@@ -85,10 +88,10 @@ export class RelayService {
     const key: DedupeKey = { agentId, sub: sender.sub, clientMessageId: payload.clientMessageId };
     const { id, ts } = this.stamps.next();
     const fresh = { id, ts, delivered: false };
-    const logged = this.logEntry(agentId, id, ts, payload);
+    const logged = userMessage({ id, ts, agentId }, payload, payload.clientMessageId);
     const room = Rooms.client(agentId, sender.clientId);
     const seed = rendezvousSeed(sender.sub);
-    let message = this.inbound(fresh, agentId, sender.clientId, payload);
+    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
     let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
     // Where the store can, its intake also hands the message to a runtime on another replica.
     const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
@@ -118,9 +121,9 @@ export class RelayService {
     }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
-    const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
+    const entry = existing ? userMessage({ id: existing.id, ts: existing.ts, agentId }, payload, payload.clientMessageId) : logged;
     if (existing) {
-      message = this.inbound(existing, agentId, sender.clientId, payload);
+      message = agentInboundMessage({ id: existing.id, ts: existing.ts, agentId }, sender.clientId, payload);
       delivery = { key, record: existing, ttlS: config.DEDUPE_WINDOW_S };
     }
     let runtimes = intake.runtimes;
@@ -165,21 +168,6 @@ export class RelayService {
     }
   }
 
-  /** A client message as its runtime gets it. */
-  private inbound(record: DedupeRecord, agentId: string, from: string, payload: ClientMessage): AgentInboundMessage {
-    const message: AgentInboundMessage = { id: record.id, ts: record.ts, agentId, from, text: payload.text };
-    if (payload.data !== undefined) message.data = payload.data;
-    return message;
-  }
-
-  /** A client message as it is logged and echoed to the sender's other tabs. */
-  private logEntry(agentId: string, id: string, ts: string, payload: ClientMessage): ClientInboundMessage {
-    const entry: ClientInboundMessage = { id, ts, agentId, author: Authors.user, text: payload.text };
-    if (payload.data !== undefined) entry.data = payload.data;
-    entry.clientMessageId = payload.clientMessageId;
-    return entry;
-  }
-
   /**
    * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
    * waiting for it (the write is queued before the ack is sent, on the connection a retry's claim
@@ -206,9 +194,7 @@ export class RelayService {
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
-    const message: ClientInboundMessage = { id, ts, agentId, author: Authors.agent, text: reply.text };
-    if (reply.data !== undefined) message.data = reply.data;
-    if (reply.replyTo !== undefined) message.replyTo = reply.replyTo;
+    const message = botMessage({ id, ts, agentId }, reply, reply.replyTo);
     const broadcast = reply.to === BROADCAST_TO;
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
@@ -341,10 +327,14 @@ export class RelayService {
     await this.ctx.store.deactivations.activate(sub);
   }
 
-  /** Validates size limits of an outgoing reply; null when it may be sent. */
-  replyError(reply: AgentReply): (SendAck & { ok: false }) | null {
-    const code = payloadError(reply.text, reply.data, this.ctx.config.MAX_MESSAGE_BYTES);
-    return code ? errorAck(code) : null;
+  /**
+   * Checks a message's content against the bounds of docs/parts.md (size, part count, each part's
+   * schema, who may send which part): the content as it is kept and sent, or the error ack.
+   */
+  checkContent(given: MessageContent, author: 'agent' | 'user'): { content: MessageContent } | (SendAck & { ok: false }) {
+    const { MAX_MESSAGE_BYTES: maxBytes, MESSAGE_MAX_PARTS: maxParts } = this.ctx.config;
+    const checked = checkContent(given, { maxBytes, maxParts }, author);
+    return 'content' in checked ? checked : errorAck(checked.code, checked.message);
   }
 }
 

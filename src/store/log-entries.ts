@@ -1,4 +1,4 @@
-import type { MessageFeedback, StreamStatus } from '../protocol';
+import type { MessageFeedback } from '../protocol';
 import type { LoggedMessage } from './conversation-log';
 
 /**
@@ -89,13 +89,4 @@ export function pageOf(entries: readonly LogEntry[], overlay: ReadonlyMap<string
     out.push(entry.kind === 'stream' && !fields?.final ? { ...message, streaming: true } : message);
   }
   return out;
-}
-
-/** The final of a streamed message as the log keeps it: `status` absent when `complete`. */
-export function finalMessage(start: LoggedMessage, text: string, status: StreamStatus, data: LoggedMessage['data']): LoggedMessage {
-  const final: LoggedMessage = { id: start.id, ts: start.ts, agentId: start.agentId, author: 'agent', text };
-  if (data !== undefined) final.data = data;
-  if (start.replyTo !== undefined) final.replyTo = start.replyTo;
-  if (status !== 'complete') final.status = status;
-  return final;
 }

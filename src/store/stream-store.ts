@@ -1,23 +1,30 @@
-import type { MessageData, StreamStatus } from '../protocol';
+import { finalMessage, textOfParts, type MessageData, type MessagePart, type StreamStatus } from '../protocol';
 import type { LoggedMessage, Template } from './conversation-log';
 
 /**
- * Open streamed replies (docs/streaming.md): their accumulated text and delta count beside the
+ * Open streamed replies (docs/streaming.md, docs/parts.md): their changes (text deltas, parts, updates) and count beside the
  * conversation log, bounded and expiring. Opening a stream also logs its start; ending it logs its
  * final, in the same step (one script on Redis), so a stream is either open here or final in the log.
  */
 
-/** A stream as opened: its start message (text ''), the conversation and the runtime socket that owns it. */
+/** A stream as opened: its start message (text '', its first parts if any), the conversation and the runtime socket that owns it. */
 export interface StreamRecord {
   message: LoggedMessage;
   clientId: string;
   owner: string;
 }
 
-/** An open stream with what it holds so far. */
+/** An open stream with what it holds so far: its parts after `seq` changes, and their text. */
 export interface OpenStream extends StreamRecord {
   text: string;
+  parts: MessagePart[];
   seq: number;
+}
+
+/** One change to a stream as a store appends it: its encoding (stream-changes.ts) and the bytes it counts against the bound (0: not bounded). */
+export interface EncodedChange {
+  record: string;
+  bytes: number;
 }
 
 /** A stream of a bot, as the orphan sweep names it. */
@@ -38,11 +45,32 @@ export interface StreamTarget extends StreamRef {
 
 export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' };
 
-/** How a stream ends: `text` and `data`, when given, replace the accumulated text and the start's data. */
+/** How a stream ends: `text`, `parts` and `data`, when given, replace what accumulated and the start's data. */
 export interface StreamEnding {
   text?: string;
+  parts?: MessagePart[];
   data?: MessageData;
   status: StreamStatus;
+}
+
+/**
+ * The final of an open stream ended with `ending` (docs/parts.md): given parts replace the
+ * accumulated ones, and the text with them (their text parts); a given text alone replaces the text,
+ * and the text parts with it.
+ */
+export function finalOf(open: OpenStream, ending: StreamEnding): LoggedMessage {
+  let parts = ending.parts ?? open.parts;
+  let text = open.text;
+  if (ending.parts !== undefined) text = textOfParts(parts);
+  else if (ending.text !== undefined) {
+    text = ending.text;
+    // The parts before the first text part are not text: the one text part goes where that was.
+    const first = parts.findIndex((p) => p.type === 'text');
+    const others = parts.filter((p) => p.type !== 'text');
+    const at = first === -1 ? others.length : first;
+    parts = text === '' ? others : [...others.slice(0, at), { type: 'text', text }, ...others.slice(at)];
+  }
+  return finalMessage(open.message, { text, parts, data: ending.data ?? open.message.data }, ending.status);
 }
 
 /** What {@link StreamStore.end} ended: the final as logged, the deltas it held, and the conversation. */
@@ -64,27 +92,36 @@ export interface StreamBounds {
 }
 
 /**
- * What other replicas get of a delta (or an end), published by the store with the append (or the
- * end) where it can: `before + {"id","seq","text"} + after` on `channel` (an end: its `message:end`).
+ * What other replicas get of a change (or an end), published by the store with the append (or the
+ * end) where it can, on `channel`: a change's event JSON goes between `before` and `after`, with its
+ * seq, which the store assigns, between the caller's `head` and `tail` (see {@link ChangeFrame}).
  */
 export interface DeltaPublication extends Template {
   channel: string;
+}
+
+/** A change's event (`message:delta`, `message:part`) as JSON around its seq: `head + seq + tail`, the caller's. */
+export interface ChangeFrame {
+  head: string;
+  tail: string;
 }
 
 export interface StreamStore {
   /** Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means recorded. */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**
-   * Appends `text` to an open stream: its new seq; `too-large` past
+   * Appends a change to an open stream: its new seq; `too-large` when its bytes take the stream past
    * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
-   * delta is published once appended. `renew` pushes the stream's expiry to `bounds.ttlMs` from now;
-   * without it the expiry stands (the owner renews it often enough that an open stream never expires).
+   * change's event (`frame` around the seq) is published once appended. `renew` pushes the stream's
+   * expiry to `bounds.ttlMs` from now; without it the expiry stands (the owner renews it often
+   * enough that an open stream never expires).
    */
   append(
     stream: StreamTarget,
-    text: string,
+    change: EncodedChange,
     bounds: StreamBounds,
     publication: DeltaPublication | null,
+    frame: ChangeFrame | null,
     renew: boolean,
   ): Promise<DeltaResult>;
   /**
@@ -105,10 +142,4 @@ export interface StreamStore {
   orphans(nowMs: number, limit: number): Promise<StreamRef[]>;
   /** Forgets streams for {@link orphans} (ended). */
   forget(refs: readonly StreamRef[]): Promise<void>;
-}
-
-/** The final's JSON parts before and after its text, data and status (see store/log-entries.ts finalMessage). */
-export function finalHead(message: LoggedMessage): { head: string; tail: string } {
-  const head = JSON.stringify({ id: message.id, ts: message.ts, agentId: message.agentId, author: 'agent' }).slice(0, -1);
-  return { head, tail: message.replyTo === undefined ? '' : `,"replyTo":${JSON.stringify(message.replyTo)}` };
 }

@@ -57,7 +57,7 @@ describe('agent SDK streams through the hub', () => {
     await s.end();
     await seen.wait<MessageEnd>('message:end', (m) => m.id === s.id);
     const deltas = seen.of<MessageDelta>('message:delta').filter((d) => d.id === s.id);
-    expect(deltas).toEqual([{ id: s.id, seq: 1, text: Array.from({ length: 40 }, (_, i) => `${i},`).join('') }]);
+    expect(deltas).toEqual([{ id: s.id, seq: 1, text: Array.from({ length: 40 }, (_, i) => `${i},`).join(''), index: 0 }]);
   });
 
   it("aborts streamFrom on the user's stop: the stream ends cancelled with the text so far, the source is closed", async () => {

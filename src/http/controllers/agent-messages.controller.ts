@@ -32,7 +32,12 @@ export class AgentMessagesController extends Controller {
   @Post('{agentId}/messages')
   @OperationId('publishAgentMessage')
   @SuccessResponse(202, 'Accepted')
-  @Response<ProblemDto>(400, 'Invalid agentId or body, or data nested too deeply', undefined, 'application/problem+json')
+  @Response<ProblemDto>(
+    400,
+    'Invalid agentId or body, data nested too deeply, or a bad part (docs/parts.md)',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(401, 'Missing or unknown API key', undefined, 'application/problem+json')
   @Response<ProblemDto>(
     429,
@@ -48,7 +53,7 @@ export class AgentMessagesController extends Controller {
   )
   @Response<ProblemDto>(
     413,
-    'Body larger than REST_BODY_LIMIT_BYTES, or text/data above MAX_MESSAGE_BYTES',
+    'Body larger than REST_BODY_LIMIT_BYTES, or text, data and parts above MAX_MESSAGE_BYTES',
     undefined,
     'application/problem+json',
   )
@@ -67,13 +72,13 @@ export class AgentMessagesController extends Controller {
       }
     }
     const relay = this.services.relay;
-    const refused = relay.replyError(body);
-    if (refused?.error.code === 'INVALID_PAYLOAD') {
-      throw new ValidationError([{ path: 'body.data', message: `nests deeper than ${MAX_JSON_DEPTH} levels` }]);
+    const checked = relay.checkContent(body, 'agent');
+    if (!('content' in checked)) {
+      if (checked.error.code === 'PAYLOAD_TOO_LARGE') throw new PayloadTooLargeError('text, data and parts exceed MAX_MESSAGE_BYTES.');
+      throw new ValidationError([bodyError(checked.error.message)]);
     }
-    if (refused) throw new PayloadTooLargeError('text or text plus data exceeds MAX_MESSAGE_BYTES.');
     try {
-      const { id, ts } = await relay.publish(agentId, body);
+      const { id, ts } = await relay.publish(agentId, { to: body.to, replyTo: body.replyTo, ...checked.content });
       return single({ id, ts: new Date(ts) });
     } catch (err) {
       if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
@@ -83,4 +88,11 @@ export class AgentMessagesController extends Controller {
       throw err;
     }
   }
+}
+
+/** A refused content's message (`parts[2] (file).url: …`, `data: nests deeper …`) as a problem's field error. */
+function bodyError(message: string): { path: string; message: string } {
+  const at = /^([A-Za-z]+(?:\[\d+\])?)[^:]*: /.exec(message);
+  if (at) return { path: `body.${at[1]}`, message };
+  return { path: 'body.data', message: message.startsWith('nests') ? message : `nests deeper than ${MAX_JSON_DEPTH} levels` };
 }

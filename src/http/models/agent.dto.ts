@@ -1,3 +1,7 @@
+import type { AgentReply } from '../../protocol';
+import type { Assert, Same } from '../../protocol/type-checks';
+import type { MessagePartDto } from './message-part.dto';
+
 /**
  * A bot id: 1–128 characters of `[A-Za-z0-9._:-]`.
  * @pattern ^[A-Za-z0-9._:-]{1,128}$
@@ -47,6 +51,12 @@ export interface AgentMessageDto {
    */
   data?: { [key: string]: unknown };
   /**
+   * The message in parts (docs/parts.md): at most MESSAGE_MAX_PARTS; `text` is then empty or the
+   * concatenation of the text parts.
+   * @example [{"type":"text","text":"Your order has shipped."},{"type":"source","sourceId":"s1","url":"https://example.com/orders/42"}]
+   */
+  parts?: MessagePartDto[];
+  /**
    * Id of the client message this answers.
    * @minLength 1
    * @maxLength 64
@@ -65,3 +75,6 @@ export interface PublishedMessageDto {
   /** @example "2025-01-15T09:30:00.000Z" */
   ts: Date;
 }
+
+/** The publish body against a runtime's `reply`: the build fails when they drift. */
+export type AgentDtosMatchProtocol = [Assert<Same<AgentMessageDto, AgentReply>>];

@@ -1,3 +1,7 @@
+import type { ClientInboundMessage, MessageFeedback } from '../../protocol';
+import type { Assert, Same } from '../../protocol/type-checks';
+import type { MessagePartDto } from './message-part.dto';
+
 /** A message of a conversation, as it was delivered on the wire (H→C `message`). */
 export interface ConversationMessageDto {
   /**
@@ -21,6 +25,11 @@ export interface ConversationMessageDto {
    * @example {"orderId":"<order_id>"}
    */
   data?: { [key: string]: unknown };
+  /**
+   * The message in parts (docs/parts.md); absent on a plain text message.
+   * @example [{"type":"reasoning","text":"Look up the order."},{"type":"text","text":"Your order has shipped."}]
+   */
+  parts?: MessagePartDto[];
   /**
    * Id of the client message an agent message answers.
    * @example "0190f5c2-8a4b-7c3d-9e1f-123456789abb"
@@ -57,3 +66,9 @@ export interface MessageFeedbackDto {
   /** @example "2025-01-15T09:31:00.000Z" */
   ts: Date;
 }
+
+/** The DTOs against the wire types (times are `Date` here, ISO strings on the wire): the build fails when they drift. */
+export type ConversationDtosMatchProtocol = [
+  Assert<Same<Omit<ConversationMessageDto, 'ts' | 'feedback'>, Omit<ClientInboundMessage, 'ts' | 'feedback'>>>,
+  Assert<Same<Omit<MessageFeedbackDto, 'ts'>, Omit<MessageFeedback, 'ts'>>>,
+];

@@ -42,11 +42,11 @@ export function registerAgentHandlers(
     socket.on(
       Events.reply,
       guardEvent({ ...guard, event: Events.reply, validate: isAgentReply }, async (reply) => {
-        const tooLarge = relay.replyError(reply);
-        if (tooLarge) return tooLarge;
+        const checked = relay.checkContent(reply, 'agent');
+        if (!('content' in checked)) return checked;
         // A reply that could not be logged is not sent and rejects: the guard acks SERVER_UNAVAILABLE.
         try {
-          return { ok: true, ...(await relay.publish(agentId, reply)) };
+          return { ok: true, ...(await relay.publish(agentId, { to: reply.to, replyTo: reply.replyTo, ...checked.content })) };
         } catch (err) {
           if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
           throw err;

@@ -3,7 +3,6 @@ import { agentAllowed } from '../../auth/agent-patterns';
 import type { Logger } from '../../logging/logger';
 import type { RuntimeEntry } from '../../store/store';
 import { runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
-import { payloadError } from '../../protocol/payload-limits';
 import {
   ADMIN_CLIENT_ID,
   errorAck,
@@ -250,10 +249,11 @@ class ClientSession extends SessionTimers implements GuardedSocket {
   }
 
   send(payload: ClientMessage): SendAck | Promise<SendAck> {
-    const tooLarge = payloadError(payload.text, payload.data, this.nsp.ctx.config.MAX_MESSAGE_BYTES);
-    if (tooLarge) return errorAck(tooLarge);
+    const checked = this.nsp.relay.checkContent(payload, 'user');
+    if (!('content' in checked)) return checked;
     const data = this.data;
-    return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, payload);
+    const message = { clientMessageId: payload.clientMessageId, ...checked.content };
+    return this.nsp.relay.relayClientMessage({ clientId: data.clientId, sub: data.sub, socketId: this.socket.id }, data.agentId, message);
   }
 
   /**

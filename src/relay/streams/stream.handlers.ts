@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io';
 import { Events } from '../../protocol';
-import { isActivityUpdate, isStreamDelta, isStreamEnd, isStreamStart } from '../../protocol/schemas';
+import { isActivityUpdate, isStreamDelta, isStreamEnd, isStreamPart, isStreamStart, isStreamUpdate } from '../../protocol/schemas';
 import { guardEvent, type GuardOptions } from '../event-guard';
 import type { ActivityTracker } from './activity-tracker';
 import type { StreamService } from './stream.service';
@@ -30,6 +30,21 @@ export function registerStreamHandlers(
     guardEvent(
       { ...guard, bucket: streams.bucketOf(socket.id), maxStrikes: deltaBurst, event: Events.streamDelta, validate: isStreamDelta },
       (payload) => streams.delta(socket, payload),
+    ),
+  );
+  // Parts and updates share the deltas' bucket: they are a stream's changes like deltas.
+  socket.on(
+    Events.streamPart,
+    guardEvent(
+      { ...guard, bucket: streams.bucketOf(socket.id), maxStrikes: deltaBurst, event: Events.streamPart, validate: isStreamPart },
+      (payload) => streams.part(socket, payload),
+    ),
+  );
+  socket.on(
+    Events.streamUpdate,
+    guardEvent(
+      { ...guard, bucket: streams.bucketOf(socket.id), maxStrikes: deltaBurst, event: Events.streamUpdate, validate: isStreamUpdate },
+      (payload) => streams.update(socket, payload),
     ),
   );
   socket.on(

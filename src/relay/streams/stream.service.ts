@@ -1,23 +1,43 @@
 import type { Socket } from 'socket.io';
 import { TokenBucket } from '../../limits/token-bucket';
-import { payloadError } from '../../protocol/payload-limits';
+import { jsonBytes, payloadError } from '../../protocol/payload-limits';
+import { checkContent, contentOf, partChangeError, partsError } from '../../protocol/part-checks';
 import type { Tally } from '../../metrics/metrics';
 import {
-  Authors,
+  applyPartChange,
   BROADCAST_TO,
+  botMessage,
+  defaultDeltaIndex,
   errorAck,
   Events,
-  type MessageEnd,
+  messageEnd,
+  messageStart,
+  partsOf,
+  type MessagePart,
+  type MessagePartEvent,
   type MessageStart,
+  type PartChange,
   type SendAck,
   type StreamDelta,
   type StreamDeltaAck,
   type StreamEnd,
+  type StreamPart,
+  type StreamPartAck,
   type StreamStart,
   type StreamStatus,
+  type StreamUpdate,
 } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
-import type { DeltaPublication, OpenStream, StreamBounds, StreamEnding, StreamRef, StreamTarget } from '../../store/stream-store';
+import { encodeChange } from '../../store/stream-changes';
+import type {
+  ChangeFrame,
+  DeltaPublication,
+  OpenStream,
+  StreamBounds,
+  StreamEnding,
+  StreamRef,
+  StreamTarget,
+} from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
@@ -26,12 +46,20 @@ import type { ActivityTracker } from './activity-tracker';
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 interface Owned extends Deadline, StreamTarget {
-  /** The user's room, and what other replicas get of a delta to it (null: emitted through the adapter). */
+  /** The user's room, and what other replicas get of a delta or a part to it (null: emitted through the adapter). */
   room: string;
   publication: DeltaPublication | null;
+  partPublication: DeltaPublication | null;
+  /** The JSON of its changes' events up to their seq: `{"id":…,"seq":`. */
+  frameHead: string;
+  /**
+   * The parts as the runtime made them, to check its next changes against: types, tool states and
+   * tool input; the text of text and reasoning parts is not kept here (the store has it).
+   */
+  parts: MessagePart[];
   socketId: string;
   start: LoggedMessage;
-  /** UTF-8 bytes of the text, counting the deltas still on their way to the store. */
+  /** Bytes counted against STREAM_MAX_BYTES (text deltas, parts' and updates' JSON), counting the changes still on their way to the store. */
   bytes: number;
   seq: number;
   /** Appends sent and not yet answered: the runtime's end waits for them. */
@@ -124,14 +152,12 @@ export class StreamService {
   async start(socket: Socket, agentId: string, payload: StreamStart): Promise<SendAck> {
     const { config, metrics } = this.ctx;
     if (payload.to === BROADCAST_TO) return errorAck('INVALID_PAYLOAD', "a stream goes to one user: '*' is refused");
-    const tooLarge = payloadError('', payload.data, config.MAX_MESSAGE_BYTES);
-    if (tooLarge) return errorAck(tooLarge);
+    const checked = checkContent({ text: '', data: payload.data, parts: payload.parts }, this.contentLimits, 'agent');
+    if (!('content' in checked)) return errorAck(checked.code, checked.message);
     const mine = this.streamsOf(socket.id);
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
     const { id, ts } = this.stamps.next();
-    const start: LoggedMessage = { id, ts, agentId, author: Authors.agent, text: '' };
-    if (payload.data !== undefined) start.data = payload.data;
-    if (payload.replyTo !== undefined) start.replyTo = payload.replyTo;
+    const start: LoggedMessage = botMessage({ id, ts, agentId }, checked.content, payload.replyTo);
     // Counted before the write, so a concurrent start cannot pass the limit while this one awaits.
     mine.ids.add(id);
     try {
@@ -151,9 +177,12 @@ export class StreamService {
       clientId: payload.to,
       room,
       publication: this.ctx.publicationTo(room, Events.messageDelta),
+      partPublication: this.ctx.publicationTo(room, Events.messagePart),
+      frameHead: `{"id":${JSON.stringify(id)},"seq":`,
+      parts: partsOf(start).map(withoutText),
       socketId: socket.id,
       start,
-      bytes: 0,
+      bytes: start.parts === undefined ? 0 : jsonBytes(start.parts),
       seq: 0,
       appends: new Set(),
       ending: false,
@@ -179,31 +208,103 @@ export class StreamService {
     metrics.streamsStarted.inc();
     metrics.streamsOpen.inc();
     this.activity.reached(agentId, payload.to);
-    const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
-    this.nsp.client.to(room).emit(Events.messageStart, message);
+    this.nsp.client.to(room).emit(Events.messageStart, messageStart(start, start.text, partsOf(start), 0));
     return { ok: true, id, ts };
   }
 
-  async delta(socket: Socket, { id, text }: StreamDelta): Promise<StreamDeltaAck> {
+  /** The bounds of a message's content (a stream's start, its end's data). */
+  private get contentLimits() {
+    return { maxBytes: this.ctx.config.MAX_MESSAGE_BYTES, maxParts: this.ctx.config.MESSAGE_MAX_PARTS };
+  }
+
+  async delta(socket: Socket, { id, text, index }: StreamDelta): Promise<StreamDeltaAck> {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
     this.deltasIn.add();
-    // The store refuses a delta past the limit too; refused here, it costs shared state nothing.
-    const size = Buffer.byteLength(text);
-    if (owned.bytes + size > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
-    owned.bytes += size;
-    const { room, publication } = owned;
+    const at = index ?? defaultDeltaIndex(owned.parts);
+    const change: PartChange = { kind: 'delta', index: at, text };
+    const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
+    if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
+    const frame = owned.publication === null ? null : { head: owned.frameHead, tail: `,"text":${JSON.stringify(text)},"index":${at}}` };
+    const result = await this.change(owned, change, Buffer.byteLength(text), owned.publication, frame);
+    if (!result.ok) return result;
+    const clients = this.nsp.client;
+    const here = clients.adapter.rooms.get(owned.room)?.size ?? 0;
+    // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
+    if (owned.publication === null) clients.to(owned.room).emit(Events.messageDelta, { id, seq: result.seq, text, index: at });
+    if (here > 0) this.deltasOut.add(here);
+    return { ok: true, seq: result.seq };
+  }
+
+  /** A new part of an open stream (docs/parts.md); acked with its seq and index. */
+  async part(socket: Socket, { id, part }: StreamPart): Promise<StreamPartAck> {
+    const owned = this.ownedBy(socket, id);
+    if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
+    const change: PartChange = { kind: 'part', part };
+    const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
+    if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
+    const index = owned.parts.length;
+    const result = await this.change(owned, change, jsonBytes(part), owned.partPublication, this.partFrame(owned, index, part));
+    if (!result.ok) return result;
+    if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part });
+    return { ok: true, seq: result.seq, index };
+  }
+
+  /**
+   * Merges fields into a part of an open stream. The whole part goes to the clients: a text or
+   * reasoning part's update must give its `text` (the hub keeps no copy of the text it streamed).
+   */
+  async update(socket: Socket, { id, index, part: patch }: StreamUpdate): Promise<StreamDeltaAck> {
+    const owned = this.ownedBy(socket, id);
+    if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
+    const change: PartChange = { kind: 'update', index, patch };
+    const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
+    if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
+    const held = owned.parts[index];
+    if ((held.type === 'text' || held.type === 'reasoning') && typeof patch.text !== 'string') {
+      return errorAck('INVALID_PAYLOAD', `part (index ${index}).text: an update of a ${held.type} part gives its whole text`);
+    }
+    const merged = { ...held, ...patch, type: held.type } as MessagePart;
+    const result = await this.change(owned, change, jsonBytes(patch), owned.partPublication, this.partFrame(owned, index, merged));
+    if (!result.ok) return result;
+    if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part: merged });
+    return { ok: true, seq: result.seq };
+  }
+
+  /** `message:part` as JSON around its seq, when it is published by the store. */
+  private partFrame(owned: Owned, index: number, part: MessagePart): ChangeFrame | null {
+    return owned.partPublication === null ? null : { head: owned.frameHead, tail: `,"index":${index},"part":${JSON.stringify(part)}}` };
+  }
+
+  private emitPart(room: string, event: MessagePartEvent): void {
+    this.nsp.client.to(room).emit(Events.messagePart, event);
+  }
+
+  /**
+   * Records one checked change of an owned stream in shared state, within STREAM_MAX_BYTES, and
+   * applies it to the runtime's view of the parts: its seq, or the error ack.
+   */
+  private async change(
+    owned: Owned,
+    change: PartChange,
+    bytes: number,
+    publication: DeltaPublication | null,
+    frame: ChangeFrame | null,
+  ): Promise<{ ok: true; seq: number } | ReturnType<typeof errorAck>> {
+    // The store refuses a change past the limit too; refused here, it costs shared state nothing.
+    if (owned.bytes + bytes > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
+    owned.bytes += bytes;
     let result;
     // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
     // 1.5 idle timeouts + 45 s ahead of the last delta, more than the idle timeout that ends the stream.
     const now = Date.now();
     const renew = now - owned.renewedAt >= this.bounds.ttlMs / 4;
-    const append = this.ctx.store.streams.append(owned, text, this.bounds, publication, renew);
+    const append = this.ctx.store.streams.append(owned, { record: encodeChange(change), bytes }, this.bounds, publication, frame, renew);
     owned.appends.add(append);
     try {
       result = await append;
     } catch (err) {
-      // The delta may not be recorded: the stream ends `error`, with the text shared state holds.
+      // The change may not be recorded: the stream ends `error`, with what shared state holds.
       this.failed(owned);
       throw err;
     } finally {
@@ -211,21 +312,50 @@ export class StreamService {
     }
     if (!result.ok) {
       if (result.reason === 'too-large') {
-        owned.bytes -= size;
+        owned.bytes -= bytes;
         return errorAck('PAYLOAD_TOO_LARGE');
       }
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');
     }
+    // Text is not kept here, only what the next changes are checked against (and a tool's input).
+    if (change.kind === 'delta') {
+      if (owned.parts[change.index]?.type === 'tool') applyPartChange(owned.parts, change);
+      else if (change.index === owned.parts.length) owned.parts.push({ type: 'text', text: '' });
+    } else applyPartChange(owned.parts, change.kind === 'part' ? { kind: 'part', part: withoutText(change.part) } : change);
     owned.seq = result.seq;
     owned.lastDeltaAt = Date.now();
     if (renew) owned.renewedAt = now;
-    const clients = this.nsp.client;
-    const here = clients.adapter.rooms.get(room)?.size ?? 0;
-    // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
-    if (publication === null) clients.to(room).emit(Events.messageDelta, { id, seq: result.seq, text });
-    if (here > 0) this.deltasOut.add(here);
     return { ok: true, seq: result.seq };
+  }
+
+  /**
+   * Applies a user's approval decision to part `index` of an open stream, on whatever replica owns
+   * it: its seq, or null when the stream is no longer open.
+   */
+  async decideInStream(ref: StreamTarget, index: number, part: MessagePart): Promise<number | null> {
+    const room = Rooms.client(ref.agentId, ref.clientId);
+    const publication = this.ctx.publicationTo(room, Events.messagePart);
+    const patch = { state: (part as { state?: string }).state, approval: (part as { approval?: unknown }).approval };
+    const frame =
+      publication === null
+        ? null
+        : { head: `{"id":${JSON.stringify(ref.id)},"seq":`, tail: `,"index":${index},"part":${JSON.stringify(part)}}` };
+    const target: StreamTarget = { agentId: ref.agentId, id: ref.id, clientId: ref.clientId };
+    const change: PartChange = { kind: 'update', index, patch };
+    const result = await this.ctx.store.streams.append(
+      target,
+      { record: encodeChange(change), bytes: 0 },
+      this.bounds,
+      publication,
+      frame,
+      false,
+    );
+    if (!result.ok) return null;
+    const owned = this.owned.get(ref.id);
+    if (owned?.parts[index]) applyPartChange(owned.parts, change);
+    if (publication === null) this.emitPart(room, { id: ref.id, seq: result.seq, index, part });
+    return result.seq;
   }
 
   async end(socket: Socket, payload: StreamEnd): Promise<SendAck> {
@@ -236,7 +366,14 @@ export class StreamService {
     const tooLarge = payloadError('', payload.data, config.MAX_MESSAGE_BYTES);
     if (tooLarge) return errorAck(tooLarge);
     const ending: StreamEnding = { status: payload.status ?? 'complete' };
-    if (payload.text !== undefined) ending.text = payload.text;
+    if (payload.parts !== undefined) {
+      const invalid = partsError(payload.parts, config.MESSAGE_MAX_PARTS, 'agent');
+      if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
+      const content = contentOf(payload.text ?? '', payload.parts);
+      if (typeof content === 'string') return errorAck('INVALID_PAYLOAD', content);
+      if (jsonBytes(content.parts) > config.STREAM_MAX_BYTES) return errorAck('PAYLOAD_TOO_LARGE');
+      ending.parts = content.parts ?? [];
+    } else if (payload.text !== undefined) ending.text = payload.text;
     if (payload.data !== undefined) ending.data = payload.data;
     // The end is acked ok only with every delta before it recorded: deltas still on their way to
     // shared state are waited for, and one that failed ends the stream `error` instead.
@@ -334,10 +471,7 @@ export class StreamService {
 
   /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
-    if (!published) {
-      const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-      this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
-    }
+    if (!published) this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, messageEnd(final, status));
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }
@@ -417,7 +551,12 @@ export class StreamService {
   }
 }
 
-/** `message:start` of an open stream: the start message with the text so far and its seq. */
+/** `message:start` of an open stream: the start message with the text and parts so far and their seq. */
 function startOf(open: OpenStream): MessageStart {
-  return { ...(open.message as MessageStart), text: open.text, seq: open.seq };
+  return messageStart(open.message, open.text, open.parts, open.seq);
+}
+
+/** A part as the owner keeps it: without the text of a text or reasoning part (the store has it). */
+function withoutText(part: MessagePart): MessagePart {
+  return part.type === 'text' || part.type === 'reasoning' ? { type: part.type, text: '' } : part;
 }

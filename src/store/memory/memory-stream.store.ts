@@ -1,21 +1,28 @@
-import { finalMessage } from '../log-entries';
-import type {
-  DeltaPublication,
-  DeltaResult,
-  EndedStream,
-  OpenStream,
-  StreamBounds,
-  StreamEnding,
-  StreamRecord,
-  StreamRef,
-  StreamStore,
-  StreamTarget,
+import { replayChanges } from '../stream-changes';
+import {
+  finalOf,
+  type ChangeFrame,
+  type DeltaPublication,
+  type DeltaResult,
+  type EncodedChange,
+  type EndedStream,
+  type OpenStream,
+  type StreamBounds,
+  type StreamEnding,
+  type StreamRecord,
+  type StreamRef,
+  type StreamStore,
+  type StreamTarget,
 } from '../stream-store';
 import type { MemoryConversationLog } from './memory-conversation.log';
 import { StreamText } from './stream-text';
 
-interface Held extends Omit<OpenStream, 'text'> {
-  text: StreamText;
+interface Held extends StreamRecord {
+  /** The changes, encoded as on Redis (stream-changes.ts): outside the V8 heap, rebuilt into parts when read. */
+  changes: StreamText;
+  /** Bytes counted against the bound. */
+  bytes: number;
+  seq: number;
   expiresAt: number;
 }
 
@@ -37,7 +44,8 @@ export class MemoryStreamStore implements StreamStore {
     for (const [id, held] of this.streams) if (held.expiresAt <= now) this.streams.delete(id);
     this.streams.set(key(record.message.agentId, record.message.id), {
       ...record,
-      text: new StreamText(),
+      changes: new StreamText(),
+      bytes: 0,
       seq: 0,
       expiresAt: now + bounds.ttlMs,
     });
@@ -46,16 +54,17 @@ export class MemoryStreamStore implements StreamStore {
 
   async append(
     { agentId, id }: StreamTarget,
-    text: string,
+    change: EncodedChange,
     bounds: StreamBounds,
     _publication: DeltaPublication | null,
+    _frame: ChangeFrame | null,
     renew: boolean,
   ): Promise<DeltaResult> {
     const held = this.live(agentId, id);
     if (!held) return { ok: false, reason: 'not-found' };
-    const bytes = Buffer.byteLength(text);
-    if (held.text.bytes + bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
-    held.text.append(text, bytes, bounds.maxBytes);
+    if (held.bytes + change.bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
+    held.bytes += change.bytes;
+    held.changes.append(change.record, Buffer.byteLength(change.record), Number.MAX_SAFE_INTEGER);
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
     return { ok: true, seq: ++held.seq };
   }
@@ -65,7 +74,7 @@ export class MemoryStreamStore implements StreamStore {
     const held = this.live(agentId, id);
     if (!held) return null;
     this.streams.delete(key(agentId, id));
-    const final = finalMessage(held.message, ending.text ?? held.text.toString(), ending.status, ending.data ?? held.message.data);
+    const final = finalOf(snapshot(held), ending);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
     return { final, seq: held.seq, clientId: held.clientId, published: false };
   }
@@ -110,5 +119,6 @@ function key(agentId: string, id: string): string {
 }
 
 function snapshot(held: Held): OpenStream {
-  return { message: held.message, clientId: held.clientId, owner: held.owner, text: held.text.toString(), seq: held.seq };
+  const { parts, text } = replayChanges(held.message, held.changes.toString());
+  return { message: held.message, clientId: held.clientId, owner: held.owner, text, parts, seq: held.seq };
 }

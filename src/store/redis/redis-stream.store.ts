@@ -1,8 +1,11 @@
 import type { LoggedMessage } from '../conversation-log';
+import { replayChanges } from '../stream-changes';
 import {
-  finalHead,
+  finalOf,
+  type ChangeFrame,
   type DeltaPublication,
   type DeltaResult,
+  type EncodedChange,
   type EndedStream,
   type EndPublications,
   type OpenStream,
@@ -14,73 +17,69 @@ import {
   type StreamTarget,
 } from '../stream-store';
 import { streamStartJson } from '../log-entries';
+import { messageEnd } from '../../protocol';
 import { hashTag, type RedisClient } from './redis-client';
 import { LUA_APPEND, LUA_FIND, type RedisConversationLog } from './redis-conversation.log';
 import { LuaScript } from './lua-script';
 
 // Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
-// message `m`, the final's JSON parts `head`/`tail`, start `data`, `client`, `owner`, `seq`) and its text
-// `…:stream:<id>:text` (APPEND per delta); per conversation a set `…:streams:<clientId>` of open ids. All
-// expire `ttlMs` after the open or the last delta that renewed them (the owner renews at least every
-// quarter of it), so nothing outlives a dead replica for long; the orphan sweep
-// (`…{streams}:orphans`, a sorted set of every open stream by the time its owner last promised to be
-// alive) ends them before that.
+// message `m`, `client`, `owner`, `seq`, the `bytes` counted against the bound) and its changes
+// `…:stream:<id>:changes` (APPEND per change, one line of JSON each: see store/stream-changes.ts); per
+// conversation a set `…:streams:<clientId>` of open ids. All expire `ttlMs` after the open or the last
+// change that renewed them (the owner renews at least every quarter of it), so nothing outlives a dead
+// replica for long; the orphan sweep (`…{streams}:orphans`, a sorted set of every open stream by the
+// time its owner last promised to be alive) ends them before that. JSON a client reads (a change's
+// event, the final, its `message:end`) is built by the caller in TypeScript; the scripts only store,
+// count and publish it.
 
-// KEYS: hash, text, set, then the log's stream, clock, user-index marker. ARGV: m, head, tail, data, client,
-// owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms. Returns append's result or 1.
-const OPEN = new LuaScript(`local now = tonumber(ARGV[13])${LUA_APPEND}
-redis.call('HSET', KEYS[1], 'm', ARGV[1], 'head', ARGV[2], 'tail', ARGV[3], 'data', ARGV[4], 'client', ARGV[5], 'owner', ARGV[6], 'seq', 0)
-redis.call('SET', KEYS[2], '', 'PX', ARGV[7])
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-redis.call('SADD', KEYS[3], ARGV[9])
-redis.call('PEXPIRE', KEYS[3], ARGV[7])
-if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12]) end
+// KEYS: hash, changes, set, then the log's stream, clock, user-index marker. ARGV: m, client, owner, ttl
+// ms, '1' to log, id, start entry json, log max, log ttl s, now ms. Returns append's result or 1.
+const OPEN = new LuaScript(`local now = tonumber(ARGV[10])${LUA_APPEND}
+redis.call('HSET', KEYS[1], 'm', ARGV[1], 'client', ARGV[2], 'owner', ARGV[3], 'seq', 0, 'bytes', 0)
+redis.call('SET', KEYS[2], '', 'PX', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('SADD', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if ARGV[5] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[6], ARGV[7], ARGV[8], ARGV[9]) end
 return 1`);
 
-// KEYS: hash, text, and the conversation's set when ARGV[3] renews the expiry. ARGV: text, max bytes, ttl
-// ms ('' to leave the expiry as it is), a shard channel ('' for none), the publication up to the delta's
-// seq and from after it (the text's JSON and the frame's end). Returns -1 (not open), -2 (too large) or
-// the seq. Three commands per delta (docs/streaming.md, "The hub ends every stream"): HINCRBY
-// answers whether the stream is open (a missing hash counts from 0, and only the first delta needs to
-// ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those before
-// they get here, so the copy it costs is rare), and the expiry is renewed only when the caller asks.
+// KEYS: hash, changes, and the conversation's set when ARGV[4] renews the expiry. ARGV: the encoded
+// change, its bytes (0: not bounded), max bytes, ttl ms ('' to leave the expiry as it is), a shard
+// channel ('' for none), the publication up to the change's seq and from after it. Returns -1 (not
+// open), -2 (too large) or the seq. HINCRBY answers whether the stream is open (a missing hash counts
+// from 0, and only the first change needs to ask further); a change past the bound is undone before
+// anything is appended (the relay refuses those before they get here), and the expiry is renewed only
+// when the caller asks (docs/streaming.md, "The hub ends every stream").
 const APPEND = new LuaScript(`
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 and redis.call('HEXISTS', KEYS[1], 'm') == 0 then redis.call('DEL', KEYS[1]); return -1 end
-local bytes = redis.call('APPEND', KEYS[2], ARGV[1])
-if bytes > tonumber(ARGV[2]) then
-  local kept = bytes - #ARGV[1]
+local size = tonumber(ARGV[2])
+if size > 0 and redis.call('HINCRBY', KEYS[1], 'bytes', size) > tonumber(ARGV[3]) then
+  redis.call('HINCRBY', KEYS[1], 'bytes', -size)
   redis.call('HINCRBY', KEYS[1], 'seq', -1)
-  redis.call('SET', KEYS[2], kept == 0 and '' or redis.call('GETRANGE', KEYS[2], 0, kept - 1), 'KEEPTTL')
   return -2
 end
-if ARGV[3] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3]); redis.call('PEXPIRE', KEYS[2], ARGV[3]); redis.call('PEXPIRE', KEYS[3], ARGV[3])
+redis.call('APPEND', KEYS[2], ARGV[1])
+if ARGV[4] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4]); redis.call('PEXPIRE', KEYS[3], ARGV[4])
 end
-if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[4], ARGV[5] .. seq .. ARGV[6]) end
+if ARGV[5] ~= '' then redis.call('SPUBLISH', ARGV[5], ARGV[6] .. seq .. ARGV[7]) end
 return seq`);
 
-// KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
-// the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms, then a
-// shard channel ('' for none) and the publication's parts around the `message:end` JSON (the final with its
-// status), published once the marker is logged. Returns false (not open) or { final json, seq }. Overlay
-// fields of messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
-const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_FIND}${LUA_APPEND}
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local m = redis.call('HMGET', KEYS[1], 'head', 'tail', 'data', 'seq')
-local text = ARGV[2]
-if text == '' then text = cjson.encode(redis.call('GET', KEYS[2]) or '') end
-local data = ARGV[3]
-if data == '' then data = m[3] end
-local final = m[1] .. ',"text":' .. text
-if data ~= '' then final = final .. ',"data":' .. data end
-final = final .. m[2]
-if ARGV[4] ~= 'complete' then final = final .. ',"status":"' .. ARGV[4] .. '"' end
-final = final .. '}'
+// KEYS: hash, changes, set, the log's stream, clock, user-index marker, overlay. ARGV: id, the final's
+// JSON, the seq it was built from, '1' to log, log max, log ttl s, now ms, then a shard channel ('' for
+// none) and the whole publication of its \`message:end\`, published once the marker is logged. Returns
+// false (not open), -1 (changed since the caller read it: build again) or the seq. Overlay fields of
+// messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
+const END = new LuaScript(`local now = tonumber(ARGV[7])${LUA_FIND}${LUA_APPEND}
+local seq = redis.call('HGET', KEYS[1], 'seq')
+if not seq then return false end
+if seq ~= ARGV[3] then return -1 end
+local final = ARGV[2]
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[1])
-if ARGV[5] == '1' then
-  local max, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
+if ARGV[4] == '1' then
+  local max, ttl = tonumber(ARGV[5]), tonumber(ARGV[6])
   append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e')
   redis.call('HSET', KEYS[7], 'f:' .. ARGV[1], final)
   redis.call('EXPIRE', KEYS[7], ttl)
@@ -93,45 +92,42 @@ if ARGV[5] == '1' then
     end
   end
 end
-if ARGV[9] ~= '' then
-  local ended = final
-  if ARGV[4] == 'complete' then ended = string.sub(final, 1, -2) .. ',"status":"complete"}' end
-  redis.call('SPUBLISH', ARGV[9], ARGV[10] .. ended .. ARGV[11])
-end
-return { final, tonumber(m[4]) }`);
+if ARGV[8] ~= '' then redis.call('SPUBLISH', ARGV[8], ARGV[9]) end
+return tonumber(seq)`);
 
-// KEYS: hash, text. Returns false or { m, client, owner, seq, text }.
+// KEYS: hash, changes. Returns false or { m, client, owner, seq, changes }.
 const GET = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local m = redis.call('HMGET', KEYS[1], 'm', 'client', 'owner', 'seq')
 return { m[1], m[2], m[3], m[4], redis.call('GET', KEYS[2]) or '' }`);
 
-// KEYS: the conversation's set. ARGV: the bot's key prefix. Returns { m, client, owner, seq, text } per open
-// stream (forgetting ids whose stream expired). The stream keys are built here: they share the set's slot.
+// KEYS: the conversation's set. ARGV: the bot's key prefix. Returns { m, client, owner, seq, changes } per
+// open stream (forgetting ids whose stream expired). The stream keys are built here: they share the set's slot.
 const OPEN_OF = new LuaScript(`
 local out = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local hash = ARGV[1] .. ':stream:' .. id
   if redis.call('EXISTS', hash) == 1 then
     local m = redis.call('HMGET', hash, 'm', 'client', 'owner', 'seq')
-    out[#out + 1] = { m[1], m[2], m[3], m[4], redis.call('GET', hash .. ':text') or '' }
+    out[#out + 1] = { m[1], m[2], m[3], m[4], redis.call('GET', hash .. ':changes') or '' }
   else
     redis.call('SREM', KEYS[1], id)
   end
 end
 return out`);
 
-type Row = [message: string, client: string, owner: string, seq: string, text: string];
+type Row = [message: string, client: string, owner: string, seq: string, changes: string];
 
 /** See {@link RedisStreamStore.prepare}. */
 interface Prepared {
-  publication: DeltaPublication | null;
-  /** Hash, text, the conversation's set: a delta that renews the expiry touches all three. */
+  /** Hash, changes, the conversation's set: a change that renews the expiry touches all three. */
   keys: string[];
-  /** Hash and text: the keys of any other delta. */
+  /** Hash and changes: the keys of any other change. */
   appendKeys: string[];
-  head: string;
 }
+
+/** How often an end is built again when a change came between its read and its write. */
+const END_ATTEMPTS = 5;
 
 /** Open streams on Redis; see the layout above. */
 export class RedisStreamStore implements StreamStore {
@@ -148,39 +144,32 @@ export class RedisStreamStore implements StreamStore {
   async open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void> {
     const { message, clientId, owner } = record;
     const { agentId, id } = message;
-    const { head, tail } = finalHead(message);
     const keys = [...this.streamKeys(agentId, id, clientId), ...this.log.appendKeys(agentId, clientId)];
     const [, json, max, ttl] = this.log.appendArgs(id, streamStartJson(message));
-    const data = message.data === undefined ? '' : JSON.stringify(message.data);
-    const args = [
-      JSON.stringify(message),
-      head,
-      tail,
-      data,
-      clientId,
-      owner,
-      bounds.ttlMs,
-      logged ? '1' : '',
-      id,
-      json,
-      max,
-      ttl,
-      Date.now(),
-    ];
+    const args = [JSON.stringify(message), clientId, owner, bounds.ttlMs, logged ? '1' : '', id, json, max, ttl, Date.now()];
     const result = await OPEN.run<number>(this.redis, keys, args);
     if (logged) await this.log.appended(agentId, clientId, result);
   }
 
   async append(
     stream: StreamTarget,
-    text: string,
+    change: EncodedChange,
     bounds: StreamBounds,
     publication: DeltaPublication | null,
+    frame: ChangeFrame | null,
     renew: boolean,
   ): Promise<DeltaResult> {
-    const prepared = this.prepare(stream, publication);
-    const tail = publication === null ? '' : `,"text":${JSON.stringify(text)}}${publication.after}`;
-    const args = [text, bounds.maxBytes, renew ? bounds.ttlMs : '', publication?.channel ?? '', prepared.head, tail];
+    const prepared = this.prepare(stream);
+    const published = publication !== null && frame !== null;
+    const args = [
+      change.record,
+      change.bytes,
+      bounds.maxBytes,
+      renew ? bounds.ttlMs : '',
+      published ? publication.channel : '',
+      published ? publication.before + frame.head : '',
+      published ? frame.tail + publication.after : '',
+    ];
     const seq = await APPEND.run<number>(this.redis, renew ? prepared.keys : prepared.appendKeys, args);
     if (seq === -1) return { ok: false, reason: 'not-found' };
     if (seq === -2) return { ok: false, reason: 'too-large' };
@@ -194,32 +183,35 @@ export class RedisStreamStore implements StreamStore {
     logged: boolean,
     publicationFor?: EndPublications,
   ): Promise<EndedStream | null> {
-    // The conversation is in the stream's hash; read it first (the set key needs it).
-    const open = await this.get(agentId, id);
-    if (!open) return null;
-    const { clientId } = open;
-    const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
-    const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
-    const { maxMessages, ttlS } = this.log.limits;
-    const text = ending.text === undefined ? '' : JSON.stringify(ending.text);
-    const data = ending.data === undefined ? '' : JSON.stringify(ending.data);
-    const publication = publicationFor?.(agentId, clientId) ?? null;
-    const args = [
-      id,
-      text,
-      data,
-      ending.status,
-      logged ? '1' : '',
-      maxMessages,
-      ttlS,
-      Date.now(),
-      publication?.channel ?? '',
-      publication?.before ?? '',
-      publication?.after ?? '',
-    ];
-    const result = await END.run<[string, number] | null>(this.redis, keys, args);
-    if (!result) return null;
-    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId, published: publication !== null };
+    // The final is built here from what the stream holds, and written only if nothing changed since
+    // (an approval decided on another replica may come between): else read and build again.
+    for (let attempt = 1; ; attempt++) {
+      const open = await this.get(agentId, id);
+      if (!open) return null;
+      const { clientId } = open;
+      const final = finalOf(open, ending);
+      const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
+      const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
+      const { maxMessages, ttlS } = this.log.limits;
+      const publication = publicationFor?.(agentId, clientId) ?? null;
+      const ended =
+        publication === null ? '' : `${publication.before}${JSON.stringify(messageEnd(final, ending.status))}${publication.after}`;
+      const args = [
+        id,
+        JSON.stringify(final),
+        open.seq,
+        logged ? '1' : '',
+        maxMessages,
+        ttlS,
+        Date.now(),
+        publication?.channel ?? '',
+        ended,
+      ];
+      const result = await END.run<number | null>(this.redis, keys, args);
+      if (result === null) return null;
+      if (result !== -1) return { final, seq: result, clientId, published: publication !== null };
+      if (attempt === END_ATTEMPTS) throw new Error(`stream ${id} kept changing while it was being ended`);
+    }
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {
@@ -252,16 +244,14 @@ export class RedisStreamStore implements StreamStore {
   }
 
   /**
-   * What every delta of a stream shares: its keys and the publication's head. Built at its first
-   * delta and kept on the caller's target (the relay keeps one per stream), so a delta builds only
-   * its own part.
+   * What every change of a stream shares: its keys. Built at its first change and kept on the
+   * caller's target (the relay keeps one per stream), so a change builds only its own part.
    */
-  private prepare(stream: StreamTarget, publication: DeltaPublication | null): Prepared {
+  private prepare(stream: StreamTarget): Prepared {
     const cached = stream.prepared as Prepared | undefined;
-    if (cached?.publication === publication) return cached;
+    if (cached) return cached;
     const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
-    const head = publication === null ? '' : `${publication.before}{"id":${JSON.stringify(stream.id)},"seq":`;
-    const prepared: Prepared = { publication, keys, appendKeys: keys.slice(0, 2), head };
+    const prepared: Prepared = { keys, appendKeys: keys.slice(0, 2) };
     stream.prepared = prepared;
     return prepared;
   }
@@ -269,7 +259,7 @@ export class RedisStreamStore implements StreamStore {
   /** Hash, text and (when the conversation is known) the conversation's set of open streams. */
   private streamKeys(agentId: string, id: string, clientId: string | null): string[] {
     const hash = `${this.log.botKey(agentId)}:stream:${id}`;
-    return clientId === null ? [hash, `${hash}:text`, hash] : [hash, `${hash}:text`, this.setKey(agentId, clientId)];
+    return clientId === null ? [hash, `${hash}:changes`, hash] : [hash, `${hash}:changes`, this.setKey(agentId, clientId)];
   }
 
   private setKey(agentId: string, clientId: string): string {
@@ -282,6 +272,8 @@ function member(ref: StreamRef): string {
   return `${ref.agentId} ${ref.id}`;
 }
 
-function parseRow([message, client, owner, seq, text]: Row): OpenStream {
-  return { message: JSON.parse(message) as LoggedMessage, clientId: client, owner, seq: Number(seq), text };
+function parseRow([message, client, owner, seq, changes]: Row): OpenStream {
+  const start = JSON.parse(message) as LoggedMessage;
+  const { parts, text } = replayChanges(start, changes);
+  return { message: start, clientId: client, owner, seq: Number(seq), text, parts };
 }

@@ -13,6 +13,7 @@ import * as handshakeSchemas from '../../../src/protocol/handshake.schemas';
 import * as outboundSchemas from '../../../src/protocol/outbound.schemas';
 import { HandshakeNames } from '../../../src/protocol/protocol.registry';
 import * as inboundSchemas from '../../../src/protocol/schemas';
+import * as partSchemas from '../../../src/protocol/parts.schemas';
 
 /**
  * docs/protocol.md ("The AsyncAPI document"): the AsyncAPI document of the relay protocol, as `npm run build` wrote it
@@ -53,11 +54,17 @@ const OPERATIONS: Record<string, [string, string, string, string, string | null]
   agentReceiveActivity: [Namespaces.agent, 'A→H', Events.activity, 'ActivityUpdate', 'ActivityAck'],
   agentSendStop: [Namespaces.agent, 'H→A', Events.stop, 'AgentStop', null],
   agentSendFeedback: [Namespaces.agent, 'H→A', Events.feedback, 'AgentFeedback', null],
+  // docs/parts.md
+  clientReceiveApproval: [Namespaces.client, 'C→H', Events.approval, 'ApprovalRequest', 'ApprovalAck'],
+  clientSendMessagePart: [Namespaces.client, 'H→C', Events.messagePart, 'MessagePartEvent', null],
+  agentReceiveStreamPart: [Namespaces.agent, 'A→H', Events.streamPart, 'StreamPart', 'StreamPartAck'],
+  agentReceiveStreamUpdate: [Namespaces.agent, 'A→H', Events.streamUpdate, 'StreamUpdate', 'StreamUpdateAck'],
+  agentSendApproval: [Namespaces.agent, 'H→A', Events.approval, 'AgentApproval', 'RuntimeApprovalAck'],
 };
 
 /** Every TypeBox schema the protocol exports, by title: payloads, acks, handshake, codes, shared parts. */
 function protocolSchemas(): Map<string, TSchema> {
-  const modules = [inboundSchemas, outboundSchemas, ackSchemas, handshakeSchemas, codeSchemas, commonSchemas];
+  const modules = [inboundSchemas, outboundSchemas, ackSchemas, handshakeSchemas, codeSchemas, commonSchemas, partSchemas];
   const byTitle = new Map<string, TSchema>();
   for (const module of modules) {
     for (const value of Object.values(module as Record<string, unknown>)) {

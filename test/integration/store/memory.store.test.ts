@@ -4,7 +4,7 @@ import { MemoryDedupeStore } from '../../../src/store/memory/memory-dedupe.store
 import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
-import { describeStreamStoreContract } from './stream-store.contract';
+import { describeStreamStoreContract, textDelta } from './stream-store.contract';
 import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
@@ -117,7 +117,7 @@ describe('MemoryStreamStore', () => {
     gc();
     const before = process.memoryUsage().heapUsed;
     const deltas = 20_000;
-    for (let i = 0; i < deltas; i++) await streams.append(target, `t${i % 10}`, bounds, null, false);
+    for (let i = 0; i < deltas; i++) await streams.append(target, textDelta(`t${i % 10}`), bounds, null, null, false);
     gc();
     const perDelta = (process.memoryUsage().heapUsed - before) / deltas;
     expect(perDelta).toBeLessThan(5);

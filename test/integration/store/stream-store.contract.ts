@@ -2,6 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { v7 } from 'uuid';
 import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
 import type { StreamStore } from '../../../src/store/stream-store';
+import { encodeChange } from '../../../src/store/stream-changes';
+import type { MessagePart, PartChange } from '../../../src/protocol';
+
+/** A change as the relay hands it to a store; bytes: what it counts against the bound. */
+export const encoded = (change: PartChange, bytes = change.kind === 'delta' ? Buffer.byteLength(change.text) : 0) => ({
+  record: encodeChange(change),
+  bytes,
+});
+/** A plain text delta: to the stream's one text part. */
+export const textDelta = (text: string) => encoded({ kind: 'delta', index: 0, text });
 
 /**
  * The behaviour every StreamStore shares, with the conversation log it writes (docs/streaming.md):
@@ -34,12 +44,12 @@ export function describeStreamStoreContract(
     };
     /** A delta from the owner, which renews the expiry. */
     const delta = (id: string, text: string, renew = true) =>
-      streams.append({ agentId: 'bot', id, clientId: 'u1' }, text, bounds, null, renew);
+      streams.append({ agentId: 'bot', id, clientId: 'u1' }, textDelta(text), bounds, null, null, renew);
     const history = async (limit = 50) => (await log.readBefore('bot', 'u1', undefined, limit)).messages;
 
     it('opens a stream, logging its start once, and lists it with its text and seq', async () => {
       const start = await open({ replyTo: 'm0', data: { k: [1] } });
-      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: '', seq: 0 }]);
+      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: '', parts: [], seq: 0 }]);
       expect(await streams.openOf('bot', 'u2')).toEqual([]);
       expect(await history()).toEqual([{ ...start, streaming: true }]);
       expect(await delta(start.id, 'Hel')).toEqual({ ok: true, seq: 1 });
@@ -60,15 +70,17 @@ export function describeStreamStoreContract(
       expect(await streams.get('bot', start.id)).toMatchObject({ text: `${'x'.repeat(18)}yy`, seq: 2 });
     });
 
-    it('keeps a long stream of multibyte deltas whole, and reads an unpaired surrogate back as U+FFFD', async () => {
+    it('keeps a long stream of multibyte deltas whole, and an unpaired surrogate as it came', async () => {
       const start = await open();
       const large = { maxBytes: 1 << 20, ttlMs: 60_000 };
       const pieces = Array.from({ length: 3000 }, (_, i) => ['añ', '✓ ', '😀', `${i} `][i % 4]);
-      for (const piece of pieces) await streams.append({ agentId: 'bot', id: start.id, clientId: 'u1' }, piece, large, null, false);
+      for (const piece of pieces)
+        await streams.append({ agentId: 'bot', id: start.id, clientId: 'u1' }, textDelta(piece), large, null, null, false);
       expect(await streams.get('bot', start.id)).toMatchObject({ text: pieces.join(''), seq: 3000 });
       const lone = await open();
-      await streams.append({ agentId: 'bot', id: lone.id, clientId: 'u1' }, 'a\ud800b', large, null, false);
-      expect(await streams.get('bot', lone.id)).toMatchObject({ text: 'a\ufffdb', seq: 1 });
+      // Changes are kept as JSON, which escapes a lone surrogate: it reads back as it was written.
+      await streams.append({ agentId: 'bot', id: lone.id, clientId: 'u1' }, textDelta('a\ud800b'), large, null, null, false);
+      expect(await streams.get('bot', lone.id)).toMatchObject({ text: 'a\ud800b', seq: 1 });
     });
 
     it('refuses a first delta past maxBytes, changing nothing: the next one is the first', async () => {
@@ -76,7 +88,9 @@ export function describeStreamStoreContract(
       expect(await delta(start.id, 'x'.repeat(21))).toEqual({ ok: false, reason: 'too-large' });
       expect(await streams.get('bot', start.id)).toMatchObject({ text: '', seq: 0 });
       expect(await delta(start.id, 'ok')).toEqual({ ok: true, seq: 1 });
-      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: start, clientId: 'u1', owner: 'sock-1', text: 'ok', seq: 1 }]);
+      expect(await streams.openOf('bot', 'u1')).toEqual([
+        { message: start, clientId: 'u1', owner: 'sock-1', text: 'ok', parts: [{ type: 'text', text: 'ok' }], seq: 1 },
+      ]);
     });
 
     it('ends a stream once, logging its final in place of the start: status kept unless complete', async () => {
@@ -190,13 +204,104 @@ export function describeStreamStoreContract(
       const [kept, left] = [msg(''), msg('')];
       for (const message of [kept, left]) await streams.open({ message, clientId: 'u1', owner: 's' }, short, false);
       await sleep(600);
-      const append = (id: string, renew: boolean) => streams.append({ agentId: 'bot', id, clientId: 'u1' }, 'x', short, null, renew);
+      const append = (id: string, renew: boolean) =>
+        streams.append({ agentId: 'bot', id, clientId: 'u1' }, textDelta('x'), short, null, null, renew);
       expect(await append(kept.id, true)).toEqual({ ok: true, seq: 1 });
       expect(await append(left.id, false)).toEqual({ ok: true, seq: 1 });
       // Past the first expiry, short of the renewed one.
       await sleep(600);
       expect(await streams.get('bot', left.id)).toBeNull();
-      expect(await streams.openOf('bot', 'u1')).toEqual([{ message: kept, clientId: 'u1', owner: 's', text: 'x', seq: 1 }]);
+      expect(await streams.openOf('bot', 'u1')).toEqual([
+        { message: kept, clientId: 'u1', owner: 's', text: 'x', parts: [{ type: 'text', text: 'x' }], seq: 1 },
+      ]);
+    });
+
+    describe('parts (docs/parts.md)', () => {
+      const target = (id: string) => ({ agentId: 'bot', id, clientId: 'u1' });
+      const change = (id: string, c: PartChange, bytes?: number) =>
+        streams.append(target(id), encoded(c, bytes), bounds, null, null, false);
+      const large = { maxBytes: 1 << 20, ttlMs: 60_000 };
+      const tool: MessagePart = { type: 'tool', toolCallId: 'c1', toolName: 'search', state: 'input-streaming' };
+
+      it('holds text, reasoning, a tool call whose input streams, and updates, each one seq, in order', async () => {
+        const start = await open({
+          text: 'Hi',
+          parts: [
+            { type: 'reasoning', text: 'think' },
+            { type: 'text', text: 'Hi' },
+          ],
+        });
+        const go = (c: PartChange) => streams.append(target(start.id), encoded(c, 1), large, null, null, false);
+        expect(await go({ kind: 'delta', index: 0, text: 'ing' })).toEqual({ ok: true, seq: 1 });
+        expect(await go({ kind: 'part', part: tool })).toEqual({ ok: true, seq: 2 });
+        expect(await go({ kind: 'delta', index: 2, text: '{"q":' })).toEqual({ ok: true, seq: 3 });
+        expect(await go({ kind: 'delta', index: 2, text: '"x\n"}' })).toEqual({ ok: true, seq: 4 });
+        expect(await go({ kind: 'update', index: 2, patch: { state: 'input-available', input: { q: 'x\n' } } })).toEqual({
+          ok: true,
+          seq: 5,
+        });
+        expect(await go({ kind: 'delta', index: 1, text: ' there' })).toEqual({ ok: true, seq: 6 });
+        expect(await go({ kind: 'delta', index: 3, text: 'more' })).toEqual({ ok: true, seq: 7 });
+        const parts: MessagePart[] = [
+          { type: 'reasoning', text: 'thinking' },
+          { type: 'text', text: 'Hi there' },
+          { ...tool, state: 'input-available', inputText: '{"q":"x\n"}', input: { q: 'x\n' } },
+          { type: 'text', text: 'more' },
+        ];
+        expect(await streams.get('bot', start.id)).toMatchObject({ text: 'Hi theremore', parts, seq: 7 });
+        expect(await streams.openOf('bot', 'u1')).toEqual([
+          { message: start, clientId: 'u1', owner: 'sock-1', text: 'Hi theremore', parts, seq: 7 },
+        ]);
+        const ended = await streams.end('bot', start.id, { status: 'complete' }, true);
+        const final = { id: start.id, ts: start.ts, agentId: 'bot', author: 'agent', text: 'Hi theremore', parts };
+        expect(ended).toEqual({ final, seq: 7, clientId: 'u1', published: false });
+        expect(await history()).toEqual([final]);
+      });
+
+      it('refuses a change past maxBytes whatever its kind, changing nothing; a change of 0 bytes is not bounded', async () => {
+        const start = await open();
+        expect(await change(start.id, { kind: 'part', part: tool }, 15)).toEqual({ ok: true, seq: 1 });
+        expect(await change(start.id, { kind: 'update', index: 0, patch: { title: 'big' } }, 6)).toEqual({
+          ok: false,
+          reason: 'too-large',
+        });
+        expect(await change(start.id, { kind: 'delta', index: 0, text: '123456' })).toEqual({ ok: false, reason: 'too-large' });
+        expect(await streams.get('bot', start.id)).toMatchObject({ parts: [tool], seq: 1 });
+        const decided = { state: 'approval-responded', approval: { id: 'a', approved: true } };
+        expect(await change(start.id, { kind: 'update', index: 0, patch: decided }, 0)).toEqual({ ok: true, seq: 2 });
+        expect(await streams.get('bot', start.id)).toMatchObject({ parts: [{ ...tool, ...decided }], seq: 2 });
+      });
+
+      it('ends with the parts the runtime gives (the text theirs), or a text that replaces the text parts only', async () => {
+        const a = await open({
+          text: 'draft',
+          parts: [
+            { type: 'reasoning', text: 'r' },
+            { type: 'text', text: 'draft' },
+          ],
+        });
+        const withParts = await streams.end('bot', a.id, { status: 'complete', parts: [{ type: 'text', text: 'x' }, tool] }, true);
+        expect(withParts?.final).toMatchObject({ text: 'x', parts: [{ type: 'text', text: 'x' }, tool] });
+        const b = await open({
+          text: 'draft',
+          parts: [
+            { type: 'reasoning', text: 'r' },
+            { type: 'text', text: 'draft' },
+          ],
+        });
+        const withText = await streams.end('bot', b.id, { status: 'complete', text: 'final' }, true);
+        expect(withText?.final).toMatchObject({
+          text: 'final',
+          parts: [
+            { type: 'reasoning', text: 'r' },
+            { type: 'text', text: 'final' },
+          ],
+        });
+        // A plain text stream stays plain: no parts on its final.
+        const c = await open();
+        await delta(c.id, 'plain');
+        expect((await streams.end('bot', c.id, { status: 'complete' }, true))?.final).not.toHaveProperty('parts');
+      });
     });
 
     it('opens and ends streams without logging them when the log is off', async () => {
