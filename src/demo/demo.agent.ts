@@ -2,6 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logging/logger';
 import { RelayAgent } from '../sdk/agent';
+import { PARTS_REQUEST, PartsShow, pause, words as split } from './demo.parts';
 import { DEMO_AGENT_ID } from './demo.routes';
 
 export interface DemoAgentOptions {
@@ -14,6 +15,10 @@ export interface DemoAgentOptions {
   thinkMs?: number;
   /** Pause between the words of a streamed answer, in milliseconds. Default 40. */
   wordMs?: number;
+  /** The origin browsers reach the hub at (PUBLIC_URL), for the image and sources of "parts". Default the loopback URL. */
+  publicUrl?: string;
+  /** How long the "parts" answer waits for the user's approval before it ends (under STREAM_IDLE_TIMEOUT_MS). Default 45 s. */
+  approvalWaitMs?: number;
 }
 
 export interface DemoAgent {
@@ -27,7 +32,8 @@ export interface DemoAgent {
  * any external runtime. It starts once `httpServer` listens (the port is unknown before) and
  * answers every message with `echo: <text>` the way an LLM bot would: activity `thinking` first,
  * then the answer streamed word by word, stopped when the user presses Stop (the handler's signal);
- * plus a debug trace that only admin clients see.
+ * plus a debug trace that only admin clients see. Asked "parts" (or "tools"), it answers with every
+ * part type instead (see {@link PartsShow}), including a tool call that waits for the user's approval.
  *
  * @example
  * const demo = config.DEMO_ENABLED ? attachDemoAgent(httpServer, { apiKey: config.AGENT_API_KEYS[0], logger }) : undefined;
@@ -38,8 +44,9 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
   let closed = false;
   const start = () => {
     if (closed) return;
+    const url = loopbackUrl(httpServer.address() as AddressInfo);
     agent = new RelayAgent({
-      url: loopbackUrl(httpServer.address() as AddressInfo),
+      url,
       apiKey: options.apiKey,
       agentId: options.agentId ?? DEMO_AGENT_ID,
     });
@@ -47,7 +54,13 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
     runtime.on('error', (err) => options.logger.warn({ err }, 'demo agent error'));
     const thinkMs = options.thinkMs ?? 400;
     const wordMs = options.wordMs ?? 40;
+    const parts = new PartsShow(runtime, {
+      publicUrl: options.publicUrl ?? url,
+      wordMs,
+      approvalWaitMs: options.approvalWaitMs ?? 45_000,
+    });
     runtime.onMessage(async (m, { signal }) => {
+      if (PARTS_REQUEST.test(m.text)) return parts.answer(m, signal);
       await runtime.activity(m.from, 'thinking');
       await pause(thinkMs, signal);
       if (signal.aborted) {
@@ -90,21 +103,8 @@ function loopbackUrl(address: AddressInfo): string {
 
 /** The words of `text` (each with the spaces after it), one every `wordMs`, like a model's tokens. */
 async function* words(text: string, wordMs: number): AsyncGenerator<string> {
-  for (const word of text.split(/(?<=\s)(?=\S)/)) {
+  for (const word of split(text)) {
     await pause(wordMs);
     yield word;
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

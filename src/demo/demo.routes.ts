@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import type { JwtService } from '../auth/jwt.service';
 import { ValidationError } from '../http/errors';
 import { demoPage } from './demo.page';
+import { PARTS_IMAGE, PARTS_IMAGE_PATH } from './demo.parts';
 
 /** The bot the demo page talks to; the in-process echo agent serves it. */
 export const DEMO_AGENT_ID = 'demo-echo';
@@ -75,6 +76,14 @@ export function demoRouter(deps: DemoDeps): Router {
 
   // Revalidated on every load (ETag), so a page never runs the script of an older build.
   router.use('/demo', express.static(DEMO_CLIENT_DIR, { index: false, maxAge: 0 }));
+
+  // The image of the bot's "parts" answer: the hub's own, so the demo shows a file part without a third party.
+  router.get(PARTS_IMAGE_PATH, (_req, res) => {
+    res.type('image/svg+xml').setHeader('Cache-Control', 'public, max-age=3600');
+    // Widgets embed it from other origins.
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+    res.send(PARTS_IMAGE);
+  });
 
   router.post('/demo/token', express.json({ limit: '1kb' }), (req, res) => {
     const requested: unknown = (req.body as { user?: unknown } | undefined)?.user;

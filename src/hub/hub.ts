@@ -219,7 +219,11 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   // The demo's echo bot connects to this hub like any runtime, once it listens.
   const demo =
     config.DEMO_ENABLED && config.AGENT_SHARED_KEYS_ENABLED
-      ? attachDemoAgent(httpServer, { apiKey: config.AGENT_API_KEYS[0], logger: logger.child({ component: 'demo' }) })
+      ? attachDemoAgent(httpServer, {
+          apiKey: config.AGENT_API_KEYS[0],
+          logger: logger.child({ component: 'demo' }),
+          ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+        })
       : undefined;
 
   let started: Promise<void> | undefined;

@@ -6,6 +6,8 @@ import {
   Events,
   HISTORY_DEFAULT_LIMIT,
   Namespaces,
+  type ApprovalAck,
+  type ApprovalRequest,
   type ClientAuth,
   type ClientInboundMessage,
   type ClientMessage,
@@ -32,6 +34,13 @@ import type { RelayChat, RelayChatEvents } from '../../sdk/browser/src';
 export class FakeClientHub {
   readonly io: Server;
   readonly received: ClientMessage[] = [];
+  /** Every `approval` decision, in order. */
+  readonly approvals: ApprovalRequest[] = [];
+  /** Answer to `approval`; default: the decision recorded. */
+  approvalAck: (req: ApprovalRequest) => ApprovalAck = (req) => ({
+    ok: true,
+    decision: { approved: req.approved, ...(req.reason ? { reason: req.reason } : {}), decidedBy: 'u1', ts: 'now' },
+  });
   readonly tokens: string[] = [];
   /** The handshake `auth` of every attempt, accepted or not. */
   readonly auths: ClientAuth[] = [];
@@ -108,6 +117,11 @@ export class FakeClientHub {
       socket.on(Events.stop, (req: StopRequest, ack: (res: OkAck) => void) => {
         this.stops.push(req);
         ack(this.stopAck(req));
+        this.notify();
+      });
+      socket.on(Events.approval, (req: ApprovalRequest, ack: (res: ApprovalAck) => void) => {
+        this.approvals.push(req);
+        ack(this.approvalAck(req));
         this.notify();
       });
       socket.on(Events.feedback, (req: FeedbackRequest, ack: (res: OkAck) => void) => {

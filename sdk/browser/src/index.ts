@@ -2,7 +2,7 @@
  * Browser embed SDK of relay-hub: `new RelayChat({ url, agentId, token })`.
  * Served by the hub as `/sdk/embed.mjs` (ES module) and `/sdk/embed.js` (global `RelayChat`).
  */
-export { RelayChat, type ConnectionState, type Gap, type RelayChatEvents, type StateChange } from './relay-chat';
+export { RelayChat, type ConnectionState, type Gap, type RelayChatEvents, type SendOptions, type StateChange } from './relay-chat';
 export type { RelayChatOptions } from './options';
 export type { BackoffOptions } from './backoff';
 export type { TokenOption } from './token-source';
@@ -15,11 +15,15 @@ export type {
   ActivityState,
   AgentActivity,
   AgentStatus,
+  ApprovalDecision,
   Author,
   ClientInboundMessage,
   MessageData,
   MessageEnd,
+  MessagePart,
+  MessagePartEvent,
   Rating,
   SessionInfo,
   StreamStatus,
+  ToolPart,
 } from '../../../src/protocol';

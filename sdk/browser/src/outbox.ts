@@ -1,4 +1,4 @@
-import type { MessageData } from '../../../src/protocol';
+import type { MessageData, MessagePart } from '../../../src/protocol';
 import { RelayChatError, SdkCodes } from './codes';
 
 export const DEFAULT_OUTBOX_LIMIT = 100;
@@ -14,6 +14,7 @@ export interface OutboxEntry {
   readonly clientMessageId: string;
   readonly text: string;
   readonly data?: MessageData;
+  readonly parts?: MessagePart[];
   /** Set while the entry is on the wire; a new object per transmission, so a stale ack is recognised. */
   flight: object | undefined;
   readonly resolve: (result: SendResult) => void;
@@ -39,12 +40,12 @@ export class Outbox {
   }
 
   /** Queues a message; the promise settles when it is acked, or rejects at once with `OUTBOX_FULL`. */
-  add(text: string, data?: MessageData): Promise<SendResult> {
+  add(text: string, data?: MessageData, parts?: MessagePart[]): Promise<SendResult> {
     if (this.entries.length >= this.limit) {
       return Promise.reject(new RelayChatError(SdkCodes.OUTBOX_FULL, `outbox holds ${this.limit} unacknowledged messages`, true));
     }
     return new Promise<SendResult>((resolve, reject) => {
-      this.entries.push({ clientMessageId: this.newId(), text, data, flight: undefined, resolve, reject });
+      this.entries.push({ clientMessageId: this.newId(), text, data, parts, flight: undefined, resolve, reject });
     });
   }
 

@@ -3,6 +3,7 @@ import {
   Events,
   type AgentActivity,
   type AgentStatus,
+  type ApprovalDecision,
   type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
@@ -11,6 +12,8 @@ import {
   type HubToClientEvents,
   type MessageData,
   type MessageEnd,
+  type MessagePart,
+  type MessagePartEvent,
   type Rating,
   type SendAck,
   type SessionClosed,
@@ -32,6 +35,12 @@ import { watchWakeSignals } from './wake-signals';
 
 /** `connecting` includes waiting to retry; `disconnected` is final (after `close()` or a terminal code). */
 export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
+
+/** Options of `send`: a JSON object, and parts (`file` and `data` parts beside the text). */
+export interface SendOptions {
+  data?: MessageData;
+  parts?: MessagePart[];
+}
 
 /** Payload of the `state` event. `code` says why, when there is a reason (always on a terminal stop). */
 export interface StateChange {
@@ -61,8 +70,10 @@ export interface RelayChatEvents {
    * follows as it grows, then `message:end`.
    */
   message: ClientInboundMessage | StreamingMessage;
-  /** An open stream grew: its whole text so far. */
+  /** An open stream grew or changed: the whole message so far, its `parts` kept current. */
   'message:update': MessageUpdate;
+  /** A part of a message that is no longer streaming changed (an approval decided after its stream ended). */
+  'message:part': MessagePartEvent;
   /**
    * A stream ended: `text` is final and replaces what was shown; `status` says how (`complete`,
    * `error`, `cancelled`, `interrupted`, `timeout`). Also for a stream that ended while offline.
@@ -152,12 +163,17 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * it; rejects with a {@link RelayChatError}: an error ack code (`AGENT_OFFLINE`, `TIMEOUT`,
    * `RATE_LIMITED`, …), `OUTBOX_FULL`, `PAYLOAD_TOO_LARGE`, `INVALID_PAYLOAD`, or `CLOSED` / the
    * terminal code when the chat stops first. Offline sends wait in the outbox and go out in order.
+   * `options` may carry `data` and `parts` (a user's `file` and `data` parts, docs/browser-sdk.md).
    */
-  send(text: string, data?: MessageData): Promise<SendResult> {
+  send(text: string, options: SendOptions = {}): Promise<SendResult> {
     if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
-    const invalid = checkPayload(text, data, this.endpoint.maxMessageBytes);
+    const { data, parts, ...rest } = options;
+    // `send(text, data)` of earlier releases would lose its data silently here.
+    const invalid = Object.keys(rest).length
+      ? new RelayChatError('INVALID_PAYLOAD', 'send(text, { data, parts })')
+      : checkPayload(text, data, this.endpoint.maxMessageBytes, parts);
     if (invalid) return Promise.reject(invalid);
-    const result = this.outbox.add(text, data);
+    const result = this.outbox.add(text, data, parts);
     this.flush();
     return result;
   }
@@ -208,7 +224,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const cmid = this.lastClientMessageId;
     const payload = target !== undefined ? { id: target } : cmid !== undefined ? { clientMessageId: cmid } : undefined;
     if (!payload) return Promise.reject(new RelayChatError('STREAM_NOT_FOUND', 'no answer to stop'));
-    return this.ask(Events.stop, payload);
+    return this.ask(Events.stop, payload).then(() => {});
   }
 
   /**
@@ -220,13 +236,22 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (rating !== null && rating !== 'up' && rating !== 'down') {
       return Promise.reject(new RelayChatError('INVALID_PAYLOAD', "rating must be 'up', 'down' or null"));
     }
-    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment });
+    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment }).then(() => {});
   }
 
-  private ask<E extends 'stop' | 'feedback'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]): Promise<void> {
-    return request(this.socket, this.current === 'connected', event, payload, this.endpoint.ackTimeoutMs, () => this.stopped).then(
-      () => {},
-    );
+  /**
+   * Decides on a tool call the bot asked to approve: the part in message `messageId` with approval
+   * `approvalId`. Resolves with the recorded decision, which every tab then shows (the part moves
+   * to `approval-responded`). Rejects with `APPROVAL_DECIDED` when another decision was recorded
+   * first, `APPROVAL_EXPIRED`, `MESSAGE_NOT_FOUND`, and like `history()` without a connection.
+   */
+  approve(messageId: string, approvalId: string, approved: boolean, reason?: string): Promise<ApprovalDecision> {
+    const payload = reason === undefined ? { messageId, approvalId, approved } : { messageId, approvalId, approved, reason };
+    return this.ask(Events.approval, payload).then((ack) => ack.decision);
+  }
+
+  private ask<E extends 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
+    return request(this.socket, this.current === 'connected', event, payload, this.endpoint.ackTimeoutMs, () => this.stopped);
   }
 
   /** Disconnects for good; pending sends reject with `CLOSED`. */
@@ -329,12 +354,15 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     socket.on(Events.messageStart, (m) => {
       if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
       if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
-      else this.emit('message:update', { id: m.id, text: m.text, seq: m.seq });
+      else this.emit('message:update', { ...m });
     });
-    socket.on(Events.messageDelta, (d) => {
-      const update = this.streams.delta(d);
+    const change = (c: Parameters<OpenStreams['change']>[0]) => {
+      const update = this.streams.change(c);
       if (update) this.emit('message:update', update);
-    });
+      else if (c?.seq === 0 && 'part' in c) this.emit('message:part', c);
+    };
+    socket.on(Events.messageDelta, change);
+    socket.on(Events.messagePart, change);
     socket.on(Events.messageEnd, (m) => {
       if (typeof m?.id !== 'string') return;
       this.ended.seen(m.id);
@@ -379,6 +407,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
     this.lastClientMessageId = entry.clientMessageId;
     if (entry.data !== undefined) payload.data = entry.data;
+    if (entry.parts !== undefined) payload.parts = entry.parts;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
       if (entry.flight !== flight) return;

@@ -1,11 +1,7 @@
-import type { MessageDelta, MessageStart } from '../../../src/protocol';
+import type { MessageDelta, MessagePart, MessagePartEvent, MessageStart } from '../../../src/protocol';
 
-/** Payload of `message:update`: the whole text of an open stream so far, holding `seq` deltas. */
-export interface MessageUpdate {
-  id: string;
-  text: string;
-  seq: number;
-}
+/** Payload of `message:update`: the whole message of an open stream so far (text, parts), holding `seq` changes. */
+export type MessageUpdate = MessageStart;
 
 /** What `message` carries when a stream starts: the text so far, and `streaming: true`. */
 export type StreamingMessage = MessageStart & { streaming: true };
@@ -26,16 +22,33 @@ export class OpenStreams {
   start(m: MessageStart): boolean {
     const known = this.open.has(m.id) || this.stale.delete(m.id);
     this.open.delete(m.id);
-    this.open.set(m.id, { id: m.id, text: m.text, seq: m.seq });
+    this.open.set(m.id, { ...m });
     return !known;
   }
 
-  /** A `message:delta`: the stream's whole text after it, or undefined when it is not the next one. */
-  delta(d: MessageDelta): MessageUpdate | undefined {
-    const held = this.open.get(d.id);
-    if (!held || d.seq !== held.seq + 1 || typeof d.text !== 'string') return undefined;
-    held.seq = d.seq;
-    held.text += d.text;
+  /**
+   * A `message:delta` or `message:part`: the stream's whole message after it, or undefined when it
+   * is not the next one. A delta to part 0 of a message without parts is plain text.
+   */
+  change(c: MessageDelta | MessagePartEvent): MessageUpdate | undefined {
+    const held = this.open.get(c.id);
+    if (!held || c.seq !== held.seq + 1) return undefined;
+    held.seq = c.seq;
+    if ('part' in c || (held.parts ?? c.index)) {
+      // The parts a plain-text snapshot implies: one text part, or none yet.
+      const parts = (held.parts = [...(held.parts ?? (held.text ? [{ type: 'text', text: held.text }] : []))]);
+      const i = c.index ?? parts.length;
+      const p = parts[i];
+      parts[i] =
+        'part' in c
+          ? c.part
+          : !p
+            ? { type: 'text', text: c.text }
+            : p.type === 'tool'
+              ? { ...p, inputText: (p.inputText ?? '') + c.text }
+              : ({ ...p, text: (p as { text: string }).text + c.text } as MessagePart);
+      held.text = parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    } else held.text += c.text;
     return { ...held };
   }
 
@@ -44,7 +57,7 @@ export class OpenStreams {
     return this.open.delete(id) || this.stale.delete(id);
   }
 
-  /** The text and seq held for an open stream. */
+  /** The message held for an open stream. */
   get(id: string): MessageUpdate | undefined {
     return this.open.get(id);
   }

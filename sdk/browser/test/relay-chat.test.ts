@@ -31,7 +31,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     expect(states).toEqual([{ state: 'connecting' }, { state: 'connected' }]);
     expect(chat.state).toBe('connected');
     await expect(status).resolves.toEqual({ agentId: 'bot', online: true });
-    const ack = await chat.send('hello', { lang: 'en' });
+    const ack = await chat.send('hello', { data: { lang: 'en' } });
     expect(hub.received).toEqual([{ clientMessageId: expect.stringMatching(/^[0-9a-f-]{36}$/), text: 'hello', data: { lang: 'en' } }]);
     expect(ack).toEqual({ id: `h-${hub.received[0].clientMessageId}`, ts: 'now' });
     expect(hub.last.handshake.auth).toEqual({ token: 'jwt', agentId: 'bot' });
@@ -76,7 +76,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const queued = [chat.send('a'), chat.send('b')];
     await expect(chat.send('c')).rejects.toMatchObject({ code: 'OUTBOX_FULL' });
     await expect(chat.send('x'.repeat(300))).rejects.toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
-    await expect(chat.send('x', [] as unknown as Record<string, unknown>)).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
+    await expect(chat.send('x', { data: [] as unknown as Record<string, unknown> })).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
     await Promise.all(queued);
   });
 

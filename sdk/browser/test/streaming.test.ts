@@ -147,7 +147,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     await connected(chat);
     expect(await first).toMatchObject({ id: s.id, text: 'so far', seq: 1, streaming: true });
     hub.delta(s.id, ', and more');
-    expect(await updated(chat, s.id, 2)).toEqual({ id: s.id, text: 'so far, and more', seq: 2 });
+    expect(await updated(chat, s.id, 2)).toEqual({ ...s, text: 'so far, and more', seq: 2 });
   });
 
   it('shows an open stream in a history page as streaming, and still hands the page its end', async () => {
