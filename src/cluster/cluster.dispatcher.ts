@@ -10,8 +10,9 @@ import {
   type RuntimeDeliveries,
   type SocketDelivery,
   type RuntimeDispatcher,
+  type RuntimeEvent,
 } from '../relay/dispatcher';
-import type { AgentInboundMessage } from '../protocol';
+import type { AgentApproval, AgentInboundMessage } from '../protocol';
 import { fill, parseFrame, withTrailingField, type Template } from '../store/json-frames';
 import type { Handoff, RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
@@ -31,7 +32,9 @@ interface DeliveryRequest {
   timeoutMs: number;
   /** The dedupe record to mark delivered with the response, when the requesting replica asks for it. */
   record?: DeliveryRecord;
-  message: AgentInboundMessage;
+  /** The event the runtime gets, when not `message` (an approval decision). */
+  event?: RuntimeEvent;
+  message: AgentInboundMessage | AgentApproval;
 }
 
 /** What comes before a request's message in its JSON. */
@@ -153,8 +156,14 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     channels.subscribe(this.channelOf(replicaId), (raw) => this.onMessage(raw));
   }
 
-  async deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult> {
-    if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs);
+  async deliver(
+    target: RuntimeEntry,
+    message: AgentInboundMessage | AgentApproval,
+    timeoutMs: number,
+    record: DeliveryRecord | null,
+    event?: RuntimeEvent,
+  ): Promise<DeliveryResult> {
+    if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs, record, event);
     const pending = this.awaitResponse(timeoutMs);
     const envelope: Omit<DeliveryRequest, 'message'> = {
       t: 'req',
@@ -163,7 +172,8 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       socketId: target.socketId,
       timeoutMs,
     };
-    if (this.dedupe !== null) envelope.record = record;
+    if (this.dedupe !== null && record !== null) envelope.record = record;
+    if (event !== undefined) envelope.event = event;
     let receivers: number;
     try {
       const request = withTrailingField(envelope, 'message');
@@ -216,12 +226,12 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   }
 
   /** Serves a request whose message is `message`, or its JSON as it came. */
-  private serve(request: Omit<DeliveryRequest, 'message'>, message: AgentInboundMessage | string): void {
+  private serve(request: Omit<DeliveryRequest, 'message'>, message: AgentInboundMessage | AgentApproval | string): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
     const deliver = (s: Socket) =>
       typeof message === 'string'
-        ? this.deliveries.deliverJson(s, message, request.timeoutMs)
-        : this.deliveries.deliver(s, message, request.timeoutMs);
+        ? this.deliveries.deliverJson(s, message, request.timeoutMs, request.event)
+        : this.deliveries.deliver(s, message, request.timeoutMs, request.event);
     const work = (socket?.connected ? deliver(socket) : Promise.resolve<SocketDelivery>('gone')).then((result) =>
       this.respond(request, result),
     );

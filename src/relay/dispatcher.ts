@@ -1,5 +1,5 @@
 import type { Namespace, Socket } from 'socket.io';
-import { Events, type AgentInboundMessage } from '../protocol';
+import { Events, type AgentApproval, type AgentInboundMessage } from '../protocol';
 import { emitJsonWithAck } from '../internals/socket-io.internals';
 import type { DedupeKey, DedupeRecord, Handoff, RuntimeEntry } from '../store/store';
 
@@ -20,12 +20,21 @@ export interface DeliveryRecord {
   ttlS: number;
 }
 
+/** What a runtime is handed and acks: a client message, or a user's approval decision (docs/parts.md). */
+export type RuntimeEvent = typeof Events.message | typeof Events.approval;
+
 /**
- * Hands a client message to one agent runtime and waits for its ack. The cluster implementation
+ * Hands a client message (or an approval decision, `event`) to one agent runtime and waits for its ack. The cluster implementation
  * forwards to the replica that holds the runtime and gets the ack back point to point.
  */
 export interface RuntimeDispatcher {
-  deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number, record: DeliveryRecord): Promise<DeliveryResult>;
+  deliver(
+    target: RuntimeEntry,
+    message: AgentInboundMessage | AgentApproval,
+    timeoutMs: number,
+    record: DeliveryRecord | null,
+    event?: RuntimeEvent,
+  ): Promise<DeliveryResult>;
   /**
    * A delivery of `message` (to the runtime of rendezvous seed `seed`) for the store to start with
    * the intake, or null where it cannot: then {@link deliver} as usual.
@@ -60,11 +69,16 @@ export class RuntimeDeliveries {
    * which a runtime that never acks never does; with the timeout the library drops the entry when
    * it fires. So what a live runtime holds is bounded by its deliveries of the last timeout period.
    */
-  deliver(socket: Socket, message: AgentInboundMessage, timeoutMs: number): Promise<SocketDelivery> {
+  deliver(
+    socket: Socket,
+    message: AgentInboundMessage | AgentApproval,
+    timeoutMs: number,
+    event: RuntimeEvent = Events.message,
+  ): Promise<SocketDelivery> {
     if (!socket.connected) return Promise.resolve('gone');
     return new Promise((resolve) => {
       const pending = new PendingAck(this.pendingOn(socket), resolve);
-      socket.timeout(timeoutMs).emit(Events.message, message, (err: Error | null) => pending.settle(err ? 'timeout' : 'acked'));
+      socket.timeout(timeoutMs).emit(event, message, (err: Error | null) => pending.settle(err ? 'timeout' : 'acked'));
     });
   }
 
@@ -72,11 +86,11 @@ export class RuntimeDeliveries {
    * {@link deliver} for a message given as its JSON (one another replica handed over): written as
    * it came, not parsed and serialized again.
    */
-  deliverJson(socket: Socket, json: string, timeoutMs: number): Promise<SocketDelivery> {
+  deliverJson(socket: Socket, json: string, timeoutMs: number, event: RuntimeEvent = Events.message): Promise<SocketDelivery> {
     if (!socket.connected) return Promise.resolve('gone');
     return new Promise((resolve) => {
       const pending = new PendingAck(this.pendingOn(socket), resolve);
-      emitJsonWithAck(socket, Events.message, json, timeoutMs, (err) => pending.settle(err ? 'timeout' : 'acked'));
+      emitJsonWithAck(socket, event, json, timeoutMs, (err) => pending.settle(err ? 'timeout' : 'acked'));
     });
   }
 
@@ -159,10 +173,16 @@ export class LocalDispatcher implements RuntimeDispatcher {
     private readonly deliveries: RuntimeDeliveries,
   ) {}
 
-  deliver(target: RuntimeEntry, message: AgentInboundMessage, timeoutMs: number): Promise<DeliveryResult> {
+  deliver(
+    target: RuntimeEntry,
+    message: AgentInboundMessage | AgentApproval,
+    timeoutMs: number,
+    _record?: DeliveryRecord | null,
+    event?: RuntimeEvent,
+  ): Promise<DeliveryResult> {
     const socket = this.agents.sockets.get(target.socketId);
     if (!socket?.connected) return Promise.resolve('gone');
-    return this.deliveries.deliver(socket, message, timeoutMs);
+    return this.deliveries.deliver(socket, message, timeoutMs, event);
   }
 
   prepare(): null {

@@ -41,6 +41,6 @@ export function attachRelay(
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
   registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
-  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams));
+  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams, dispatcher));
   return { service, streams };
 }

@@ -64,6 +64,16 @@ export interface ConversationLog {
    * with the message by every read; false when `id` is not a bot message of that conversation.
    */
   setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean>;
+  /**
+   * The bot message `id` of the conversation as reads show it (a streamed one's final once it
+   * ended), or null when `id` is not a bot message of that conversation (broadcasts are not looked at).
+   */
+  findBotMessage(agentId: string, clientId: string, id: string): Promise<LoggedMessage | null>;
+  /**
+   * Keeps `message` in place of bot message `message.id` of the conversation for every later read
+   * (an approval decided on it: docs/parts.md); false when it is not a bot message there.
+   */
+  replaceBotMessage(agentId: string, clientId: string, message: LoggedMessage): Promise<boolean>;
   /** Erases one conversation (not the bot's broadcasts); true when it existed. */
   deleteConversation(agentId: string, clientId: string): Promise<boolean>;
   /** Erases every conversation of `clientId` with every bot; resolves with how many there were. */

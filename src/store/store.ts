@@ -1,3 +1,4 @@
+import type { ApprovalStore } from './approval-store';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateBudget } from '../limits/rate-budgets';
 import type { AgentDepartures } from './agent-departures';
@@ -244,6 +245,8 @@ export interface Store {
   readonly conversations: ConversationLog;
   /** Open streamed replies (docs/streaming.md). */
   readonly streams: StreamStore;
+  /** Users' decisions on bots' approval requests (docs/parts.md). */
+  readonly approvals: ApprovalStore;
   /** When bots' last runtimes left, for the restart grace. */
   readonly departures: AgentDepartures;
   close(): Promise<void>;

@@ -11,6 +11,7 @@ import {
   SessionClosedCodes,
   type AuthRefresh,
   type ClientMessage,
+  type ApprovalRequest,
   type FeedbackRequest,
   type MessageStart,
   type StopRequest,
@@ -20,7 +21,14 @@ import {
   type SendAck,
   type SessionInfo,
 } from '../../protocol';
-import { isAuthRefresh, isClientMessage, isFeedbackRequest, isHistoryRequest, isStopRequest } from '../../protocol/schemas';
+import {
+  isApprovalRequest,
+  isAuthRefresh,
+  isClientMessage,
+  isFeedbackRequest,
+  isHistoryRequest,
+  isStopRequest,
+} from '../../protocol/schemas';
 import type { StreamService } from '../streams/stream.service';
 import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';
@@ -48,6 +56,7 @@ interface ClientNamespace {
   history: GuardedEvent<HistoryRequest>;
   stop: GuardedEvent<StopRequest>;
   feedback: GuardedEvent<FeedbackRequest>;
+  approval: GuardedEvent<ApprovalRequest>;
   gates: ReplayGates;
   streams: StreamService;
   actions: UserActions;
@@ -95,6 +104,13 @@ export function registerClientHandlers(
       metrics,
       failures: ctx.handlerFailures,
     },
+    approval: {
+      event: Events.approval,
+      maxStrikes: config.MESSAGE_RATE_BURST,
+      validate: isApprovalRequest,
+      metrics,
+      failures: ctx.handlerFailures,
+    },
     gates: new ReplayGates(nsp),
     streams,
     actions,
@@ -123,6 +139,10 @@ export function registerClientHandlers(
     [Events.feedback](...args) {
       const session = sessions.get(this)!;
       void runGuarded(shared.feedback, session, args, (payload) => actions.feedback(session.user, payload));
+    },
+    [Events.approval](...args) {
+      const session = sessions.get(this)!;
+      void runGuarded(shared.approval, session, args, (payload) => actions.approval(session.user, payload));
     },
     disconnect(reason) {
       sessions.get(this)!.end(reason as string);

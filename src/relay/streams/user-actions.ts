@@ -3,6 +3,8 @@ import {
   Events,
   type AgentFeedback,
   type AgentStop,
+  type ApprovalAck,
+  type ApprovalRequest,
   type FeedbackRequest,
   type MessageFeedback,
   type OkAck,
@@ -12,19 +14,31 @@ import type { RuntimeEntry } from '../../store/store';
 import { isoNow } from '../ids';
 import type { ClientSocketData, RelayContext, RelayNamespaces } from '../relay.context';
 import { pickByRendezvous } from '../rendezvous';
+import type { RuntimeDispatcher } from '../dispatcher';
+import { Approvals } from './approvals';
 import type { StreamService } from './stream.service';
 
 /**
- * What a user does to the bot's answers (docs/streaming.md): stop one (by its id, or by the user's
- * own message it answers, so stop works before the stream exists) and rate one. Both reach the
- * runtime through its socket's own room, on whatever replica holds it.
+ * What a user does to the bot's answers (docs/streaming.md, docs/parts.md): stop one (by its id, or
+ * by the user's own message it answers, so stop works before the stream exists), rate one, decide
+ * on its tool calls' approval requests. Stops and ratings reach the runtime through its socket's
+ * own room, on whatever replica holds it; decisions are delivered with an ack.
  */
 export class UserActions {
+  private readonly approvals: Approvals;
+
   constructor(
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly streams: StreamService,
-  ) {}
+    dispatcher: RuntimeDispatcher,
+  ) {
+    this.approvals = new Approvals(ctx, nsp, dispatcher, streams);
+  }
+
+  approval(user: ClientSocketData, request: ApprovalRequest): Promise<ApprovalAck> {
+    return this.approvals.decide(user, request);
+  }
 
   async stop(user: ClientSocketData, request: StopRequest): Promise<OkAck> {
     const { agentId, clientId, sub } = user;

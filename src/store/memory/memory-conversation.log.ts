@@ -153,6 +153,25 @@ export class MemoryConversationLog implements ConversationLog {
     return true;
   }
 
+  async findBotMessage(agentId: string, clientId: string, id: string): Promise<LoggedMessage | null> {
+    const log = this.logs.get(logKey(agentId, clientId));
+    if (!log) return null;
+    const position = messagePosition(log, id);
+    if (position === -1) return null;
+    const entry = decodeEntry(log.entries.jsonAt(position));
+    if (entry.kind === 'end' || entry.message.author !== 'agent') return null;
+    const final = log.overlay.get(id)?.final;
+    return final ? (JSON.parse(final) as LoggedMessage) : entry.message;
+  }
+
+  async replaceBotMessage(agentId: string, clientId: string, message: LoggedMessage): Promise<boolean> {
+    if ((await this.findBotMessage(agentId, clientId, message.id)) === null) return false;
+    const log = this.logs.get(logKey(agentId, clientId))!;
+    setOverlay(log, message.id, { ...log.overlay.get(message.id), final: JSON.stringify(message) });
+    this.account(log);
+    return true;
+  }
+
   /**
    * Counts what `log` holds now (its ring, and the finals and feedback beside it) and drops the
    * least recently used logs while the bounds are exceeded: also after a full log trimmed its

@@ -10,6 +10,7 @@ import { MemoryIntake } from './memory-intake';
 import { MemoryPresenceStore } from './memory-presence.store';
 import { MemoryLimiterFactory } from './memory-limiters';
 import { MemoryUserStore } from './memory-user.store';
+import { MemoryApprovalStore } from './memory-approval.store';
 import { MemoryStreamStore } from './memory-stream.store';
 
 /** State of the embedded single replica. Lost on restart. */
@@ -25,6 +26,7 @@ export class MemoryStore implements Store {
   readonly departures = new MemoryAgentDepartures();
   readonly intake: MemoryIntake;
   readonly streams: MemoryStreamStore;
+  readonly approvals = new MemoryApprovalStore();
 
   /** Unset limits and bounds are the configuration's defaults (HISTORY_*). */
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
@@ -44,6 +46,7 @@ export class MemoryStore implements Store {
   async close(): Promise<void> {
     this.dedupe.clear();
     this.streams.clear();
+    this.approvals.clear();
     this.departures.marks.clear();
     await this.conversations.close();
   }

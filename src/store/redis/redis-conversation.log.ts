@@ -189,6 +189,25 @@ if ARGV[3] == '' then redis.call('HDEL', KEYS[2], 'r:' .. ARGV[1])
 else redis.call('HSET', KEYS[2], 'r:' .. ARGV[1], ARGV[3]); redis.call('EXPIRE', KEYS[2], ARGV[4]) end
 return 1`);
 
+// KEYS: stream, overlay. ARGV: id, the log's max entries. Returns false (not a message of the conversation)
+// or { entry json, final json or false }.
+const FIND_MESSAGE = new LuaScript(`${LUA_FIND}
+local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
+if not sid then return false end
+return { redis.call('XRANGE', KEYS[1], sid, sid)[1][2][4], redis.call('HGET', KEYS[2], 'f:' .. ARGV[1]) }`);
+
+// KEYS: stream, overlay. ARGV: id, the log's max entries, the message's JSON, ttl s. Returns 1, or 0 when
+// the id is not a bot message of the conversation.
+const REPLACE_MESSAGE = new LuaScript(`${LUA_FIND}
+local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
+if not sid then return 0 end
+local entry = cjson.decode(redis.call('XRANGE', KEYS[1], sid, sid)[1][2][4])
+local message = entry['stream'] or entry
+if message['author'] ~= 'agent' then return 0 end
+redis.call('HSET', KEYS[2], 'f:' .. ARGV[1], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1`);
+
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
 
@@ -286,6 +305,21 @@ export class RedisConversationLog implements ConversationLog {
     const keys = [this.conversationKeys(agentId, clientId)[0], this.overlayKey(agentId, clientId)];
     const args = [id, this.limits.maxMessages, feedback === null ? '' : JSON.stringify(feedback), this.limits.ttlS];
     return (await SET_FEEDBACK.run<number>(this.redis, keys, args)) === 1;
+  }
+
+  async findBotMessage(agentId: string, clientId: string, id: string): Promise<LoggedMessage | null> {
+    const keys = [this.conversationKeys(agentId, clientId)[0], this.overlayKey(agentId, clientId)];
+    const found = await FIND_MESSAGE.run<[string, string | null] | null>(this.redis, keys, [id, this.limits.maxMessages]);
+    if (!found) return null;
+    const entry = decodeEntry(found[0]);
+    if (entry.kind === 'end' || entry.message.author !== 'agent') return null;
+    return found[1] ? (JSON.parse(found[1]) as LoggedMessage) : entry.message;
+  }
+
+  async replaceBotMessage(agentId: string, clientId: string, message: LoggedMessage): Promise<boolean> {
+    const keys = [this.conversationKeys(agentId, clientId)[0], this.overlayKey(agentId, clientId)];
+    const args = [message.id, this.limits.maxMessages, JSON.stringify(message), this.limits.ttlS];
+    return (await REPLACE_MESSAGE.run<number>(this.redis, keys, args)) === 1;
   }
 
   /** The overlay fields of `ids` in a conversation: finals of streamed messages and feedback. */

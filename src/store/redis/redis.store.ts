@@ -11,6 +11,7 @@ import { RedisPresenceStore } from './redis-presence.store';
 import { RedisUserStore } from './redis-user.store';
 import { RedisConversationLog } from './redis-conversation.log';
 import { RedisMessageIntake } from './redis-message-intake';
+import { RedisApprovalStore } from './redis-approval.store';
 import { RedisStreamStore } from './redis-stream.store';
 
 export interface RedisStoreOptions {
@@ -43,6 +44,7 @@ export class RedisStore implements Store {
   readonly departures: RedisAgentDepartures;
   readonly intake: RedisMessageIntake;
   readonly streams: RedisStreamStore;
+  readonly approvals: RedisApprovalStore;
 
   constructor(redis: RedisClient, options: RedisStoreOptions = {}) {
     const prefix = options.prefix ?? 'relay:';
@@ -61,6 +63,7 @@ export class RedisStore implements Store {
       options.onIndexFailure,
     );
     this.streams = new RedisStreamStore(redis, prefix, this.conversations);
+    this.approvals = new RedisApprovalStore(redis, prefix);
     this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.conversations);
   }
 

@@ -1,0 +1,28 @@
+import type { ApprovalDecision } from '../protocol';
+
+/** An approval request of a bot message (docs/parts.md, "Approvals"). */
+export interface ApprovalRef {
+  agentId: string;
+  messageId: string;
+  approvalId: string;
+}
+
+/** What {@link ApprovalStore.decide} found or recorded. */
+export interface ApprovalRecord {
+  decision: ApprovalDecision;
+  /** This call recorded it (the first decision). */
+  first: boolean;
+  /** A runtime of the bot acked its delivery. */
+  delivered: boolean;
+}
+
+/**
+ * Users' decisions on approval requests, in shared state so that the first one wins on every
+ * replica and device, kept `ttlS` (APPROVAL_TTL_S): write-ahead, a resolved `decide` means recorded.
+ */
+export interface ApprovalStore {
+  /** Records `decision` unless one is recorded already; either way the recorded one. */
+  decide(ref: ApprovalRef, decision: ApprovalDecision, ttlS: number): Promise<ApprovalRecord>;
+  /** A runtime acked the decision: repeats are acked at once, not delivered again. */
+  markDelivered(ref: ApprovalRef, ttlS: number): Promise<void>;
+}
