@@ -2,24 +2,28 @@
 // hub processes on one real Redis (docs/ai-sdk.md): an answer streams to the chat that asked and to a
 // second chat of the same user on the other replica, stop ends it, and a chat opened mid-answer
 // (a reload) resumes it from the hub's snapshot with nothing doubled.
-import type { UIMessage } from 'ai';
-import type { AgentInboundMessage } from '../../src/protocol';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage, type UIMessageChunk } from 'ai';
+import type { AgentApproval, AgentInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { RelayChatTransport } from '../../sdk/browser/src/ai-sdk';
 import { PlainChat, textOf } from '../helpers/ai-chat';
 import { startTestCluster, type TestCluster } from '../helpers/cluster';
+import { MOCK_ANSWER, mockUIMessageStream } from '../helpers/mock-model';
 
 let cluster: TestCluster;
 let R: string[];
 let agent: RelayAgent;
 /** What the bot does with the next message; set by each test. */
 let answer: (m: AgentInboundMessage, signal: AbortSignal) => Promise<void>;
+/** What the bot does with a user's decision; set by the test that approves. */
+let decided: (a: AgentApproval) => Promise<void> = async () => {};
 
 beforeAll(async () => {
   cluster = await startTestCluster({ STREAM_STOP_GRACE_MS: '2000' }, 2);
   R = cluster.handle.replicas.map((r) => r.url);
   agent = await cluster.agent(R[0], 'ai-bot');
   agent.onMessage((m, { signal }) => answer(m, signal));
+  agent.onApproval((a) => decided(a));
 }, 60_000);
 afterAll(() => cluster?.close(), 60_000);
 
@@ -32,7 +36,11 @@ afterEach(() => {
 async function openChat(url: string, sub: string, messages?: (t: RelayChatTransport) => Promise<UIMessage[]>): Promise<PlainChat> {
   const transport = new RelayChatTransport({ chat: await cluster.chat(url, 'ai-bot', { sub }) });
   transports.push(transport);
-  const chat = new PlainChat({ transport, messages: messages ? await messages(transport) : [] });
+  const chat = new PlainChat({
+    transport,
+    messages: messages ? await messages(transport) : [],
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+  });
   transport.attach(chat);
   return chat;
 }
@@ -120,3 +128,84 @@ it('a chat opened mid-answer on the other replica (a reload) resumes it from the
   expect(roles(reloaded)).toEqual(['user', 'assistant']);
   await asking.until((c) => c.status === 'ready' && textOf(assistant(c)[0]) === 'One two three four five.');
 });
+
+/** The mock model's UI message stream, held after its first text delta until `wait` settles. */
+async function* heldAfterFirstText(wait: Promise<void>, signal: AbortSignal): AsyncGenerator<UIMessageChunk> {
+  const reader = mockUIMessageStream({ abortSignal: signal }).getReader();
+  let held = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    yield value;
+    if (!held && value.type === 'text-delta') {
+      held = true;
+      await wait;
+    }
+  }
+}
+
+/** An assistant message without what differs by construction (undefined fields, the AI SDK's ids of streamed text parts). */
+function comparable(message: UIMessage | undefined): unknown {
+  const plain = JSON.parse(JSON.stringify(message)) as { parts: Array<Record<string, unknown>> };
+  for (const part of plain.parts) {
+    delete part.id;
+    if (part.state === 'streaming') part.state = 'done';
+  }
+  return plain;
+}
+
+it("the AI SDK bot's answer (reasoning, text, a source, tool calls) streams as parts to both chats, a reload mid-answer resumes it, and an approval reaches the bot", async () => {
+  const midway = gate();
+  answer = async (m, signal) => {
+    const { status } = await agent.streamUIMessage(m.from, heldAfterFirstText(midway.wait, signal), { replyTo: m.id });
+    expect(status).toBe('complete');
+  };
+  const first = await openChat(R[0], 'u-parts');
+  const second = await openChat(R[1], 'u-parts');
+  const sending = first.sendMessage({ text: 'weather, then mail Ana' });
+  await first.until((c) => textOf(assistant(c)[0]) === 'Let me check ', 15_000, 'the first text delta');
+  expect(assistant(first)[0].parts[0]).toMatchObject({ type: 'reasoning', text: MOCK_ANSWER.reasoning });
+  await second.until((c) => textOf(assistant(c)[0]) === 'Let me check ', 15_000, 'the second chat to follow');
+  const reloaded = await openChat(R[1], 'u-parts', (t) => t.loadMessages());
+  const resuming = reloaded.resumeStream();
+  await reloaded.until((c) => textOf(assistant(c)[0]) === 'Let me check ', 15_000, 'the snapshot after the reload');
+  midway.open();
+  await sending;
+  await resuming;
+  for (const chat of [first, second, reloaded]) {
+    await chat.until(
+      (c) => c.status === 'ready' && assistant(c)[0]?.parts.some((p) => p.type === 'dynamic-tool' && p.state === 'approval-requested'),
+    );
+  }
+  const final = assistant(first)[0];
+  expect(final.parts.map((p) => (p.type === 'dynamic-tool' ? `${p.toolName}:${p.state}` : p.type))).toEqual([
+    'reasoning',
+    'text',
+    'source-url',
+    'get_weather:output-available',
+    'send_email:approval-requested',
+  ]);
+  expect(final.parts[3]).toMatchObject({ input: MOCK_ANSWER.weatherInput, output: MOCK_ANSWER.weatherOutput });
+  // The same answer in every chat, once: nothing doubled by the resume or the second replica.
+  expect(comparable(assistant(second)[0])).toEqual(comparable(final));
+  expect(comparable(assistant(reloaded)[0])).toEqual(comparable(final));
+  expect(assistant(reloaded)).toHaveLength(1);
+  expect(textOf(final)).toBe(MOCK_ANSWER.text);
+
+  // The user approves the mail in the first chat: the hub hands the decision to the bot, whose
+  // reply continues the answer in that chat.
+  const approval = gate();
+  let seen: AgentApproval | undefined;
+  decided = async (a) => {
+    seen = a;
+    await agent.reply(a.from, 'Sent to Ana.');
+    approval.open();
+  };
+  const tool = final.parts[4] as { approval: { id: string } };
+  await first.addToolApprovalResponse({ id: tool.approval.id, approved: true });
+  await approval.wait;
+  expect(seen).toMatchObject({ messageId: final.id, id: tool.approval.id, approved: true, toolCallId: 'call_2' });
+  await first.until((c) => c.status === 'ready' && textOf(assistant(c)[0]).endsWith('Sent to Ana.'), 15_000, 'the reply to the approval');
+  expect(assistant(first)).toHaveLength(1);
+  expect(assistant(first)[0].id).toBe(final.id);
+}, 60_000);

@@ -386,8 +386,6 @@ MessagePart = Union[
 ]
 # One part of a message; `type` says which.
 
-Paris = Any
-
 PartPatch = Mapping[str, Any]
 # Fields to merge into the part at index; its type never changes, a tool state only moves forward.
 

@@ -20,11 +20,6 @@ export interface SendMessagesOptions {
   abortSignal: AbortSignal | undefined;
 }
 
-/** What the transport needs of a chat: `RelayChat`'s events and calls, and `approve` once the SDK has it. */
-type Chat = RelayChat & {
-  approve?: (messageId: string, approvalId: string, approved: boolean, reason?: string) => Promise<unknown>;
-};
-
 /** What {@link RelayChatTransport.attach} needs of an AI SDK chat (`Chat` of `@ai-sdk/react`, any `AbstractChat`). */
 export interface AttachableChat {
   messages: Array<{ id: string }>;
@@ -60,7 +55,7 @@ export class RelayChatTransport {
   /** A resumed stream starts with everything the answer holds so far. */
   readonly resumeStreamIsReplay = true;
   /** The chat connection the transport sends and listens through. */
-  readonly chat: Chat;
+  readonly chat: RelayChat;
   private readonly answers = new Map<string, OpenAnswer>();
   private readonly sentApprovals = new Set<string>();
   /** Bot messages a stream of this transport follows (see {@link attach}). */
@@ -173,19 +168,29 @@ export class RelayChatTransport {
   }
 
   private async sendApprovals(answer: SentUIMessage, abortSignal: AbortSignal | undefined): Promise<ReadableStream<UIMessageChunk>> {
-    const approve = this.chat.approve?.bind(this.chat);
-    if (!approve) throw new Error('RelayChatTransport: this RelayChat has no approve(); tool approvals need a browser SDK with parts');
-    for (const part of answer.parts) {
-      const approval = part.approval;
-      if (part.state !== 'approval-responded' || !approval || approval.approved === undefined || this.sentApprovals.has(approval.id))
-        continue;
-      this.sentApprovals.add(approval.id);
-      await approve(answer.id, approval.id, approval.approved, approval.reason);
+    const early: InboundMessage[] = [];
+    // The bot may answer the decision before the hub's ack of it arrives: what comes first waits.
+    const stopEarly = this.chat.on('message', (m: InboundMessage) => void early.push(m));
+    const deciding = (async () => {
+      for (const part of answer.parts) {
+        const approval = part.approval;
+        if (part.state !== 'approval-responded' || !approval || approval.approved === undefined || this.sentApprovals.has(approval.id))
+          continue;
+        this.sentApprovals.add(approval.id);
+        await this.chat.approve(answer.id, approval.id, approval.approved, approval.reason);
+      }
+    })();
+    this.sending = Promise.all([this.sending, deciding.catch(() => {})]);
+    try {
+      await deciding;
+    } finally {
+      stopEarly();
     }
     const open = this.answers.get(answer.id);
-    // The answer that asked is still streaming: follow it on. Else the bot answers the decision anew.
+    // The answer that asked is still streaming: follow it on. Else the bot answers the decision with
+    // a new message, which the AI SDK appends to the answer that asked (a continuation keeps its id).
     if (open) return this.follow((m) => m.id === answer.id, abortSignal, [], open);
-    return this.follow((m) => m.author === 'agent', abortSignal, []);
+    return this.follow((m) => m.author === 'agent', abortSignal, early, undefined, true);
   }
 
   /**
@@ -198,6 +203,7 @@ export class RelayChatTransport {
     abortSignal: AbortSignal | undefined,
     early: InboundMessage[],
     from?: OpenAnswer,
+    continuation = false,
   ): ReadableStream<UIMessageChunk> {
     const chat = this.chat;
     const cleanup: Array<() => void> = [];
@@ -217,7 +223,7 @@ export class RelayChatTransport {
         const begin = (m: InboundMessage) => {
           if (chunker || m.author !== 'agent' || !matches(m)) return;
           this.claimed.add(m.id);
-          chunker = new MessageChunker(m.id);
+          chunker = new MessageChunker(m.id, continuation);
           if (m.streaming) return write(chunker.start(contentOf(m)));
           // A plain reply: the whole answer at once.
           write(chunker.start({ text: '' }));

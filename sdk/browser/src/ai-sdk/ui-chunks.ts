@@ -31,11 +31,13 @@ export class MessageChunker {
   constructor(
     /** The hub's message id: the UIMessage's id. */
     readonly messageId: string,
+    /** The message continues the chat's last answer (a reply to an approval): `start` leaves its id alone. */
+    private readonly continuation = false,
   ) {}
 
-  /** `start` with the message id, then the chunks of what the message holds already. */
+  /** `start` with the message id (none for a continuation), then the chunks of what the message holds already. */
   start(message: HubContent): UIMessageChunk[] {
-    return [{ type: 'start', messageId: this.messageId }, ...this.update(message)];
+    return [this.continuation ? { type: 'start' } : { type: 'start', messageId: this.messageId }, ...this.update(message)];
   }
 
   /** The chunks that bring what was written up to `message`. */
