@@ -209,3 +209,29 @@ it("the AI SDK bot's answer (reasoning, text, a source, tool calls) streams as p
   expect(assistant(first)).toHaveLength(1);
   expect(assistant(first)[0].id).toBe(final.id);
 }, 60_000);
+
+it("a chat whose connection drops mid-answer picks the answer up again on reconnect: the AI SDK's message grows on, nothing doubled", async () => {
+  const midway = gate();
+  answer = async (m) => {
+    const s = await agent.stream(m.from, { replyTo: m.id });
+    await s.write('Before the drop, ');
+    await midway.wait;
+    await s.write('after it.');
+    await s.end();
+  };
+  const chat = await openChat(R[1], 'u-drop');
+  const transport = transports[transports.length - 1];
+  void chat.sendMessage({ text: 'go' });
+  await chat.until((c) => textOf(assistant(c)[0]) === 'Before the drop, ', 15_000, 'the first half');
+  // The tab's connection drops (a network change): RelayChat reconnects on its own, and the hub
+  // sends the answer's snapshot, which the transport diffs against what the chat holds.
+  const reconnected = new Promise<void>((resolve) => {
+    const off = transport.chat.on('state', ({ state }) => state === 'connected' && (off(), resolve()));
+  });
+  (transport.chat as unknown as { socket: { disconnect(): void } }).socket.disconnect();
+  await reconnected;
+  midway.open();
+  await chat.until((c) => c.status === 'ready' && textOf(assistant(c)[0]) === 'Before the drop, after it.');
+  expect(roles(chat)).toEqual(['user', 'assistant']);
+  expect(assistant(chat)[0].parts.filter((p) => p.type === 'text')).toHaveLength(1);
+});
