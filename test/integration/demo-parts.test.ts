@@ -1,6 +1,6 @@
 import type { MessageEnd, ToolPart } from '../../src/protocol';
 import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
-import { RelayChat, type MessageUpdate } from '../../src/sdk/embed';
+import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
 import { nextEvent } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
