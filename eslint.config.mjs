@@ -5,7 +5,19 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'node_modules/', 'src/client/', 'src/http/generated/', 'bench/results/', 'sdk/*/dist/', 'test/browser/artifacts/', 'test-artifacts/', '**/*.mjs', '**/*.cjs', '**/*.js', 'deploy/*.d.cts'],
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'src/client/',
+      'src/http/generated/',
+      'bench/results/',
+      'sdk/*/dist/',
+      'test-artifacts/',
+      '**/*.mjs',
+      '**/*.cjs',
+      '**/*.js',
+      'deploy/*.d.cts',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -23,6 +35,11 @@ export default tseslint.config(
       // Memory implementations of the store interfaces are async without awaiting anything.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // The widget's sources are ES modules (import.meta): checked with their own compiler options.
+    files: ['sdk/widget/src/**/*.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.widget.json'], tsconfigRootDir: import.meta.dirname } },
   },
   {
     files: ['test/**/*.ts', 'sdk/*/test/**/*.ts'],

@@ -1,5 +1,5 @@
 // Build pipeline: generated code first (tsoa routes + spec, typed REST client), then the compiler,
-// the AsyncAPI document, then the browser bundles. Every step throws on failure so `npm start` / `npm test` stop early.
+// the AsyncAPI document, then the browser bundles (the SDK, the widget). Every step throws on failure so `npm start` / `npm test` stop early.
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,10 @@ execFileSync(process.execPath, [join(root, 'scripts/python-protocol.mjs')], { cw
 if (existsSync(join(root, 'sdk/browser/src/build.mjs'))) {
   run('tsc', ['-p', 'tsconfig.browser.json']);
   execFileSync(process.execPath, [join(root, 'sdk/browser/src/build.mjs')], { cwd: root, stdio: 'inherit' });
+}
+if (existsSync(join(root, 'sdk/widget/src/build.mjs'))) {
+  run('tsc', ['-p', 'tsconfig.widget.json', '--noEmit', '--emitDeclarationOnly', 'false']);
+  execFileSync(process.execPath, [join(root, 'sdk/widget/src/build.mjs')], { cwd: root, stdio: 'inherit' });
 }
 if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
   run('tsc', ['-p', 'tsconfig.demo.json']);

@@ -13,5 +13,9 @@ export function chromiumPath(): string {
 
 /** Headless Chromium; `--no-sandbox` because CI containers run as root. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: ['--no-sandbox'] });
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
 }

@@ -1,0 +1,33 @@
+// Bundles the chat widget into dist/sdk (or `--outdir=<dir>`): widget.js (one script tag, registers
+// <relay-chat> and mounts one from its data-* attributes), widget.mjs (ES module, registers the
+// element) and widget-highlight.mjs (the highlighter, loaded only when a code block appears). The
+// browser SDK and marked are inside the widget's bundles. Prints the sizes and fails when the widget
+// is over its budget (docs/widget.md, "Sizes").
+import { build } from 'esbuild';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { common } from '../../browser/src/bundle-options.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..', '..');
+const outdirArg = process.argv.slice(2).find((a) => a.startsWith('--outdir='));
+const outdir = outdirArg ? resolve(outdirArg.slice('--outdir='.length)) : join(root, 'dist', 'sdk');
+/** The widget with the SDK and the markdown renderer, min+gzip. */
+export const WIDGET_BUDGET = 45 * 1024;
+
+mkdirSync(outdir, { recursive: true });
+await build({ ...common, entryPoints: [join(here, 'auto.ts')], format: 'esm', outfile: join(outdir, 'widget.mjs') });
+await build({ ...common, entryPoints: [join(here, 'script-tag.ts')], format: 'iife', outfile: join(outdir, 'widget.js') });
+await build({ ...common, entryPoints: [join(here, 'highlight.chunk.ts')], format: 'esm', outfile: join(outdir, 'widget-highlight.mjs') });
+
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+for (const name of ['widget.js', 'widget.mjs', 'widget-highlight.mjs']) {
+  const file = join(outdir, name);
+  const code = readFileSync(file);
+  const gz = gzipSync(code, { level: 9 }).length;
+  const budget = name.startsWith('widget-') ? '' : ` (budget ${kb(WIDGET_BUDGET)})`;
+  console.log(`${relative(root, file)}: ${kb(code.length)} min, ${kb(gz)} min+gzip${budget}`);
+  if (budget && gz > WIDGET_BUDGET) throw new Error(`${name} is ${kb(gz)} min+gzip, over the widget's ${kb(WIDGET_BUDGET)} budget`);
+}

@@ -1,0 +1,39 @@
+// The hub's /sdk/widget.js, for one tag in a page (docs/widget.md):
+//   <script src="https://HUB/sdk/widget.js" data-agent-id="support-bot" data-token-url="/chat-token" async></script>
+// registers <relay-chat> and appends one, configured from the tag's data-* attributes, to <body>.
+import { defineRelayChat } from './index';
+
+const script = document.currentScript as HTMLScriptElement | null;
+const origin = script?.src ? new URL(script.src).origin : undefined;
+const Element = defineRelayChat({ url: origin });
+(globalThis as { RelayChatWidget?: unknown }).RelayChatWidget = { RelayChatElement: Element, defineRelayChat };
+
+/** The tag's `data-*` attributes that configure the element (`data-agent-id` → `agent-id`, …). */
+const ATTRIBUTES = [
+  'agent-id',
+  'url',
+  'token',
+  'token-url',
+  'mode',
+  'title',
+  'avatar',
+  'greeting',
+  'theme',
+  'position',
+  'lang',
+  'dir',
+  'open',
+];
+
+if (script?.hasAttribute('data-agent-id')) {
+  const mount = () => {
+    const el = document.createElement('relay-chat');
+    for (const name of ATTRIBUTES) {
+      const value = script.getAttribute(`data-${name}`);
+      if (value !== null) el.setAttribute(name, value);
+    }
+    document.body.appendChild(el);
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount, { once: true });
+}

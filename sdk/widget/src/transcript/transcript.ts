@@ -1,0 +1,169 @@
+import { h } from '../dom';
+import { icon } from '../icons';
+import { fill, type Strings } from '../strings';
+import type { Highlighter } from './code-block';
+import { MessageView, statusText, type MessageActions, type ViewMessage } from './message-view';
+import type { DataRenderer } from './parts/types';
+
+export interface TranscriptOptions {
+  strings: Strings;
+  /** The bot's display name, for announcements. */
+  name: () => string;
+  actions: MessageActions & {
+    loadEarlier?(): void;
+    /** The suggestions of the newest answer changed (empty: none to show). */
+    suggestions?(items: { text: string; value?: string }[]): void;
+  };
+  decide?: (messageId: string, approvalId: string, approved: boolean) => Promise<void>;
+  renderers?: Map<string, DataRenderer>;
+  highlighter?: () => Promise<Highlighter>;
+}
+
+/** Within this many pixels of the end, the reader counts as at the bottom and is followed. */
+const BOTTOM_SLACK = 32;
+
+/**
+ * The transcript: messages in order, "Load earlier" at the top, the thinking indicator at the end,
+ * a "Jump to latest" pill when the reader has scrolled up (it follows new content only from the
+ * bottom), and a polite live region that announces finished answers, not every token. Used by the
+ * widget and reusable by any page that shows a conversation (the operator console).
+ */
+export class Transcript {
+  readonly element: HTMLElement;
+  private readonly scroller: HTMLElement;
+  private readonly list = h('div', { class: 'list' });
+  private readonly earlier: HTMLButtonElement;
+  private readonly thinking: HTMLElement;
+  private readonly jump: HTMLButtonElement;
+  private readonly live = h('div', { class: 'sr-only', 'aria-live': 'polite' });
+  private readonly views = new Map<string, MessageView>();
+  private atBottom = true;
+  private readonly renderers: Map<string, DataRenderer>;
+
+  constructor(private readonly opts: TranscriptOptions) {
+    const { strings } = opts;
+    this.renderers = opts.renderers ?? new Map<string, DataRenderer>();
+    this.earlier = h('button', { type: 'button', class: 'btn earlier', hidden: true }, strings.loadEarlier);
+    this.earlier.addEventListener('click', () => opts.actions.loadEarlier?.());
+    this.thinking = h(
+      'div',
+      { class: 'thinking', role: 'status', hidden: true },
+      h('span', { class: 'dots', 'aria-hidden': 'true' }, h('i'), h('i'), h('i')),
+      h('span', { class: 'label' }),
+    );
+    this.scroller = h(
+      'div',
+      { class: 'scroller', part: 'transcript', tabindex: 0, role: 'region', 'aria-label': strings.log },
+      this.earlier,
+      this.list,
+      this.thinking,
+    );
+    this.jump = h('button', { type: 'button', class: 'jump', hidden: true }, icon('arrowDown'), strings.jump);
+    this.jump.addEventListener('click', () => this.scrollToEnd(true));
+    this.scroller.addEventListener('scroll', () => {
+      this.atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight <= BOTTOM_SLACK;
+      if (this.atBottom) this.jump.hidden = true;
+    });
+    this.element = h('div', { class: 'transcript' }, this.scroller, this.jump, this.live);
+  }
+
+  /** Registers the renderer of `data` parts named `name`. */
+  register(name: string, renderer: DataRenderer): void {
+    this.renderers.set(name, renderer);
+  }
+
+  /** Adds a message at the end, or updates it in place when its id is shown. */
+  upsert(message: ViewMessage): void {
+    this.follow(() => {
+      const view = this.views.get(message.id);
+      if (view) view.update({ ...view.message, ...message });
+      else this.list.append(this.create(message).element);
+      this.newest();
+    });
+  }
+
+  /** Changes a shown message's id (a user's message once the hub acknowledged it). */
+  rename(from: string, to: string): void {
+    const view = this.views.get(from);
+    if (!view || this.views.has(to)) return;
+    this.views.delete(from);
+    this.views.set(to, view);
+    view.message.id = to;
+    view.element.setAttribute('data-id', to);
+  }
+
+  /** The message shown with this id. */
+  get(id: string): ViewMessage | undefined {
+    return this.views.get(id)?.message;
+  }
+
+  /** Adds older messages (oldest first) above the shown ones, keeping the reader's place. */
+  prepend(messages: ViewMessage[], hasMore: boolean): void {
+    const before = this.scroller.scrollHeight - this.scroller.scrollTop;
+    const nodes = messages.filter((m) => !this.views.has(m.id)).map((m) => this.create(m).element);
+    this.list.prepend(...nodes);
+    this.earlier.hidden = !hasMore;
+    if (this.atBottom) this.scrollToEnd(false);
+    else this.scroller.scrollTop = this.scroller.scrollHeight - before;
+    this.newest();
+  }
+
+  /** Announces a finished answer to screen readers (politely, once). */
+  announce(message: ViewMessage): void {
+    const view = this.views.get(message.id);
+    const text = (view?.spoken ?? message.text).trim();
+    const said = statusText(message.status, this.opts.strings);
+    this.live.textContent = fill(this.opts.strings.answered, {
+      name: this.opts.name(),
+      text: [text.slice(0, 600), said].filter(Boolean).join(' — '),
+    });
+  }
+
+  /** Shows or hides "thinking" with the bot's activity label. */
+  setThinking(label: string | undefined): void {
+    this.follow(() => {
+      this.thinking.hidden = label === undefined;
+      const el = this.thinking.lastElementChild!;
+      if (label !== undefined && el.textContent !== label) el.textContent = label;
+    });
+  }
+
+  /** Scrolls to the newest message. */
+  scrollToEnd(smooth: boolean): void {
+    this.scroller.scrollTo({ top: this.scroller.scrollHeight, behavior: smooth ? 'smooth' : 'instant' });
+    this.atBottom = true;
+    this.jump.hidden = true;
+  }
+
+  private create(message: ViewMessage): MessageView {
+    const decide = this.opts.decide;
+    const view: MessageView = new MessageView(message, {
+      strings: this.opts.strings,
+      renderers: this.renderers,
+      highlighter: this.opts.highlighter,
+      actions: this.opts.actions,
+      decide: decide ? (approvalId: string, approved: boolean) => decide(view.message.id, approvalId, approved) : undefined,
+    });
+    this.views.set(message.id, view);
+    return view;
+  }
+
+  /** Runs a change, then follows the end if the reader was there, else offers "Jump to latest". */
+  private follow(change: () => void): void {
+    const was = this.atBottom;
+    change();
+    if (was) {
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+      // A growing block renders on the next frame: follow it there too.
+      requestAnimationFrame(() => {
+        if (this.atBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+      });
+    } else this.jump.hidden = false;
+  }
+
+  private newest(): void {
+    const last = this.list.lastElementChild;
+    const view = last ? this.views.get(last.getAttribute('data-id') ?? '') : undefined;
+    this.opts.actions.suggestions?.(view && view.message.author !== 'user' ? view.suggestions : []);
+  }
+}
