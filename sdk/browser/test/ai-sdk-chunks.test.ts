@@ -1,6 +1,6 @@
 import { readUIMessageStream, type ChatTransport, type UIMessage, type UIMessageChunk as AiChunk } from 'ai';
 import type { MessagePart } from '../../../src/protocol';
-import { MessageChunker, RelayChatTransport, toUIMessage, type RelayUIMessage } from '../src/ai-sdk';
+import { MessageChunker, type RelayChatTransport, toUIMessage, type RelayUIMessage } from '../src/ai-sdk';
 import type { UIMessageChunk } from '../src/ai-sdk';
 
 // Compile-time: the transport is an AI SDK ChatTransport, its messages are UIMessages.
@@ -45,7 +45,12 @@ const STEPS: MessagePart[][] = [
   [
     { type: 'reasoning', text: 'Mail Ana the forecast.' },
     { type: 'text', text: 'Sending it now.' },
-    tool('output-available', { inputText: '{"to":"ana"}', input: { to: 'ana' }, approval: { id: 'ap_1', approved: true }, output: { sent: true } }),
+    tool('output-available', {
+      inputText: '{"to":"ana"}',
+      input: { to: 'ana' },
+      approval: { id: 'ap_1', approved: true },
+      output: { sent: true },
+    }),
     { type: 'source', sourceId: 's1', url: 'https://example.com/forecast', title: 'Forecast' },
     { type: 'data', name: 'weather', id: 'w', data: { tempC: 18 } },
   ],
