@@ -7,12 +7,18 @@
  * dashboard against a running hub). The container tier has its own config
  * (jest.containers.config.js).
  */
+// The AI SDK (`ai`, `@ai-sdk/*`) and what it imports ship as ES modules only; jest loads modules as
+// CommonJS, so ts-jest compiles those packages too (docs/ai-sdk.md#tests).
+const ESM_PACKAGES = '(ai|@ai-sdk/[^/]+|@workflow/serde|@standard-schema/spec|eventsource-parser|zod)';
+
 const base = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
+    [`/node_modules/${ESM_PACKAGES}/.+\\.js$`]: ['ts-jest', { tsconfig: 'tsconfig.test.json' }],
   },
+  transformIgnorePatterns: [`/node_modules/(?!${ESM_PACKAGES}/)`],
 };
 
 /** @type {import('jest').Config} */

@@ -30,7 +30,25 @@ await build({
   outfile: join(outdir, 'embed.js'),
 });
 
-for (const name of ['embed.mjs', 'embed.js']) {
+// The AI SDK transport (`./ai-sdk` of the package): an ES module that imports RelayChat from the
+// embed.mjs beside it, so a page that uses both loads one SDK, not two.
+const sharedSdk = {
+  name: 'shared-embed-sdk',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/index$/ }, (args) =>
+      /[\\/]ai-sdk$/.test(args.resolveDir) ? { path: './embed.mjs', external: true } : undefined,
+    );
+  },
+};
+await build({
+  ...common,
+  plugins: [...common.plugins, sharedSdk],
+  entryPoints: [join(here, 'ai-sdk', 'index.ts')],
+  format: 'esm',
+  outfile: join(outdir, 'ai-sdk.mjs'),
+});
+
+for (const name of ['embed.mjs', 'embed.js', 'ai-sdk.mjs']) {
   const file = join(outdir, name);
   const code = readFileSync(file);
   const kb = (n) => `${(n / 1024).toFixed(1)} KB`;

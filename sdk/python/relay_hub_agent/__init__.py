@@ -21,6 +21,18 @@ Example::
 from ._inbound import ApprovalHandler, FeedbackHandler, MessageHandler
 from ._parts import PartWriter, ToolCall
 from ._protocol import MessagePart
+from .adapters import (
+    AppendText,
+    OpenPart,
+    PartOp,
+    PartOps,
+    PartSink,
+    UpdatePart,
+    collect_parts,
+    from_anthropic_stream,
+    from_openai_chat_stream,
+    pipe_parts,
+)
 from .agent import ErrorHandler, RelayAgent
 from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
 from .stream import ReplyStream
@@ -42,6 +54,7 @@ __all__ = [
     "BROADCAST",
     "LOCAL_CODES",
     "ActivityState",
+    "AppendText",
     "Approval",
     "ApprovalHandler",
     "ErrorHandler",
@@ -50,6 +63,10 @@ __all__ = [
     "Message",
     "MessageHandler",
     "MessagePart",
+    "OpenPart",
+    "PartOp",
+    "PartOps",
+    "PartSink",
     "PartWriter",
     "Rating",
     "RelayAgent",
@@ -60,5 +77,10 @@ __all__ = [
     "StreamStatus",
     "StreamStopped",
     "ToolCall",
+    "UpdatePart",
+    "collect_parts",
+    "from_anthropic_stream",
+    "from_openai_chat_stream",
+    "pipe_parts",
 ]
 __version__ = "0.1.0"

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
@@ -20,6 +20,7 @@ from .types import Approval, Message, StreamEnd, StreamStatus
 
 if TYPE_CHECKING:
     from ._connection import Connection
+    from .adapters import PartOp, PartOps
 
 #: How often a delta refused with a retryable code (RATE_LIMITED, SERVER_UNAVAILABLE) is sent again.
 DELTA_RETRIES = 6
@@ -180,6 +181,19 @@ class ReplyStream:
         size limit, ``STREAM_NOT_FOUND`` when the hub ended it, ``DISCONNECTED``).
         """
         await self._append(None, piece)
+
+    async def pipe(self, ops: PartOps | AsyncIterable[PartOp] | Iterable[PartOp]) -> list[dict[str, Any]]:
+        """Writes a model stream's part operations to this answer as they come; returns the parts built.
+
+        Example::
+
+            response = await openai.chat.completions.create(model=model, messages=messages, stream=True)
+            async with agent.stream(message.sender, reply_to=message.id) as s:
+                await s.pipe(from_openai_chat_stream(response))
+        """
+        from .adapters import StreamSink, pipe_parts
+
+        return await pipe_parts(ops, StreamSink(self))
 
     def reasoning(self, text: str = "") -> PartWriter:
         """Opens a reasoning part (shown collapsed); write to it with the returned writer.

@@ -14,6 +14,8 @@ export type { AgentStream, StreamEndOptions } from './agent-stream';
 export type { DeltaRate } from './delta-budget';
 export type { NewToolCall, PartWriter, ToolCall } from './part-handles';
 export type { StreamResult } from './stream-from';
+export type { UIMessageSource, UIMessageStreamResult } from './ui-message-stream';
+export type { UIMessageChunk } from '../../protocol/ui-message-chunk';
 export type {
   ActivityState,
   AgentApproval,

@@ -21,6 +21,7 @@ import { AgentStream, type StreamLink, type StreamTuning } from './agent-stream'
 import { DeltaBudget, type DeltaRate } from './delta-budget';
 import { StopRegistry } from './stop-registry';
 import { pipeToStream, type StreamResult } from './stream-from';
+import { pipeUIMessageStream, type UIMessageSource, type UIMessageStreamResult } from './ui-message-stream';
 
 export interface RelayAgentOptions {
   /** Origin of the hub, e.g. `https://relay.example.com`. */
@@ -317,6 +318,24 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
    */
   async streamFrom(to: string, source: AsyncIterable<string>, options: StreamOptions = {}): Promise<StreamResult> {
     return pipeToStream(await this.stream(to, options), source);
+  }
+
+  /**
+   * Streams an AI SDK UI message stream (`streamText(…).toUIMessageStream()`) to one client as the
+   * answer's parts (text, reasoning, tool calls, sources, files, data: the table is in
+   * docs/agent-sdk.md#ai-sdk-ui-message-streams) and ends it: `complete` after `finish`, `cancelled`
+   * after `abort` or when the user stopped it (the UI stream is cancelled; pass the handler's
+   * `signal` to `streamText` too), `error` after an `error` chunk (its text in the result) or when
+   * the stream throws (rethrown).
+   *
+   * @example
+   * agent.onMessage(async (m, { signal }) => {
+   *   const result = streamText({ model, prompt: m.text, tools, abortSignal: signal });
+   *   await agent.streamUIMessage(m.from, result.toUIMessageStream(), { replyTo: m.id });
+   * });
+   */
+  async streamUIMessage(to: string, source: UIMessageSource, options: StreamOptions = {}): Promise<UIMessageStreamResult> {
+    return pipeUIMessageStream(await this.stream(to, options), source);
   }
 
   /**
