@@ -22,7 +22,7 @@ export interface TestSentinel {
   close(): Promise<void>;
 }
 
-/** Redis Cluster: `masters` masters with one replica each, cluster-node-timeout 1000 ms. */
+/** Redis Cluster: masters with one replica each (see {@link ClusterShape}). */
 export interface TestRedisCluster {
   nodes: RedisProcess[];
   /** REDIS_CLUSTER_NODES for a hub. */
@@ -148,11 +148,29 @@ async function sentinelIn(dir: string, started: RedisProcess[], name: string): P
   };
 }
 
-export function startRedisCluster(masters = 3): Promise<TestRedisCluster> {
-  return cleanedUpOnFailure('relay-cluster-', (dir, started) => clusterIn(dir, started, masters));
+/** How a test's Redis Cluster is set up. */
+export interface ClusterShape {
+  /** Masters, each with one replica (default 3). */
+  masters?: number;
+  /** cluster-node-timeout (default 1000 ms): how long a master may be silent before its replica takes over. */
+  nodeTimeoutMs?: number;
+  /**
+   * cluster-require-full-coverage (default false: a master without its replica still serves its
+   * own slots). True is Redis's default: the whole cluster answers CLUSTERDOWN while any slot has
+   * no master, as during a failover.
+   */
+  requireFullCoverage?: boolean;
 }
 
-async function clusterIn(dir: string, started: RedisProcess[], masters: number): Promise<TestRedisCluster> {
+export function startRedisCluster(shape: ClusterShape = {}): Promise<TestRedisCluster> {
+  return cleanedUpOnFailure('relay-cluster-', (dir, started) => clusterIn(dir, started, shape));
+}
+
+async function clusterIn(
+  dir: string,
+  started: RedisProcess[],
+  { masters = 3, nodeTimeoutMs = 1000, requireFullCoverage = false }: ClusterShape,
+): Promise<TestRedisCluster> {
   const nodes: RedisProcess[] = [];
   for (let i = 0; i < masters * 2; i++) {
     const args = (port: number) => [
@@ -168,10 +186,9 @@ async function clusterIn(dir: string, started: RedisProcess[], masters: number):
       '--cluster-config-file',
       `nodes-${port}.conf`,
       '--cluster-node-timeout',
-      '1000',
-      // A master without its replica still serves its own slots.
+      String(nodeTimeoutMs),
       '--cluster-require-full-coverage',
-      'no',
+      requireFullCoverage ? 'yes' : 'no',
     ];
     nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
   }
