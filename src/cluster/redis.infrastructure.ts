@@ -18,6 +18,7 @@ import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
 import { SubscriptionRecovery } from './subscription-recovery';
+import { slotMovedAway } from '../internals/ioredis.internals';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
 
 const CANARY_INTERVAL_MS = 1000;
@@ -166,6 +167,11 @@ export async function createRedisInfrastructure(
     // subscribes the shard's channels again on the new master, then says `subscribersReady`.
     sub.on('-node', (_redis: unknown, shard?: string) => {
       if (shard !== undefined && !closing) recovery.lose('shard');
+    });
+    // Resharding: Redis unsubscribed this replica from the channels of a slot it moved elsewhere.
+    // Subscribing them again gets MOVED, on which ioredis refreshes its slot map and resubscribes.
+    sub.on('nodeError', (err: unknown) => {
+      if (slotMovedAway(err) && !closing) recovery.lose('moved');
     });
     sub.on('subscribersReady', () => {
       if (!recovery.intact()) recovery.reconnected();

@@ -1,8 +1,11 @@
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
 
-/** What noticed that subscriptions were lost: the subscriber connection, a Cluster shard's subscriber, the canary. */
-export type LossTrigger = 'connection' | 'shard' | 'canary';
+/**
+ * What noticed that subscriptions were lost: the subscriber connection, a Cluster shard's subscriber
+ * connection, Redis unsubscribing the channels of a slot moved to another master, the canary.
+ */
+export type LossTrigger = 'connection' | 'shard' | 'moved' | 'canary';
 
 export interface RecoveryOptions {
   /** Subscribes every channel this replica needs again; resolves once Redis confirmed all of them. */
@@ -23,7 +26,8 @@ export interface RecoveryOptions {
 /**
  * Whether this replica's pub/sub subscriptions are all in place, and their restoration after any
  * loss (docs/operations.md, "Redis failover"): a dropped subscriber connection, one Cluster shard's
- * subscriber lost in a failover or a node restart, or subscriptions the canary found dead. From the
+ * subscriber lost in a failover or a node restart, a slot moved to another master, or
+ * subscriptions the canary found dead. From the
  * loss until every channel is subscribed again it is not {@link intact} (handshakes are refused),
  * and it keeps trying, every `retryMs`, for as long as that takes: a single attempt can fail in the
  * middle of a failover (the shard has no master yet), and nothing else would try again once the
@@ -82,6 +86,8 @@ export class SubscriptionRecovery {
    */
   reconnected(): void {
     this.endGap();
+    // An attempt made before may hang (an SSUBSCRIBE to a slot's old master is never answered).
+    this.attempt = undefined;
     this.restore();
   }
 

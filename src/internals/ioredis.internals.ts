@@ -19,7 +19,12 @@ import type { Cluster } from 'ioredis';
  * slot map, not the nodes it has discovered since: once those few have failed, even with their
  * replicas serving, it never connects again. {@link seedFromDiscoveredNodes} adds the discovered ones.
  *
- * This module is the only place that names those members, checked by
+ * When Redis moves a slot to another master (resharding), it tells each subscriber of the slot's
+ * channels with an unsolicited SUNSUBSCRIBE. ioredis expects none and reports it as an error of the
+ * shard's subscriber ("Command queue state error … Last reply: sunsubscribe,…", as `nodeError`):
+ * {@link slotMovedAway} recognises it. Nothing else tells that those channels are gone.
+ *
+ * This module is the only place that names those members and that message, checked by
  * test/integration/internals/ioredis.internals.test.ts.
  */
 export const IOREDIS_CHECKED = { package: 'ioredis', versions: ['5.11.1'] } as const;
@@ -81,4 +86,9 @@ export function seedFromDiscoveredNodes(cluster: Cluster, configured: readonly N
     }
     target.startupNodes = [...configured, ...seen];
   });
+}
+
+/** Whether `err`, a `nodeError` of a Cluster with sharded subscribers, is Redis unsubscribing it from a moved slot's channels. */
+export function slotMovedAway(err: unknown): boolean {
+  return err instanceof Error && /Last reply: sunsubscribe,/.test(err.message);
 }

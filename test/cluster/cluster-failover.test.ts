@@ -41,37 +41,11 @@ afterAll(async () => {
 it('a user on the replica whose shard failed over is back within seconds, and relay resumes both ways with nothing acked lost', async () => {
   const bot = 'failover-bot';
   const user = 'failover-user';
-  const agent: RelayAgent = await a.agent(bot);
-  const seenByBot: string[] = [];
-  const repliesAcked: string[] = [];
-  agent.onMessage(async (m: AgentInboundMessage) => {
-    seenByBot.push(m.text);
-    await agent.reply(m.from, `echo:${m.text}`, undefined, m.id).then(
-      () => void repliesAcked.push(`echo:${m.text}`),
-      () => {},
-    );
-  });
-  const chat = new RelayChat({
-    url: b.url,
-    agentId: bot,
-    token: () => Promise.resolve(mintToken({ sub: user })),
-    persist: false,
-    backoff: { baseMs: 100, capMs: 500 },
-    ackTimeoutMs: 10_000,
-  });
-  chat.on('error', () => {});
-  const shown: string[] = [];
-  chat.on('message', (m: ClientInboundMessage) => shown.push(m.text));
-  const states: { at: number; state: string; code?: string }[] = [];
-  chat.on('state', (s: { state: string; code?: string }) => states.push({ at: Date.now(), ...s }));
+  const { agent, chat, seenByBot, repliesAcked, shown, states } = await botOnAUserOnB(bot, user);
   const acked: string[] = [];
   const sends: Promise<void>[] = [];
   let stop = false;
   try {
-    await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
-    await chat.send('before');
-    await waitFor(() => shown.includes('echo:before'), 10_000, 'the first reply');
-
     // The shard of the channel B's adapter holds for the user's room (replies from A reach the tab
     // on it) goes first, then the two others: each failover is a chance for the replica to miss it.
     const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
@@ -104,18 +78,7 @@ it('a user on the replica whose shard failed over is back within seconds, and re
 
       // Fresh handshakes on both replicas, and the tab itself, within the bound; every refusal noted.
       const refusals: Record<'a' | 'b', string[]> = { a: [], b: [] };
-      const accepts = async (hub: TestHub, name: 'a' | 'b') => {
-        const socket = clientSocket(hub.url, { token: mintToken({ sub: `probe-${name}` }), agentId: bot });
-        try {
-          await connected(socket);
-          return true;
-        } catch (err) {
-          refusals[name].push((err as { data?: { code?: string } }).data?.code ?? (err as Error).message);
-          return false;
-        } finally {
-          socket.disconnect();
-        }
-      };
+      const accepts = (hub: TestHub, name: 'a' | 'b') => acceptsHandshake(hub, bot, refusals[name]);
       const recovered = { a: 0, b: 0, tab: 0 };
       await waitFor(
         async () => {
@@ -169,6 +132,90 @@ it('a user on the replica whose shard failed over is back within seconds, and re
     agent.close();
   }
 }, 180_000);
+
+it("a slot of the user's room channel moved to another master: the reply published after the move reaches the tab, and relay goes on", async () => {
+  const bot = 'moved-bot';
+  const user = 'moved-user';
+  const { agent, chat, shown } = await botOnAUserOnB(bot, user);
+  try {
+    const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
+    const slot = await cluster.keySlot(channel);
+    const from = await cluster.masterOf(slot);
+    let to = from;
+    for (const other of [0, 8191, 16383]) if (to === from) to = await cluster.masterOf(other);
+    expect(to).not.toBe(from);
+    // Redis unsubscribes B from the slot's channels; a reply published now would reach no one.
+    await cluster.moveSlot(slot, to);
+    const movedAt = Date.now();
+    await agent.reply(user, 'after the move');
+    const refusals: string[] = [];
+    await waitFor(
+      async () => shown.includes('after the move') && chat.state === 'connected' && (await acceptsHandshake(b, bot, refusals)),
+      RECOVERY_BOUND_MS,
+      'the reply on the tab and B accepting handshakes',
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; tab ${chat.state}, shown ${shown}; B refused ${refusals.length} (${[...new Set(refusals)]}); B's warnings: ${warnings(logsB).slice(-6).join(' | ')}`,
+      );
+    });
+    const recoveredMs = Date.now() - movedAt;
+    await chat.send('still there?');
+    await waitFor(() => shown.includes('echo:still there?'), 10_000, 'user → bot → user after the move');
+    await agent.reply(user, 'bot again');
+    await waitFor(() => shown.includes('bot again'), 10_000, 'bot → user after the move');
+    process.stdout.write(
+      `slot ${slot} moved ${from.port} → ${to.port}: the reply on the tab and B accepting ${recoveredMs} ms after; B refused ${refusals.length}\n`,
+    );
+  } finally {
+    chat.close();
+    agent.close();
+  }
+}, 60_000);
+
+/** The bot on A (each message echoed, replies acked noted) and a tab of `user` on B that has seen one reply. */
+async function botOnAUserOnB(bot: string, user: string) {
+  const agent: RelayAgent = await a.agent(bot);
+  const seenByBot: string[] = [];
+  const repliesAcked: string[] = [];
+  agent.onMessage(async (m: AgentInboundMessage) => {
+    seenByBot.push(m.text);
+    await agent.reply(m.from, `echo:${m.text}`, undefined, m.id).then(
+      () => void repliesAcked.push(`echo:${m.text}`),
+      () => {},
+    );
+  });
+  const chat = new RelayChat({
+    url: b.url,
+    agentId: bot,
+    token: () => Promise.resolve(mintToken({ sub: user })),
+    persist: false,
+    backoff: { baseMs: 100, capMs: 500 },
+    ackTimeoutMs: 10_000,
+  });
+  chat.on('error', () => {});
+  const shown: string[] = [];
+  chat.on('message', (m: ClientInboundMessage) => shown.push(m.text));
+  const states: { at: number; state: string; code?: string }[] = [];
+  chat.on('state', (s: { state: string; code?: string }) => states.push({ at: Date.now(), ...s }));
+  await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
+  await chat.send('before');
+  await waitFor(() => shown.includes('echo:before'), 10_000, 'the first reply');
+  return { agent, chat, seenByBot, repliesAcked, shown, states };
+}
+
+/** Whether a fresh client handshake on `hub` is accepted; the code of a refusal goes to `refusals`. */
+async function acceptsHandshake(hub: TestHub, bot: string, refusals: string[]): Promise<boolean> {
+  const socket = clientSocket(hub.url, { token: mintToken({ sub: 'probe' }), agentId: bot });
+  try {
+    await connected(socket);
+    return true;
+  } catch (err) {
+    refusals.push((err as { data?: { code?: string } }).data?.code ?? (err as Error).message);
+    return false;
+  } finally {
+    socket.disconnect();
+  }
+}
 
 /** The hub's warnings and errors, one line each: time, message, error. */
 function warnings(lines: string[]): string[] {

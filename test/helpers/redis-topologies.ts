@@ -33,6 +33,8 @@ export interface TestRedisCluster {
   masterOf(slot: number): Promise<RedisProcess>;
   /** Resolves when every live node reports cluster_state:ok and every slot has a live master. */
   healthy(timeoutMs?: number): Promise<void>;
+  /** Moves `slot` (holding no keys) from its master to the master `to`, as resharding does. */
+  moveSlot(slot: number, to: RedisProcess): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -240,6 +242,17 @@ async function clusterIn(
     masterOf,
     healthy,
     keySlot: (key) => command<number>(nodes.find((n) => n.alive())!.port, 'CLUSTER', 'KEYSLOT', key),
+    async moveSlot(slot, to) {
+      const from = await masterOf(slot);
+      const id = (n: RedisProcess) => command<string>(n.port, 'CLUSTER', 'MYID');
+      const [fromId, toId] = [await id(from), await id(to)];
+      // The order redis-cli --cluster reshard follows; with no keys there is nothing to MIGRATE.
+      await command(to.port, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId);
+      await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
+      await command(to.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await until(async () => ((await masterOf(slot)) === to ? true : undefined), 10_000, `slot ${slot} on ${to.port}`);
+    },
     async close() {
       for (const n of nodes) await n.kill();
       rmSync(dir, { recursive: true, force: true });
