@@ -172,6 +172,46 @@ it("a slot of the user's room channel moved to another master: the reply publish
   }
 }, 60_000);
 
+it("the master of the user's room channel restarted (no failover): B resubscribes that shard by itself, and relay goes on", async () => {
+  const bot = 'restart-bot';
+  const user = 'restart-user';
+  const { agent, chat, shown } = await botOnAUserOnB(bot, user);
+  try {
+    const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
+    const slot = await cluster.keySlot(channel);
+    const master = await cluster.masterOf(slot);
+    // Back well within cluster-node-timeout: the same node serves the slot again, no replica promoted.
+    const restarted = await cluster.restart(master);
+    const restartedAt = Date.now();
+    await waitFor(async () => (await cluster.masterOf(slot).catch(() => null)) === restarted, 10_000, 'the node serving its slots again');
+    await cluster.healthy(10_000);
+    const refusals: string[] = [];
+    await waitFor(
+      async () => chat.state === 'connected' && (await acceptsHandshake(b, bot, refusals)) && (await acceptsHandshake(a, bot, refusals)),
+      RECOVERY_BOUND_MS,
+      'both replicas accepting handshakes and the tab connected',
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; tab ${chat.state}; refused ${refusals.length} (${[...new Set(refusals)]}); B's warnings: ${warnings(logsB).slice(-6).join(' | ')}`,
+      );
+    });
+    const recoveredMs = Date.now() - restartedAt;
+    // A reply on the restarted shard reaches the tab live, and the tab's messages reach the bot.
+    await agent.reply(user, 'after the restart');
+    await waitFor(() => shown.includes('after the restart'), 10_000, 'bot → user after the restart');
+    // The node restarted empty (the test's nodes keep no data): presence is back at the next refresh.
+    await waitFor(async () => (await b.hub.store.presence.getAgent(bot)).runtimes > 0, 10_000, 'the bot present again');
+    await chat.send('and back');
+    await waitFor(() => shown.includes('echo:and back'), 10_000, 'user → bot → user after the restart');
+    process.stdout.write(
+      `master ${master.port} restarted: both replicas accepting and the tab connected ${recoveredMs} ms after; refused ${refusals.length}\n`,
+    );
+  } finally {
+    chat.close();
+    agent.close();
+  }
+}, 60_000);
+
 /** The bot on A (each message echoed, replies acked noted) and a tab of `user` on B that has seen one reply. */
 async function botOnAUserOnB(bot: string, user: string) {
   const agent: RelayAgent = await a.agent(bot);

@@ -33,6 +33,8 @@ export interface TestRedisCluster {
   masterOf(slot: number): Promise<RedisProcess>;
   /** Resolves when every live node reports cluster_state:ok and every slot has a live master. */
   healthy(timeoutMs?: number): Promise<void>;
+  /** Kills `node` (SIGKILL) and starts it again on its port with its cluster config; resolves with the new process once it answers. */
+  restart(node: RedisProcess): Promise<RedisProcess>;
   /** Moves `slot` (holding no keys) from its master to the master `to`, as resharding does. */
   moveSlot(slot: number, to: RedisProcess): Promise<void>;
   close(): Promise<void>;
@@ -174,26 +176,24 @@ async function clusterIn(
   { masters = 3, nodeTimeoutMs = 1000, requireFullCoverage = false }: ClusterShape,
 ): Promise<TestRedisCluster> {
   const nodes: RedisProcess[] = [];
-  for (let i = 0; i < masters * 2; i++) {
-    const args = (port: number) => [
-      ...BASE,
-      '--port',
-      String(port),
-      '--dir',
-      dir,
-      '--dbfilename',
-      `${port}.rdb`,
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      `nodes-${port}.conf`,
-      '--cluster-node-timeout',
-      String(nodeTimeoutMs),
-      '--cluster-require-full-coverage',
-      requireFullCoverage ? 'yes' : 'no',
-    ];
-    nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
-  }
+  const args = (port: number) => [
+    ...BASE,
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--dbfilename',
+    `${port}.rdb`,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    `nodes-${port}.conf`,
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
+    '--cluster-require-full-coverage',
+    requireFullCoverage ? 'yes' : 'no',
+  ];
+  for (let i = 0; i < masters * 2; i++) nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
   await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
 
   const masterOf = async (slot: number) => {
@@ -242,6 +242,12 @@ async function clusterIn(
     masterOf,
     healthy,
     keySlot: (key) => command<number>(nodes.find((n) => n.alive())!.port, 'CLUSTER', 'KEYSLOT', key),
+    async restart(node) {
+      await node.kill();
+      const again = await startListening(() => Promise.resolve(node.port), args, `cluster node ${node.port} restarted`, started);
+      nodes[nodes.indexOf(node)] = again;
+      return again;
+    },
     async moveSlot(slot, to) {
       const from = await masterOf(slot);
       const id = (n: RedisProcess) => command<string>(n.port, 'CLUSTER', 'MYID');
