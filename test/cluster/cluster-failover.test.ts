@@ -27,7 +27,8 @@ beforeAll(async () => {
   // of 5 s makes each failover last about 7 s, as on the loaded machine of the report: longer than
   // the canary takes to resubscribe and then to reconnect the subscriber (production's default
   // cluster-node-timeout is 15 s).
-  cluster = await startRedisCluster({ nodeTimeoutMs: 5000, requireFullCoverage: true });
+  // Nodes keep their data across a restart, as production's (appendonly).
+  cluster = await startRedisCluster({ nodeTimeoutMs: 5000, requireFullCoverage: true, appendOnly: true });
   const env = { ...cluster.env, PRESENCE_TTL_S: '3', AGENT_ACK_TIMEOUT_MS: '3000', LOG_LEVEL: 'info' };
   [a, b] = await Promise.all([startHub(env), startHub(env, { logLines: logsB })]);
   await Promise.all([a, b].map((h) => waitFor(() => ready(h), 15_000, `${h.url} ready`)));
@@ -175,7 +176,7 @@ it("a slot of the user's room channel moved to another master: the reply publish
 it("the master of the user's room channel restarted (no failover): B resubscribes that shard by itself, and relay goes on", async () => {
   const bot = 'restart-bot';
   const user = 'restart-user';
-  const { agent, chat, shown } = await botOnAUserOnB(bot, user);
+  const { agent, chat, shown, states } = await botOnAUserOnB(bot, user);
   try {
     const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
     const slot = await cluster.keySlot(channel);
@@ -183,6 +184,12 @@ it("the master of the user's room channel restarted (no failover): B resubscribe
     // Back well within cluster-node-timeout: the same node serves the slot again, no replica promoted.
     const restarted = await cluster.restart(master);
     const restartedAt = Date.now();
+    // Published as soon as the node answers, before B's subscriber of that shard is back: B must
+    // notice the loss and have the tab get it replayed.
+    const early = await agent.reply(user, 'as the node came back').then(
+      () => true,
+      () => false,
+    );
     await waitFor(async () => (await cluster.masterOf(slot).catch(() => null)) === restarted, 10_000, 'the node serving its slots again');
     await cluster.healthy(10_000);
     const refusals: string[] = [];
@@ -196,10 +203,15 @@ it("the master of the user's room channel restarted (no failover): B resubscribe
       );
     });
     const recoveredMs = Date.now() - restartedAt;
+    if (early)
+      await waitFor(() => shown.includes('as the node came back'), 10_000, 'the reply acked as the node came back').catch((err: Error) => {
+        throw new Error(
+          `${err.message}; shown ${shown}; tab states ${JSON.stringify(states.filter((x) => x.at >= restartedAt - 100))}; B's warnings: ${warnings(logsB).slice(-8).join(' | ')}`,
+        );
+      });
     // A reply on the restarted shard reaches the tab live, and the tab's messages reach the bot.
     await agent.reply(user, 'after the restart');
     await waitFor(() => shown.includes('after the restart'), 10_000, 'bot → user after the restart');
-    // The node restarted empty (the test's nodes keep no data): presence is back at the next refresh.
     await waitFor(async () => (await b.hub.store.presence.getAgent(bot)).runtimes > 0, 10_000, 'the bot present again');
     await chat.send('and back');
     await waitFor(() => shown.includes('echo:and back'), 10_000, 'user → bot → user after the restart');

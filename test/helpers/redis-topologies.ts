@@ -164,6 +164,8 @@ export interface ClusterShape {
    * no master, as during a failover.
    */
   requireFullCoverage?: boolean;
+  /** appendonly yes (fsync every second), so that a node restarted by {@link TestRedisCluster.restart} keeps its data. */
+  appendOnly?: boolean;
 }
 
 export function startRedisCluster(shape: ClusterShape = {}): Promise<TestRedisCluster> {
@@ -173,7 +175,7 @@ export function startRedisCluster(shape: ClusterShape = {}): Promise<TestRedisCl
 async function clusterIn(
   dir: string,
   started: RedisProcess[],
-  { masters = 3, nodeTimeoutMs = 1000, requireFullCoverage = false }: ClusterShape,
+  { masters = 3, nodeTimeoutMs = 1000, requireFullCoverage = false, appendOnly = false }: ClusterShape,
 ): Promise<TestRedisCluster> {
   const nodes: RedisProcess[] = [];
   const args = (port: number) => [
@@ -192,6 +194,7 @@ async function clusterIn(
     String(nodeTimeoutMs),
     '--cluster-require-full-coverage',
     requireFullCoverage ? 'yes' : 'no',
+    ...(appendOnly ? ['--appendonly', 'yes', '--appendfilename', `${port}.aof`, '--appenddirname', `aof-${port}`] : []),
   ];
   for (let i = 0; i < masters * 2; i++) nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
   await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
