@@ -1,20 +1,14 @@
-import type { AgentInboundMessage, ClientInboundMessage } from '../../src/protocol';
 import { roomChannelNamer } from '../../src/internals/redis-adapter.internals';
 import { Rooms } from '../../src/relay/rooms';
-import { RelayChat } from '../../src/sdk/embed';
-import type { RelayAgent } from '../../src/sdk/agent';
-import { waitFor } from '../helpers/cluster';
-import { clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
+import { isReady, waitFor } from '../helpers/cluster';
+import { acceptsHandshake, botAndTab, RECOVERY_BOUND_MS, warnings } from '../helpers/failover';
+import { startHub, type TestHub } from '../helpers/hub';
 import { startRedisCluster, type RedisProcess, type TestRedisCluster } from '../helpers/redis-topologies';
-import { mintToken } from '../helpers/tokens';
 
 // Issue 40, item 1: two replicas on a 3-master Redis Cluster, a user on B, the bot on A. The master
 // serving the shard of the user's room channel is SIGKILLed and its replica promoted, then the two
 // others: B must accept handshakes again within seconds, the user's tab come back by itself, and
 // relay resume both ways with nothing acked lost.
-
-/** How long after the promotion is seen the replicas may take to serve again. */
-const RECOVERY_BOUND_MS = 15_000;
 
 let cluster: TestRedisCluster;
 let a: TestHub;
@@ -31,7 +25,7 @@ beforeAll(async () => {
   cluster = await startRedisCluster({ nodeTimeoutMs: 5000, requireFullCoverage: true, appendOnly: true });
   const env = { ...cluster.env, PRESENCE_TTL_S: '3', AGENT_ACK_TIMEOUT_MS: '3000', LOG_LEVEL: 'info' };
   [a, b] = await Promise.all([startHub(env), startHub(env, { logLines: logsB })]);
-  await Promise.all([a, b].map((h) => waitFor(() => ready(h), 15_000, `${h.url} ready`)));
+  await Promise.all([a, b].map((h) => waitFor(() => isReady(h.url), 15_000, `${h.url} ready`)));
 }, 60_000);
 
 afterAll(async () => {
@@ -42,7 +36,7 @@ afterAll(async () => {
 it('a user on the replica whose shard failed over is back within seconds, and relay resumes both ways with nothing acked lost', async () => {
   const bot = 'failover-bot';
   const user = 'failover-user';
-  const { agent, chat, seenByBot, repliesAcked, shown, states } = await botOnAUserOnB(bot, user);
+  const { agent, chat, seenByBot, repliesAcked, shown, states } = await botAndTab(a, b, bot, user);
   const acked: string[] = [];
   const sends: Promise<void>[] = [];
   let stop = false;
@@ -137,7 +131,7 @@ it('a user on the replica whose shard failed over is back within seconds, and re
 it("a slot of the user's room channel moved to another master: the reply published after the move reaches the tab, and relay goes on", async () => {
   const bot = 'moved-bot';
   const user = 'moved-user';
-  const { agent, chat, shown } = await botOnAUserOnB(bot, user);
+  const { agent, chat, shown } = await botAndTab(a, b, bot, user);
   try {
     const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
     const slot = await cluster.keySlot(channel);
@@ -176,7 +170,7 @@ it("a slot of the user's room channel moved to another master: the reply publish
 it("the master of the user's room channel restarted (no failover): B resubscribes that shard by itself, and relay goes on", async () => {
   const bot = 'restart-bot';
   const user = 'restart-user';
-  const { agent, chat, shown, states } = await botOnAUserOnB(bot, user);
+  const { agent, chat, shown, states } = await botAndTab(a, b, bot, user);
   try {
     const channel = roomChannelNamer(b.hub.relay.namespaces.client)!(Rooms.client(bot, user))!;
     const slot = await cluster.keySlot(channel);
@@ -223,64 +217,3 @@ it("the master of the user's room channel restarted (no failover): B resubscribe
     agent.close();
   }
 }, 60_000);
-
-/** The bot on A (each message echoed, replies acked noted) and a tab of `user` on B that has seen one reply. */
-async function botOnAUserOnB(bot: string, user: string) {
-  const agent: RelayAgent = await a.agent(bot);
-  const seenByBot: string[] = [];
-  const repliesAcked: string[] = [];
-  agent.onMessage(async (m: AgentInboundMessage) => {
-    seenByBot.push(m.text);
-    await agent.reply(m.from, `echo:${m.text}`, undefined, m.id).then(
-      () => void repliesAcked.push(`echo:${m.text}`),
-      () => {},
-    );
-  });
-  const chat = new RelayChat({
-    url: b.url,
-    agentId: bot,
-    token: () => Promise.resolve(mintToken({ sub: user })),
-    persist: false,
-    backoff: { baseMs: 100, capMs: 500 },
-    ackTimeoutMs: 10_000,
-  });
-  chat.on('error', () => {});
-  const shown: string[] = [];
-  chat.on('message', (m: ClientInboundMessage) => shown.push(m.text));
-  const states: { at: number; state: string; code?: string }[] = [];
-  chat.on('state', (s: { state: string; code?: string }) => states.push({ at: Date.now(), ...s }));
-  await waitFor(() => chat.state === 'connected', 10_000, 'chat connected');
-  await chat.send('before');
-  await waitFor(() => shown.includes('echo:before'), 10_000, 'the first reply');
-  return { agent, chat, seenByBot, repliesAcked, shown, states };
-}
-
-/** Whether a fresh client handshake on `hub` is accepted; the code of a refusal goes to `refusals`. */
-async function acceptsHandshake(hub: TestHub, bot: string, refusals: string[]): Promise<boolean> {
-  const socket = clientSocket(hub.url, { token: mintToken({ sub: 'probe' }), agentId: bot });
-  try {
-    await connected(socket);
-    return true;
-  } catch (err) {
-    refusals.push((err as { data?: { code?: string } }).data?.code ?? (err as Error).message);
-    return false;
-  } finally {
-    socket.disconnect();
-  }
-}
-
-/** The hub's warnings and errors, one line each: time, message, error. */
-function warnings(lines: string[]): string[] {
-  return lines
-    .map((l) => JSON.parse(l) as { level: number; time: string; msg: string; err?: { message: string } })
-    .filter((l) => l.level >= 40)
-    .map((l) => `${l.time} ${l.msg}${l.err ? ` (${l.err.message})` : ''}`);
-}
-
-async function ready(hub: TestHub): Promise<boolean> {
-  try {
-    return (await fetch(`${hub.url}/health/ready`, { signal: AbortSignal.timeout(2000) })).status === 200;
-  } catch {
-    return false;
-  }
-}
