@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
 import { corkPerTurn } from '../net/cork-per-turn';
+import { releaseResetOnStop, seedFromDiscoveredNodes } from '../internals/ioredis.internals';
 import { failLateCommands } from './command-deadlines';
 
 /** Reports a Redis failure: counted per component, logged at a bounded rate. */
@@ -76,8 +77,13 @@ export function createRedisConnections(topology: RedisTopology, name: string): R
           // A demoted master answers writes with READONLY: find the new one.
           reconnectOnError: (err: Error) => err.message.startsWith('READONLY'),
         });
-      case 'cluster':
-        return new Cluster(topology.nodes, clusterOptions(topology.auth, { ...extra, connectionName }));
+      case 'cluster': {
+        // Else a Cluster that disconnects while re-creating its sharded subscribers never has any again.
+        releaseResetOnStop();
+        const cluster = new Cluster(topology.nodes, clusterOptions(topology.auth, { ...extra, connectionName }));
+        seedFromDiscoveredNodes(cluster, topology.nodes);
+        return cluster;
+      }
     }
   };
   const command = make('cmd');

@@ -17,10 +17,15 @@ import { channelPerShard } from './cluster-slots';
 import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
+import { SubscriptionRecovery } from './subscription-recovery';
+import { slotMovedAway } from '../internals/ioredis.internals';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
 
 const CANARY_INTERVAL_MS = 1000;
 const STARTUP_WAIT_MS = 5000;
+/** Between attempts to restore lost subscriptions (one can fail while a shard has no master yet). */
+const RESUBSCRIBE_RETRY_MS = 500;
+const RESUBSCRIBE_TIMEOUT_MS = 5000;
 
 /**
  * Cluster mode: Redis store, Socket.IO Redis adapter, point-to-point dispatcher, pub/sub canary
@@ -108,32 +113,24 @@ export async function createRedisInfrastructure(
   let keeper: PresenceKeeper | undefined;
   let roomChannel: ((room: string) => string | null) | null = null;
   let publicationTo: ((room: string, event: string) => Publication | null) | null = null;
-  // Whether everything published to this replica's rooms reaches it; `gap`: it did not for a while,
-  // and the sessions open then have not been ended yet (see Infrastructure.subscriptions).
-  let intact = subReady;
-  let gap = false;
   let closing = false;
-  const gapListeners: (() => void)[] = [];
-  const endGap = () => {
-    if (!gap || closing) return;
-    gap = false;
-    for (const listener of gapListeners) listener();
-  };
-  let restoring: Promise<void> | undefined;
-  const resubscribe = () => {
-    if (sub.status !== 'ready') return;
-    const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
-    // Commands on one connection run in order: the PING answered means every SSUBSCRIBE before it is done.
-    const attempt = Promise.all(bySlot(sub, all).flatMap((group) => (group.length > 0 ? [sub.ssubscribe(...group)] : [])))
-      .then(() => sub.ping())
-      .then(
-        () => {
-          if (restoring === attempt && sub.status === 'ready') intact = true;
-        },
-        () => {}, // the connection dropped again: its next `ready` restores
-      );
-    restoring = attempt;
-  };
+  const recovery = new SubscriptionRecovery(
+    {
+      // Commands on one connection run in order: the PING answered means every SSUBSCRIBE before it
+      // is done. On a Cluster each SSUBSCRIBE goes to its shard's connection and resolves when done.
+      resubscribe: async () => {
+        const all = [...(io ? adapterChannels(io) : []), ...channels.channels()];
+        await Promise.all(bySlot(sub, all).flatMap((group) => (group.length > 0 ? [sub.ssubscribe(...group)] : [])));
+        if (!(sub instanceof Cluster)) await sub.ping();
+      },
+      connected: () => sub.status === 'ready',
+      logger,
+      metrics,
+      retryMs: RESUBSCRIBE_RETRY_MS,
+      attemptTimeoutMs: RESUBSCRIBE_TIMEOUT_MS,
+    },
+    subReady,
+  );
   const canary = new PubSubCanary(
     pub,
     sub,
@@ -141,10 +138,8 @@ export async function createRedisInfrastructure(
     () => channelPerShard(pub, canaryChannel),
     () => {
       // Both connections up and yet the probes are lost: whatever else was published is lost too.
-      intact = false;
-      gap = true;
-      endGap();
-      resubscribe();
+      recovery.lose('canary');
+      recovery.reconnected();
     },
     report,
     {
@@ -158,16 +153,30 @@ export async function createRedisInfrastructure(
   // After an outage: restore subscriptions made while Redis was away, and re-register presence.
   let subWasReady = subReady;
   sub.on('close', () => {
-    intact = false;
-    if (subWasReady) gap = true;
+    if (!closing) recovery.lose('connection', subWasReady);
   });
   sub.on('ready', () => {
     if (subWasReady) logger.warn('Redis subscriber reconnected; restoring subscriptions');
     subWasReady = true;
     // Synchronously, before the first message of the new subscriptions can arrive.
-    endGap();
-    resubscribe();
+    recovery.reconnected();
   });
+  if (sub instanceof Cluster) {
+    // A shard's subscriber connection ended (its master failed or restarted) while the Cluster as a
+    // whole stays ready: no `close` or `ready` of its own. ioredis follows the new slot map and
+    // subscribes the shard's channels again on the new master, then says `subscribersReady`.
+    sub.on('-node', (_redis: unknown, shard?: string) => {
+      if (shard !== undefined && !closing) recovery.lose('shard');
+    });
+    // Resharding: Redis unsubscribed this replica from the channels of a slot it moved elsewhere.
+    // Subscribing them again gets MOVED, on which ioredis refreshes its slot map and resubscribes.
+    sub.on('nodeError', (err: unknown) => {
+      if (slotMovedAway(err) && !closing) recovery.lose('moved');
+    });
+    sub.on('subscribersReady', () => {
+      if (!recovery.intact()) recovery.reconnected();
+    });
+  }
   let pubWasReady = pubReady;
   pub.on('ready', () => {
     if (pubWasReady) logger.warn('Redis reconnected; re-registering presence');
@@ -211,12 +220,13 @@ export async function createRedisInfrastructure(
       await sub.ping();
     },
     subscriptions: {
-      intact: () => intact,
-      onGap: (listener) => void gapListeners.push(listener),
+      intact: () => recovery.intact(),
+      onGap: (listener) => recovery.onGap(listener),
     },
     readinessChecks: async () => ({ redisPubSub: canary.healthy() }),
     async close() {
       closing = true;
+      recovery.close();
       canary.stop();
       keeper?.stop();
       await channels.unsubscribeAll();

@@ -1,5 +1,5 @@
 import { totalmem } from 'node:os';
-import { collectDefaultMetrics, Counter, Gauge, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type CounterConfiguration, type LabelValues } from 'prom-client';
 
 /** A replica's memory limit and the headroom left under it (src/limits/memory-pressure.ts). */
 export interface MemoryGauges {
@@ -111,6 +111,20 @@ export class HubMetrics {
     name: 'relay_redis_errors_total',
     help: 'Redis errors by component',
     labelNames: ['component'] as const,
+    registers: [this.registry],
+  });
+
+  readonly subscriptionGap = new Gauge({
+    name: 'relay_redis_subscription_gap',
+    help: "With Redis: 1 while this replica restores pub/sub subscriptions it lost (its subscriber connection dropped, a Redis Cluster shard's subscriber connection was lost in a failover or a node restart, Redis moved a subscribed slot to another master, or the canary found them gone) and answers client handshakes SERVER_UNAVAILABLE, else 0",
+    registers: [this.registry],
+  });
+
+  readonly subscriptionRecovery = new Histogram({
+    name: 'relay_redis_subscription_recovery_seconds',
+    help: 'With Redis: seconds from losing pub/sub subscriptions to having every one back, by what noticed the loss (connection, shard, moved, canary)',
+    labelNames: ['trigger'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
 

@@ -22,7 +22,7 @@ export interface TestSentinel {
   close(): Promise<void>;
 }
 
-/** Redis Cluster: `masters` masters with one replica each, cluster-node-timeout 1000 ms. */
+/** Redis Cluster: masters with one replica each (see {@link ClusterShape}). */
 export interface TestRedisCluster {
   nodes: RedisProcess[];
   /** REDIS_CLUSTER_NODES for a hub. */
@@ -33,6 +33,10 @@ export interface TestRedisCluster {
   masterOf(slot: number): Promise<RedisProcess>;
   /** Resolves when every live node reports cluster_state:ok and every slot has a live master. */
   healthy(timeoutMs?: number): Promise<void>;
+  /** Kills `node` (SIGKILL) and starts it again on its port with its cluster config; resolves with the new process once it answers. */
+  restart(node: RedisProcess): Promise<RedisProcess>;
+  /** Moves `slot` (holding no keys) from its master to the master `to`, as resharding does. */
+  moveSlot(slot: number, to: RedisProcess): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -148,33 +152,51 @@ async function sentinelIn(dir: string, started: RedisProcess[], name: string): P
   };
 }
 
-export function startRedisCluster(masters = 3): Promise<TestRedisCluster> {
-  return cleanedUpOnFailure('relay-cluster-', (dir, started) => clusterIn(dir, started, masters));
+/** How a test's Redis Cluster is set up. */
+export interface ClusterShape {
+  /** Masters, each with one replica (default 3). */
+  masters?: number;
+  /** cluster-node-timeout (default 1000 ms): how long a master may be silent before its replica takes over. */
+  nodeTimeoutMs?: number;
+  /**
+   * cluster-require-full-coverage (default false: a master without its replica still serves its
+   * own slots). True is Redis's default: the whole cluster answers CLUSTERDOWN while any slot has
+   * no master, as during a failover.
+   */
+  requireFullCoverage?: boolean;
+  /** appendonly yes (fsync every second), so that a node restarted by {@link TestRedisCluster.restart} keeps its data. */
+  appendOnly?: boolean;
 }
 
-async function clusterIn(dir: string, started: RedisProcess[], masters: number): Promise<TestRedisCluster> {
+export function startRedisCluster(shape: ClusterShape = {}): Promise<TestRedisCluster> {
+  return cleanedUpOnFailure('relay-cluster-', (dir, started) => clusterIn(dir, started, shape));
+}
+
+async function clusterIn(
+  dir: string,
+  started: RedisProcess[],
+  { masters = 3, nodeTimeoutMs = 1000, requireFullCoverage = false, appendOnly = false }: ClusterShape,
+): Promise<TestRedisCluster> {
   const nodes: RedisProcess[] = [];
-  for (let i = 0; i < masters * 2; i++) {
-    const args = (port: number) => [
-      ...BASE,
-      '--port',
-      String(port),
-      '--dir',
-      dir,
-      '--dbfilename',
-      `${port}.rdb`,
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      `nodes-${port}.conf`,
-      '--cluster-node-timeout',
-      '1000',
-      // A master without its replica still serves its own slots.
-      '--cluster-require-full-coverage',
-      'no',
-    ];
-    nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
-  }
+  const args = (port: number) => [
+    ...BASE,
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--dbfilename',
+    `${port}.rdb`,
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    `nodes-${port}.conf`,
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
+    '--cluster-require-full-coverage',
+    requireFullCoverage ? 'yes' : 'no',
+    ...(appendOnly ? ['--appendonly', 'yes', '--appendfilename', `${port}.aof`, '--appenddirname', `aof-${port}`] : []),
+  ];
+  for (let i = 0; i < masters * 2; i++) nodes.push(await startListening(freeClusterPort, args, `cluster node ${i}`, started));
   await run('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '1', '--cluster-yes']);
 
   const masterOf = async (slot: number) => {
@@ -223,6 +245,23 @@ async function clusterIn(dir: string, started: RedisProcess[], masters: number):
     masterOf,
     healthy,
     keySlot: (key) => command<number>(nodes.find((n) => n.alive())!.port, 'CLUSTER', 'KEYSLOT', key),
+    async restart(node) {
+      await node.kill();
+      const again = await startListening(() => Promise.resolve(node.port), args, `cluster node ${node.port} restarted`, started);
+      nodes[nodes.indexOf(node)] = again;
+      return again;
+    },
+    async moveSlot(slot, to) {
+      const from = await masterOf(slot);
+      const id = (n: RedisProcess) => command<string>(n.port, 'CLUSTER', 'MYID');
+      const [fromId, toId] = [await id(from), await id(to)];
+      // The order redis-cli --cluster reshard follows; with no keys there is nothing to MIGRATE.
+      await command(to.port, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId);
+      await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
+      await command(to.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
+      await until(async () => ((await masterOf(slot)) === to ? true : undefined), 10_000, `slot ${slot} on ${to.port}`);
+    },
     async close() {
       for (const n of nodes) await n.kill();
       rmSync(dir, { recursive: true, force: true });

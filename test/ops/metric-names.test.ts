@@ -43,6 +43,8 @@ const LEFT_OUT: Record<string, string> = {
   nodejs_heap_space_size_used_bytes: 'per V8 space; the heap totals are shown',
   nodejs_heap_space_size_available_bytes: 'per V8 space; the heap totals are shown',
   nodejs_version_info: 'a constant of the image',
+  relay_redis_subscription_recovery_seconds:
+    'rare, one per Redis failover; each is logged with its duration, and relay_redis_subscription_gap is on the Ready replicas panel while one lasts',
 };
 
 interface Family {

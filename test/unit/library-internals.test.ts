@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ENGINE_IO_CHECKED } from '../../src/internals/engine-io.internals';
+import { IOREDIS_CHECKED } from '../../src/internals/ioredis.internals';
 import { NODE_REQUIRE_CHECKED } from '../../src/internals/node-require.internals';
 import { REDIS_ADAPTER_CHECKED } from '../../src/internals/redis-adapter.internals';
 import { SOCKET_IO_ADAPTER_CHECKED } from '../../src/internals/socket-io-adapter.internals';
@@ -23,7 +24,7 @@ function installed(name: string): string {
   return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-const CHECKED = [WS_CHECKED, SOCKET_IO_CHECKED, SOCKET_IO_ADAPTER_CHECKED, ENGINE_IO_CHECKED, REDIS_ADAPTER_CHECKED];
+const CHECKED = [WS_CHECKED, SOCKET_IO_CHECKED, SOCKET_IO_ADAPTER_CHECKED, ENGINE_IO_CHECKED, REDIS_ADAPTER_CHECKED, IOREDIS_CHECKED];
 
 describe('library internals (src/internals/)', () => {
   it.each(CHECKED.map((c) => [c.package, c.versions] as const))(
@@ -38,9 +39,12 @@ describe('library internals (src/internals/)', () => {
     expect(NODE_REQUIRE_CHECKED.versions.map(major)).toContain(major(process.version));
   });
 
-  it.each(['ws', 'socket.io', '@socket.io/redis-adapter'])('%s, whose internals the hub uses, is pinned to a patch range', (name) => {
-    expect(pkg.dependencies[name]).toMatch(/^~\d+\.\d+\.\d+$/);
-  });
+  it.each(['ws', 'socket.io', '@socket.io/redis-adapter', 'ioredis'])(
+    '%s, whose internals the hub uses, is pinned to a patch range',
+    (name) => {
+      expect(pkg.dependencies[name]).toMatch(/^~\d+\.\d+\.\d+$/);
+    },
+  );
 
   it.each(['engine.io', 'socket.io-adapter'])('%s comes through socket.io on a patch range', (name) => {
     const socketIo = createRequire(require.resolve('socket.io'))('socket.io/package.json') as { dependencies: Record<string, string> };
@@ -49,7 +53,7 @@ describe('library internals (src/internals/)', () => {
 
   it('no file outside src/internals/ names those private members', () => {
     const PRIVATE =
-      /\b_sender\b|\b_nsps\b|\bregisterAckCallback\b|\b_packet\b|\bwriteToEngine\b|\bnotifyOutgoingListeners\b|\bdoPublish(Response)?\b|\bdynamicChannel\b|\bshouldUseASeparateNamespace\b|\.engine\b[^;\n]*\.clients\b|require\.cache|new Module\(|transport\.socket\b|\bsocket as WebSocket\b/;
+      /\b_sender\b|\b_nsps\b|\bregisterAckCallback\b|\b_packet\b|\bwriteToEngine\b|\bnotifyOutgoingListeners\b|\bdoPublish(Response)?\b|\bdynamicChannel\b|\bshouldUseASeparateNamespace\b|\.engine\b[^;\n]*\.clients\b|require\.cache|new Module\(|transport\.socket\b|\bsocket as WebSocket\b|\bisResetting\b|\bstartupNodes\b/;
     const offenders: string[] = [];
     const walk = (dir: string): void => {
       for (const name of readdirSync(dir)) {
