@@ -71,7 +71,7 @@ export const AckCodes = {
   RATE_LIMITED: {
     retryable: true,
     description:
-      "over a rate budget: this socket's events, this user's messages to the bot over all their sockets, or (reply) the bot's deliveries on this replica",
+      "over a rate budget: this socket's events, this user's messages, feedback or stops over all their sockets, or (reply, activity, stream:start, stream:delta) the bot's deliveries on this replica",
   },
   TOKEN_INVALID: { retryable: false, description: 'the refresh token fails verification' },
   TOKEN_EXPIRED: { retryable: false, description: 'the refresh token is already expired' },

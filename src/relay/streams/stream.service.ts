@@ -22,7 +22,11 @@ import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
+import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import type { ActivityTracker } from './activity-tracker';
+
+const THROTTLED =
+  "a delta of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 interface Owned extends Deadline, StreamTarget {
@@ -40,6 +44,12 @@ interface Owned extends Deadline, StreamTarget {
   ending: boolean;
   /** A delta could not be recorded: it ends `error` (pending until shared state takes the end). */
   failed: boolean;
+  /**
+   * The bot's delivery budget refused a delta: later ones are refused too, so the text stays a
+   * prefix of what the runtime wrote (a delta sent without an ack would otherwise leave a hole that
+   * no one hears of) until the runtime ends it, with a `text` that replaces it if it likes.
+   */
+  throttled: boolean;
   lastDeltaAt: number;
   /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
   renewedAt: number;
@@ -80,6 +90,8 @@ export class StreamService {
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly activity: ActivityTracker,
+    /** The bot's delivery budget: starts and deltas are refused past it, ends paid for. */
+    private readonly deliveries: DeliveryBudget,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
@@ -128,6 +140,8 @@ export class StreamService {
     if (tooLarge) return errorAck(tooLarge);
     const mine = this.streamsOf(socket.id);
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
+    const overBudget = this.overBudget(agentId, payload.to);
+    if (overBudget) return overBudget;
     const { id, ts } = this.stamps.next();
     const start: LoggedMessage = { id, ts, agentId, author: Authors.agent, text: '' };
     if (payload.data !== undefined) start.data = payload.data;
@@ -158,6 +172,7 @@ export class StreamService {
       appends: new Set(),
       ending: false,
       failed: false,
+      throttled: false,
       lastDeltaAt: now,
       renewedAt: now,
       promisedUntil: 0,
@@ -191,6 +206,12 @@ export class StreamService {
     // The store refuses a delta past the limit too; refused here, it costs shared state nothing.
     const size = Buffer.byteLength(text);
     if (owned.bytes + size > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
+    if (owned.throttled) return errorAck('RATE_LIMITED', THROTTLED);
+    const overBudget = this.overBudget(owned.agentId, owned.clientId);
+    if (overBudget) {
+      owned.throttled = true;
+      return overBudget;
+    }
     owned.bytes += size;
     const { room, publication } = owned;
     let result;
@@ -291,6 +312,17 @@ export class StreamService {
     this.deadlines.add(grace, Date.now() + this.ctx.config.STREAM_STOP_GRACE_MS);
   }
 
+  /** A RATE_LIMITED ack when the bot's delivery budget cannot pay for an event to `clientId`'s sockets; else null, paid. */
+  private overBudget(agentId: string, clientId: string): (SendAck & { ok: false }) | null {
+    try {
+      this.deliveries.charge(agentId, clientId);
+      return null;
+    } catch (err) {
+      if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+      throw err;
+    }
+  }
+
   /** An owned stream's deadline: idle or too long, it ends `timeout`; else it waits for the next. */
   private due(owned: Owned): void {
     const now = Date.now();
@@ -334,6 +366,7 @@ export class StreamService {
 
   /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
+    this.deliveries.spend(to.agentId, to.clientId);
     if (!published) {
       const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
       this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);

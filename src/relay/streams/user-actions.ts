@@ -13,21 +13,27 @@ import { isoNow } from '../ids';
 import type { ClientSocketData, RelayContext, RelayNamespaces } from '../relay.context';
 import { pickByRendezvous } from '../rendezvous';
 import type { StreamService } from './stream.service';
+import type { UserBudgets } from '../user-budgets';
+
+const ACTIONS_LIMITED = "this user's feedback and stops over all their sockets are past USER_MESSAGE_RATE_PER_S; retry later";
 
 /**
  * What a user does to the bot's answers (docs/streaming.md): stop one (by its id, or by the user's
  * own message it answers, so stop works before the stream exists) and rate one. Both reach the
- * runtime through its socket's own room, on whatever replica holds it.
+ * runtime through its socket's own room, on whatever replica holds it. Both spend the user's budget
+ * (USER_MESSAGE_RATE_*, over all their sockets), before anything is read or written.
  */
 export class UserActions {
   constructor(
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly streams: StreamService,
+    private readonly budgets: UserBudgets,
   ) {}
 
   async stop(user: ClientSocketData, request: StopRequest): Promise<OkAck> {
     const { agentId, clientId, sub } = user;
+    if (!this.budgets.act(sub)) return errorAck('RATE_LIMITED', ACTIONS_LIMITED);
     const stops = this.ctx.metrics.streamStops;
     if ('id' in request) return this.stopStream(user, request.id);
     const record = await this.ctx.store.dedupe.find({ agentId, sub, clientMessageId: request.clientMessageId });
@@ -52,6 +58,7 @@ export class UserActions {
 
   async feedback(user: ClientSocketData, { id, rating, comment }: FeedbackRequest): Promise<OkAck> {
     const { agentId, clientId, sub } = user;
+    if (!this.budgets.act(sub)) return errorAck('RATE_LIMITED', ACTIONS_LIMITED);
     const kept: MessageFeedback | null = rating === null ? null : { rating, ...(comment === undefined ? {} : { comment }), ts: isoNow() };
     const found = this.ctx.config.HISTORY_ENABLED && (await this.ctx.store.conversations.setFeedback(agentId, clientId, id, kept));
     if (!found) return errorAck('MESSAGE_NOT_FOUND');
