@@ -24,6 +24,7 @@ import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import type { ActivityTracker } from './activity-tracker';
+import { TurnQueue } from './turn-queue';
 
 const THROTTLED =
   "a delta of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
@@ -81,6 +82,8 @@ export class StreamService {
   /** A round of {@link pendingEnds} retries is under way. */
   private retrying = false;
   private readonly stamps = new MessageStamper();
+  /** Ends run one a turn: each costs its text (building, logging and sending the final). */
+  private readonly endTurns = new TurnQueue();
   private readonly bounds: StreamBounds;
   private readonly deltasIn: Tally;
   private readonly deltasOut: Tally;
@@ -263,6 +266,7 @@ export class StreamService {
     // shared state are waited for, and one that failed ends the stream `error` instead.
     owned.ending = true;
     if (owned.appends.size > 0) await Promise.allSettled([...owned.appends]);
+    await this.endTurns.next();
     if (owned.failed) return errorAck('SERVER_UNAVAILABLE');
     if (this.owned.get(owned.id) !== owned) return errorAck('STREAM_NOT_FOUND');
     const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged, this.endPublication);
@@ -270,7 +274,7 @@ export class StreamService {
     // Out of the orphan set now, rather than by a sweep ending it again once its promise lapsed.
     void this.ctx.store.streams.forget([{ agentId: owned.agentId, id: owned.id }]).catch(() => {});
     if (!ended) return errorAck('STREAM_NOT_FOUND');
-    this.announceEnd(owned, ended.final, ending.status, ended.published);
+    this.announceEnd(owned, ended.final, ending.status);
     return { ok: true, id: owned.id, ts: owned.start.ts };
   }
 
@@ -341,12 +345,13 @@ export class StreamService {
   private async hubEnd(ref: StreamRef | Owned, status: StreamStatus): Promise<boolean> {
     const owned = this.owned.get(ref.id);
     if (owned) this.forget(owned);
+    await this.endTurns.next();
     try {
       const ended = await this.ctx.store.streams.end(ref.agentId, ref.id, { status }, this.logged, this.endPublication);
       this.pendingEnds.delete(ref.id);
       void this.ctx.store.streams.forget([ref]).catch(() => {});
       if (!ended) return false;
-      this.announceEnd({ agentId: ref.agentId, clientId: ended.clientId }, ended.final, status, ended.published);
+      this.announceEnd({ agentId: ref.agentId, clientId: ended.clientId }, ended.final, status);
       return true;
     } catch (err) {
       this.ctx.handlerFailures.warn('stream-end', err, 'could not end a stream in shared state; retrying');
@@ -364,12 +369,16 @@ export class StreamService {
   private readonly endPublication = (agentId: string, clientId: string): DeltaPublication | null =>
     this.ctx.publicationTo(Rooms.client(agentId, clientId), Events.messageEnd);
 
-  /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
-  private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
+  /** The stream ended in the store: its `message:end` (unless the store published it: `final` null), metrics, activity. */
+  private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage | null, status: StreamStatus): void {
     this.deliveries.spend(to.agentId, to.clientId);
-    if (!published) {
+    const room = Rooms.client(to.agentId, to.clientId);
+    const clients = this.nsp.client;
+    // An emit encodes the whole final even for a room with no socket: on one replica an empty room
+    // here is empty everywhere, and the junk users a bot can stream to have no socket at all.
+    if (final !== null && (this.ctx.clustered || (clients.adapter.rooms.get(room)?.size ?? 0) > 0)) {
       const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-      this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
+      clients.to(room).emit(Events.messageEnd, end);
     }
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);

@@ -67,7 +67,7 @@ export class MemoryStreamStore implements StreamStore {
     this.streams.delete(key(agentId, id));
     const final = finalMessage(held.message, ending.text ?? held.text.toString(), ending.status, ending.data ?? held.message.data);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
-    return { final, seq: held.seq, clientId: held.clientId, published: false };
+    return { final, seq: held.seq, clientId: held.clientId };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {

@@ -63,8 +63,9 @@ return seq`);
 // KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
 // the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms, then a
 // shard channel ('' for none) and the publication's parts around the `message:end` JSON (the final with its
-// status), published once the marker is logged. Returns false (not open) or { final json, seq }. Overlay
-// fields of messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
+// status), published once the marker is logged. Returns false (not open) or { final json, seq }, the json ''
+// once published (the caller reads it only to send it). Overlay fields of messages older than the oldest
+// entry the log keeps are pruned here (UUIDv7 ids sort by time).
 const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_FIND}${LUA_APPEND}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local m = redis.call('HMGET', KEYS[1], 'head', 'tail', 'data', 'seq')
@@ -97,6 +98,7 @@ if ARGV[9] ~= '' then
   local ended = final
   if ARGV[4] == 'complete' then ended = string.sub(final, 1, -2) .. ',"status":"complete"}' end
   redis.call('SPUBLISH', ARGV[9], ARGV[10] .. ended .. ARGV[11])
+  return { '', tonumber(m[4]) }
 end
 return { final, tonumber(m[4]) }`);
 
@@ -194,10 +196,10 @@ export class RedisStreamStore implements StreamStore {
     logged: boolean,
     publicationFor?: EndPublications,
   ): Promise<EndedStream | null> {
-    // The conversation is in the stream's hash; read it first (the set key needs it).
-    const open = await this.get(agentId, id);
-    if (!open) return null;
-    const { clientId } = open;
+    // The conversation is in the stream's hash; read it first (the set key needs it), and only it:
+    // the text may be 256 KiB, which the end script reads in Redis.
+    const clientId = await this.redis.hget(this.streamKeys(agentId, id, null)[0], 'client');
+    if (clientId === null) return null;
     const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
     const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
     const { maxMessages, ttlS } = this.log.limits;
@@ -219,7 +221,8 @@ export class RedisStreamStore implements StreamStore {
     ];
     const result = await END.run<[string, number] | null>(this.redis, keys, args);
     if (!result) return null;
-    return { final: JSON.parse(result[0]) as LoggedMessage, seq: Number(result[1]), clientId, published: publication !== null };
+    const final = publication === null ? (JSON.parse(result[0]) as LoggedMessage) : null;
+    return { final, seq: Number(result[1]), clientId };
   }
 
   async get(agentId: string, id: string): Promise<OpenStream | null> {

@@ -100,9 +100,9 @@ export function describeStreamStoreContract(
         text: 'part',
         data: { a: 1 },
         replyTo: before.id,
-        status: ended.final.status,
+        status: ended.final!.status,
       };
-      expect(ended).toEqual({ final, seq: 1, clientId: 'u1', published: false });
+      expect(ended).toEqual({ final, seq: 1, clientId: 'u1' });
       expect(await delta(start.id, 'more')).toEqual({ ok: false, reason: 'not-found' });
       expect(await streams.openOf('bot', 'u1')).toEqual([]);
       expect(await history()).toEqual([before, final, after]);
@@ -146,7 +146,7 @@ export function describeStreamStoreContract(
       const all: LoggedMessage[] = [];
       for (let i = 0; i < 4; i++) {
         const start = await open();
-        all.push((await streams.end('bot', start.id, { status: 'complete', text: `s${i}` }, true))!.final);
+        all.push((await streams.end('bot', start.id, { status: 'complete', text: `s${i}` }, true))!.final!);
         const m = msg(`m${i}`);
         await log.append('bot', 'u1', m);
         all.push(m);
@@ -170,7 +170,7 @@ export function describeStreamStoreContract(
       expect(await log.setFeedback('bot', 'u1', v7(), { rating: 'up', ts })).toBe(false);
       expect(await log.setFeedback('bot', 'u2', reply.id, { rating: 'up', ts })).toBe(false);
       expect(await log.setFeedback('bot', 'u1', start.id, { rating: 'down', comment: 'slow', ts })).toBe(true);
-      const final = (await streams.end('bot', start.id, { status: 'complete', text: 'done' }, true))!.final;
+      const final = (await streams.end('bot', start.id, { status: 'complete', text: 'done' }, true))!.final!;
       expect(await history()).toEqual([
         user,
         { ...reply, feedback: { rating: 'up', ts } },
@@ -203,7 +203,7 @@ export function describeStreamStoreContract(
       const message = msg('');
       await streams.open({ message, clientId: 'u1', owner: 's' }, bounds, false);
       expect(await streams.openOf('bot', 'u1')).toHaveLength(1);
-      expect((await streams.end('bot', message.id, { status: 'complete' }, false))?.final.text).toBe('');
+      expect((await streams.end('bot', message.id, { status: 'complete' }, false))?.final?.text).toBe('');
       expect(await history()).toEqual([]);
     });
   });
