@@ -144,6 +144,18 @@ export const limitsSchema = {
     default: 1048576,
     env: 'HISTORY_BYTES_BURST',
   },
+  USER_READ_BYTES_PER_S: {
+    doc: 'Sustained bytes per second of replays and history pages one user (token sub) may read over all their sockets on one replica (byte token bucket refill rate; 0 = unlimited). A replay is cut to what is left (session.hasMore), and with nothing left the log is not read (recovered: false); a history page is cut to it, and a request with nothing left gets RATE_LIMITED. Per socket, HISTORY_BYTES_PER_S still applies; this one keeps a user reconnecting in a loop, or holding many sockets, from reading the log without bound.',
+    format: 'whole-number',
+    default: 1048576,
+    env: 'USER_READ_BYTES_PER_S',
+  },
+  USER_READ_BYTES_BURST: {
+    doc: 'Byte token bucket size of USER_READ_BYTES_PER_S: what one user may read at once (a few full replays).',
+    format: 'whole-number',
+    default: 4194304,
+    env: 'USER_READ_BYTES_BURST',
+  },
   METRICS_TOKEN: {
     doc: 'When set (≥ 32 chars), /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>` (else 401). Set it wherever /metrics is reachable from outside, e.g. behind an Ingress.',
     format: 'secret',
