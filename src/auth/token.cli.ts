@@ -23,7 +23,7 @@ function main(): void {
   });
   if (values.help) return void process.stdout.write(`${USAGE}\n`);
   if (!values.sub) fail('--sub is required');
-  if (isReservedSub(values.sub) && !values.admin) fail('sub "admin" is reserved for ADMIN tokens');
+  if (isReservedSub(values.sub) && !values.admin) fail('a sub that reads as "admin" is reserved for ADMIN tokens');
   if (values.admin && !process.env.ADMIN_JWT_SECRET) {
     fail('ADMIN_JWT_SECRET is not set: admin tokens must be signed with the secret the hub verifies them with');
   }

@@ -50,6 +50,21 @@ export class RateBudgets {
     return true;
   }
 
+  /**
+   * Takes `cost` tokens of `key`'s bucket whatever it holds, going into debt that later takes wait
+   * out: for what must go (a stream's end) but must still be paid for.
+   */
+  spend(key: string, now = Date.now(), cost = 1): void {
+    this.due.set(key, Math.max(now, this.due.get(key) ?? now) + cost * this.intervalMs);
+    if (this.due.size >= this.sweepAt) this.sweep(now);
+  }
+
+  /** Tokens `key`'s bucket holds now (0 when empty or in debt). */
+  available(key: string, now = Date.now()): number {
+    const ahead = Math.max(now, this.due.get(key) ?? now) - now;
+    return Math.max(0, Math.floor((this.toleranceMs - ahead) / this.intervalMs) + 1);
+  }
+
   /** Milliseconds until a take of `key` can pass (0: now). */
   waitMs(key: string, now = Date.now()): number {
     return Math.max(0, (this.due.get(key) ?? now) - now - this.toleranceMs);

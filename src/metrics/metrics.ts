@@ -246,7 +246,7 @@ export class HubMetrics {
   });
   readonly rateLimited = new TalliedCounter({
     name: 'relay_rate_limited_total',
-    help: "Refusals for a spent budget, by scope: socket (one socket's events), user (a sub's messages to a bot over every socket and replica), agent_delivery (a bot's deliveries on this replica), agent_runtimes (a runtime past MAX_RUNTIMES_PER_AGENT)",
+    help: "Refusals for a spent budget, by scope: socket (one socket's events), user (a sub's messages to a bot over every socket and replica, or its feedback and stops), agent_delivery (a bot's deliveries on this replica), agent_runtimes (a runtime past MAX_RUNTIMES_PER_AGENT)",
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });

@@ -25,7 +25,8 @@ export const HandshakeCodes = {
   SUB_REQUIRED: { retryable: false, description: 'token has no non-empty string sub' },
   SUB_RESERVED: {
     retryable: false,
-    description: 'sub "admin" (after trimming and case-folding: "Admin", " ADMIN") without the ADMIN role',
+    description:
+      'sub that reads as "admin" (compared without invisible characters, after NFKC, case folding and mapping look-alike letters: " Admin", "admin\\u200b", Cyrillic "аdmin") without the ADMIN role',
   },
   AGENT_NOT_ALLOWED: {
     retryable: false,
@@ -71,7 +72,7 @@ export const AckCodes = {
   RATE_LIMITED: {
     retryable: true,
     description:
-      "over a rate budget: this socket's events, this user's messages to the bot over all their sockets, or (reply) the bot's deliveries on this replica",
+      "over a rate budget: this socket's events, this user's messages, feedback or stops over all their sockets, or (reply, activity, stream:start, stream:delta) the bot's deliveries on this replica",
   },
   TOKEN_INVALID: { retryable: false, description: 'the refresh token fails verification' },
   TOKEN_EXPIRED: { retryable: false, description: 'the refresh token is already expired' },
@@ -112,7 +113,7 @@ export const ProblemCodes = {
   TOKEN_INVALID: { status: 401, description: 'the token fails verification, as in the handshake' },
   TOKEN_EXPIRED: { status: 401, description: 'the token is past exp' },
   SUB_REQUIRED: { status: 401, description: 'the token has no non-empty string sub' },
-  SUB_RESERVED: { status: 401, description: 'the token has sub "admin" (after trimming and case-folding) without the ADMIN role' },
+  SUB_RESERVED: { status: 401, description: 'the token has a sub that reads as "admin" (see reserved subjects) without the ADMIN role' },
   API_KEY_REQUIRED: { status: 401, description: 'no api-key header (REST only: the handshake has no separate code for a missing key)' },
   API_KEY_INVALID: { status: 401, description: 'the key is not one the hub accepts (unknown or deleted), as in the handshake' },
   METRICS_TOKEN_REQUIRED: { status: 401, description: '/metrics needs Authorization: Bearer METRICS_TOKEN' },

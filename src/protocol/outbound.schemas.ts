@@ -219,6 +219,12 @@ export const SessionInfoSchema = Type.Object(
         description: 'Only when the handshake carried lastMessageId: true when every later message was replayed before this event.',
       }),
     ),
+    hasMore: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'With recovered: true, when the replay was cut to REPLAY_MAX_BYTES: it held the newest missed messages; page the older ones with history before the oldest replayed.',
+      }),
+    ),
   },
   { title: 'SessionInfo' },
 );

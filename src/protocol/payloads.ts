@@ -230,6 +230,13 @@ export interface SessionInfo {
    * replayed before this event, false when nothing was (unknown id, or too many missed).
    */
   recovered?: boolean;
+  /**
+   * Present (true) only with `recovered: true` when the replay was cut to REPLAY_MAX_BYTES (or the
+   * user's read budget): it held the newest missed messages, and the older ones (after
+   * `lastMessageId`, before the oldest replayed, or before the newest message when none was) are
+   * read with `history`.
+   */
+  hasMore?: true;
 }
 
 /** H→C `agent:status`. */

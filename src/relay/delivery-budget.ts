@@ -27,9 +27,10 @@ interface Audience {
 }
 
 /**
- * Each bot's deliveries on this replica, per second (AGENT_DELIVERY_RATE_PER_S, _BURST): a publish
- * costs one delivery per client socket it goes to, so a broadcast to 500 clients costs 500. Over
- * the budget, the publish is refused before it is logged. Without it one bot broadcasting `'*'` took
+ * Each bot's deliveries on this replica, per second (AGENT_DELIVERY_RATE_PER_S, _BURST): whatever a
+ * bot sends its users (a reply, a broadcast, an activity, a stream's start, deltas and end) costs one
+ * delivery per client socket it goes to, so a broadcast to 500 clients costs 500. Over the budget,
+ * the event is refused before it is logged or sent; a stream's end is never refused, only paid for. Without it one bot broadcasting `'*'` took
  * a replica's event loop for itself, and other bots' users waited seconds for their replies
  * (docs/operations.md, per-bot delivery budget, has the numbers).
  *
@@ -59,6 +60,13 @@ export class DeliveryBudget {
     if (this.budgets.take(agentId, now, this.cost(agentId, to, now))) return;
     this.limited.add();
     throw new DeliveryBudgetError(agentId, this.budgets.waitMs(agentId, now));
+  }
+
+  /** Pays for a delivery that must go (a stream's end) even over the budget: later ones wait the debt out. */
+  spend(agentId: string, to: string): void {
+    if (this.budgets === null) return;
+    const now = Date.now();
+    this.budgets.spend(agentId, now, this.cost(agentId, to, now));
   }
 
   private cost(agentId: string, to: string, now: number): number {

@@ -25,6 +25,7 @@ import {
 import { AgentGrace } from './agent-grace';
 import { Conversations } from './conversations';
 import { DeliveryBudget } from './delivery-budget';
+import { UserBudgets } from './user-budgets';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
@@ -47,8 +48,10 @@ export class RelayService {
   readonly conversations: Conversations;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
-  /** Each bot's deliveries per second on this replica, spent by every publish. */
-  private readonly deliveries: DeliveryBudget;
+  /** Each bot's deliveries per second on this replica, spent by every publish, activity and stream event. */
+  readonly deliveries: DeliveryBudget;
+  /** Each user's budget for what they ask of the hub besides messages (feedback, stop, history, replay bytes). */
+  readonly users: UserBudgets;
   private readonly stamps = new MessageStamper();
   private readonly toAgent: Tally;
   private readonly toClients: Tally;
@@ -68,6 +71,7 @@ export class RelayService {
     this.grace = new AgentGrace(ctx, statuses);
     this.activity = new ActivityTracker(nsp.client, ctx.config.ACTIVITY_TTL_MS);
     this.deliveries = new DeliveryBudget(ctx, nsp);
+    this.users = new UserBudgets(ctx);
     this.toAgent = ctx.metrics.messages.bind({ direction: 'client_to_agent' });
     this.toClients = ctx.metrics.messages.bind({ direction: 'agent_to_client' });
     this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });

@@ -36,11 +36,11 @@ export function attachRelay(
   statuses: AgentStatusAnnouncer,
 ): { service: RelayService; streams: StreamService } {
   const service = new RelayService(ctx, namespaces, dispatcher, statuses);
-  const streams = new StreamService(ctx, namespaces, service.activity);
+  const streams = new StreamService(ctx, namespaces, service.activity, service.deliveries);
   const presence = new RuntimePresence(ctx, service);
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
   registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
-  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams, dispatcher));
+  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams, dispatcher, service.users));
   return { service, streams };
 }

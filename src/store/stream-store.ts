@@ -129,7 +129,7 @@ export interface StreamStore {
    * it held, or null when it was not open (ended by another call, expired, never there). Where
    * `publicationFor` gives a publication for the stream's conversation and the store can publish,
    * its `message:end` (the final with its status) is published in the same step as the marker, so
-   * it reaches the subscribers in log order and only once the end is logged (`published`).
+   * it reaches the subscribers in log order and only once the end is logged (`final` is then null).
    */
   end(agentId: string, id: string, ending: StreamEnding, logged: boolean, publicationFor?: EndPublications): Promise<EndedStream | null>;
   /** An open stream by id, or null. */

@@ -80,7 +80,8 @@ describe('a client that stops reading', () => {
   let t: TestHub;
   const logLines: string[] = [];
   beforeAll(async () => {
-    t = await startHub({ LOG_LEVEL: 'warn' }, { logLines });
+    // All it missed in one replay, whatever it weighs: replay-bytes.test.ts has the bound in bytes.
+    t = await startHub({ LOG_LEVEL: 'warn', REPLAY_MAX_BYTES: String(16 * MiB) }, { logLines });
   });
   afterAll(() => t.close());
 

@@ -40,6 +40,19 @@ describe('RateBudgets', () => {
     expect(budgets.waitMs('other', t0)).toBe(0);
   });
 
+  it('spends into debt whatever the bucket holds, and says how many tokens it holds', () => {
+    const budgets = new RateBudgets({ ratePerS: 1000, burst: 100 });
+    const t0 = 5_000_000;
+    expect(budgets.available('bot', t0)).toBe(100);
+    expect(budgets.take('bot', t0, 40)).toBe(true);
+    expect(budgets.available('bot', t0)).toBe(60);
+    budgets.spend('bot', t0, 200); // an end that must go: 140 tokens of debt
+    expect(budgets.available('bot', t0)).toBe(0);
+    expect(budgets.take('bot', t0, 1)).toBe(false);
+    expect(budgets.available('bot', t0 + 141)).toBe(1);
+    expect(budgets.available('bot', t0 + 10_000)).toBe(100);
+  });
+
   it('refuses a rate that is not positive', () => {
     expect(() => new RateBudgets({ ratePerS: 0, burst: 1 })).toThrow(RangeError);
   });

@@ -1,6 +1,7 @@
 import { io, type Socket } from 'socket.io-client';
 import {
   Events,
+  HISTORY_MAX_LIMIT,
   type AgentActivity,
   type AgentStatus,
   type ApprovalDecision,
@@ -48,8 +49,10 @@ export interface StateChange {
   code?: RelayChatErrorCode | (string & {});
   /**
    * On `connected`, when the handshake carried a `lastMessageId`: `true` when every message the chat
-   * missed was replayed (as `message` events, before this state), `false` when none was (a `gap`
-   * event follows). Absent on a first connect with nothing to resume from.
+   * missed was replayed (as `message` events, before this state; when the hub cut the replay to its
+   * byte bound, the newest were, and the chat pages the older ones in right after, as `message`
+   * events too), `false` when none was (a `gap` event follows). Absent on a first connect with
+   * nothing to resume from.
    */
   recovered?: boolean;
 }
@@ -65,7 +68,10 @@ export interface RelayChatEvents {
   /**
    * A message of the conversation: the bot's (`author: 'agent'`), or the user's own sent from
    * another tab (`author: 'user'`). Messages missed while offline are replayed on reconnect;
-   * duplicates are dropped by `id`, and this tab's own sends never come back through here.
+   * duplicates are dropped by `id`, and this tab's own sends never come back through here. When the
+   * hub cut the replay to its byte bound (it replays the newest missed messages), the chat pages the
+   * older ones in after `connected` and hands them over here too, after newer ones: place messages
+   * by `id` (UUIDv7, ordered by time), not by arrival.
    * Also when a streamed answer starts (`streaming: true`, with its text so far): `message:update`
    * follows as it grows, then `message:end`.
    */
@@ -95,6 +101,10 @@ export interface RelayChatEvents {
 }
 
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
+
+/** Refused pages in a row after which a catch-up gives up (a `gap`), and the pause after the first. */
+const CATCH_UP_RETRIES = 8;
+const CATCH_UP_PAUSE_MS = 500;
 
 /**
  * A chat connection from a web page to one bot through a relay hub. It connects on construction,
@@ -133,6 +143,12 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private invalidRetried = false;
   /** Whether the current socket has handed the app a message or acked a send (see {@link history}). */
   private deliveredOnSocket = false;
+  /**
+   * The `lastMessageId` of a replay the hub cut to its byte bound, while the older missed messages
+   * are still being paged in: a reconnect meanwhile resumes from it again, not from the newest
+   * message the cut replay handed over, so none of them is skipped.
+   */
+  private catchUpFrom: string | undefined;
 
   constructor(options: RelayChatOptions) {
     super();
@@ -272,7 +288,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.stopped) return;
 
     const { uri, path, agentId } = this.endpoint;
-    const lastMessageId = this.resume.forToken(token);
+    const stored = this.resume.forToken(token);
+    const lastMessageId = this.catchUpFrom ?? stored;
     const auth: ClientAuth = lastMessageId === undefined ? { token, agentId } : { token, agentId, lastMessageId };
     // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
     // stale token, so every attempt is a fresh socket that this class retries itself.
@@ -286,6 +303,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.socket = socket;
     this.deliveredOnSocket = false;
     let closedBy: SessionClosed | undefined;
+    /** The first message of this socket before `session`: the oldest of the replay. */
+    let replayedFrom: string | undefined;
+    let inSession = false;
 
     socket.on('connect', () => {
       this.invalidRetried = false;
@@ -330,26 +350,17 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       if (socket !== this.socket) return;
       this.emit('session', info);
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
+      inSession = true;
       if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
+      if (recovered === false) this.catchUpFrom = undefined;
+      if (recovered === true && info.hasMore === true && lastMessageId !== undefined)
+        void this.catchUp(socket, lastMessageId, replayedFrom);
+      else if (recovered === true) this.catchUpFrom = undefined;
       this.flush();
     });
     socket.on(Events.message, (message) => {
-      // A stream that ended while offline comes back as its final message in the replay.
-      const held = this.streams.end(message?.id);
-      if (typeof message?.id === 'string') {
-        if (this.seen.seen(message.id) && !held) return;
-        this.delivered(message.id);
-      }
-      if (held) {
-        this.ended.seen(message.id);
-        return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
-      }
-      if (message?.author === 'user') {
-        this.lastClientMessageId = message.clientMessageId;
-        // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
-        if (this.outbox.has(message.clientMessageId)) return;
-      }
-      this.emit('message', message);
+      if (!inSession && replayedFrom === undefined && typeof message?.id === 'string') replayedFrom = message.id;
+      this.receive(message, true);
     });
     socket.on(Events.messageStart, (m) => {
       if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
@@ -377,6 +388,65 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     socket.on(Events.authExpiring, () => {
       if (this.tokens.refreshable) void this.refresh(socket);
     });
+  }
+
+  /**
+   * A message of the conversation, live or replayed (`live`), or paged in after a cut replay: each id
+   * once. Only live and replayed ones move the resume point; paged ones are older than those.
+   */
+  private receive(message: ClientInboundMessage, live: boolean): void {
+    // A stream that ended while offline comes back as its final message in the replay.
+    const held = this.streams.end(message?.id);
+    if (typeof message?.id === 'string') {
+      if (this.seen.seen(message.id) && !held) return;
+      if (live) this.delivered(message.id);
+    }
+    if (held) {
+      this.ended.seen(message.id);
+      return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
+    }
+    if (message?.author === 'user') {
+      if (live) this.lastClientMessageId = message.clientMessageId;
+      // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
+      if (this.outbox.has(message.clientMessageId)) return;
+    }
+    this.emit('message', message);
+  }
+
+  /**
+   * After a replay cut to the hub's byte bound (`session.hasMore`): pages `history` back from the
+   * oldest replayed message (`before`; the newest when none was) until a page reaches `from`, handing
+   * the missed messages over as `message` events, newer pages first. A refused page (`RATE_LIMITED`:
+   * the hub's read budgets) is asked again after a pause; a connection lost meanwhile resumes from
+   * `from` on the next connect; a failure that persists ends in `gap`, as an uncut replay's would.
+   */
+  private async catchUp(socket: ClientSocket, from: string, before: string | undefined): Promise<void> {
+    this.catchUpFrom = from;
+    for (let failures = 0; socket === this.socket && !this.stopped;) {
+      let page: HistoryPage;
+      try {
+        const request = before === undefined ? { limit: HISTORY_MAX_LIMIT } : { before, limit: HISTORY_MAX_LIMIT };
+        page = await requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped);
+      } catch (err) {
+        if (socket !== this.socket || this.stopped) return;
+        if (!(err as RelayChatError).retryable || ++failures > CATCH_UP_RETRIES) {
+          this.catchUpFrom = undefined;
+          this.emit('error', err as RelayChatError);
+          return this.emit('gap', { lastMessageId: from });
+        }
+        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_PAUSE_MS * failures));
+        continue;
+      }
+      failures = 0;
+      const at = page.messages.findIndex((m) => m.id === from);
+      // Open streams come as `message:start` after the replay; the log holds them at their start.
+      for (const m of at === -1 ? page.messages : page.messages.slice(at + 1)) if (!m.streaming) this.receive(m, false);
+      if (at !== -1 || !page.hasMore || page.messages.length === 0) {
+        if (socket === this.socket) this.catchUpFrom = undefined;
+        return;
+      }
+      before = page.messages[0].id;
+    }
   }
 
   /** Hands the hub a fresh token before the current one expires, keeping the session open. */

@@ -36,6 +36,12 @@ export const historySchema = {
     default: 67108864,
     env: 'HISTORY_MEMORY_MAX_BYTES',
   },
+  REPLAY_MAX_BYTES: {
+    doc: "Most bytes (UTF-8 JSON of the messages) replayed to a reconnecting client (lastMessageId), and at most what the user's USER_READ_BYTES_PER_S budget holds: past it the newest missed messages that fit are replayed, session says recovered: true and hasMore: true, and the client pages the older ones with history before the oldest replayed (the browser SDK does it by itself). 1 MiB by default, MAX_SOCKET_BUFFER_BYTES's default; see docs/protocol.md (recovery).",
+    format: 'positive-int',
+    default: 1048576,
+    env: 'REPLAY_MAX_BYTES',
+  },
   RECOVERY_MAX_MESSAGES: {
     doc: 'Most messages replayed to a reconnecting client (lastMessageId); when more are missing nothing is replayed and session.recovered is false.',
     format: 'positive-int',

@@ -31,7 +31,7 @@ export const limitsSchema = {
     env: 'MESSAGE_RATE_BURST',
   },
   USER_MESSAGE_RATE_PER_S: {
-    doc: 'Sustained messages per second one user (token sub) may send to one bot over all their sockets on every replica (token bucket refill rate, shared through Redis when configured; 0 = unlimited); excess gets RATE_LIMITED and is neither delivered nor logged. Twice MESSAGE_RATE_PER_S by default: a user with a few tabs is not held back, one with many sockets cannot multiply what the bot is sent.',
+    doc: 'Sustained messages per second one user (token sub) may send to one bot over all their sockets on every replica (token bucket refill rate, shared through Redis when configured; 0 = unlimited); excess gets RATE_LIMITED and is neither delivered nor logged. Feedback and stop requests have a budget of their own at the same rate and burst, per user over all their sockets on each replica. Twice MESSAGE_RATE_PER_S by default: a user with a few tabs is not held back, one with many sockets cannot multiply what the bot is sent.',
     format: 'whole-number',
     default: 40,
     env: 'USER_MESSAGE_RATE_PER_S',
@@ -55,7 +55,7 @@ export const limitsSchema = {
     env: 'AGENT_MESSAGE_RATE_BURST',
   },
   AGENT_DELIVERY_RATE_PER_S: {
-    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply costs one per socket it reaches, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent, so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/operations.md (per-bot delivery budget).",
+    doc: "Sustained deliveries per second one bot may cause on one replica (token bucket refill rate; 0 = unlimited): a reply, an activity, a stream's start, each delta and its end cost one per socket they reach, a '*' broadcast one per client socket of the bot (on every replica, as presence counts them). Past it the bot's reply, activity, stream:start or stream:delta gets RATE_LIMITED (REST publish: 429) and nothing is logged or sent (a stream with a refused delta refuses its later ones; its end is never refused, only paid for), so one bot's broadcasts cannot take a replica from other bots' users. About a twentieth of what one replica delivers on 2 cores (~100,000 a second); see docs/operations.md (per-bot delivery budget).",
     format: 'whole-number',
     default: 5000,
     env: 'AGENT_DELIVERY_RATE_PER_S',
@@ -143,6 +143,18 @@ export const limitsSchema = {
     format: 'whole-number',
     default: 1048576,
     env: 'HISTORY_BYTES_BURST',
+  },
+  USER_READ_BYTES_PER_S: {
+    doc: 'Sustained bytes per second of replays and history pages one user (token sub) may read over all their sockets on one replica (byte token bucket refill rate; 0 = unlimited). A replay is cut to what is left (session.hasMore), and with nothing left the log is not read (recovered: false); a history page is cut to it, and a request with nothing left gets RATE_LIMITED. Per socket, HISTORY_BYTES_PER_S still applies; this one keeps a user reconnecting in a loop, or holding many sockets, from reading the log without bound.',
+    format: 'whole-number',
+    default: 1048576,
+    env: 'USER_READ_BYTES_PER_S',
+  },
+  USER_READ_BYTES_BURST: {
+    doc: 'Byte token bucket size of USER_READ_BYTES_PER_S: what one user may read at once (a few full replays).',
+    format: 'whole-number',
+    default: 4194304,
+    env: 'USER_READ_BYTES_BURST',
   },
   METRICS_TOKEN: {
     doc: 'When set (≥ 32 chars), /metrics answers only requests with `Authorization: Bearer <METRICS_TOKEN>` (else 401). Set it wherever /metrics is reachable from outside, e.g. behind an Ingress.',

@@ -62,7 +62,7 @@ export function registerAgentHandlers(
         return { ok: true };
       }),
     );
-    registerStreamHandlers(socket, agentId, guard, streams, relay.activity, config.STREAM_DELTA_RATE_BURST);
+    registerStreamHandlers(socket, agentId, guard, streams, relay.activity, relay.deliveries, config.STREAM_DELTA_RATE_BURST);
     socket.on('disconnect', (reason) => {
       streams.socketLeft(socket.id);
       metrics.connections.dec({ namespace: nsp.name });

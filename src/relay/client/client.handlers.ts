@@ -44,7 +44,7 @@ import { SessionTimers } from './session-timers';
 import type { DeadlineQueue } from '../deadline-queue';
 
 const HISTORY_NOT_SERVED =
-  "history over this socket's byte budget (HISTORY_BYTES_PER_S) or send buffer (MAX_SOCKET_BUFFER_BYTES); retry later";
+  "history over this socket's byte budget (HISTORY_BYTES_PER_S), its user's (USER_READ_BYTES_PER_S, USER_MESSAGE_RATE_PER_S) or its send buffer (MAX_SOCKET_BUFFER_BYTES); retry later";
 
 /** What every client session of a namespace shares. */
 interface ClientNamespace {
@@ -242,7 +242,7 @@ class ClientSession extends SessionTimers implements GuardedSocket {
       },
     );
     const replay: Promise<Replay | undefined> = recovering
-      ? replayMissed(ctx, this.nsp.relay.conversations, data, lastMessageId, this.logger)
+      ? replayMissed(ctx, this.nsp.relay.conversations, this.nsp.relay.users, data, lastMessageId, this.logger)
       : Promise.resolve(undefined);
     // Read after the replay (itself read once the rooms' subscriptions are in effect): a delta
     // appended after the read reaches the socket live, one before it is in the snapshot.
@@ -261,6 +261,7 @@ class ClientSession extends SessionTimers implements GuardedSocket {
         agentOnline,
         tokenExpiresAt: data.tokenExpiresAt,
         ...(replayed === undefined ? {} : { recovered: replayed.recovered }),
+        ...(replayed?.hasMore ? { hasMore: true } : {}),
       };
       this.socket.emit(Events.session, session);
       for (const stream of streams) this.socket.emit(Events.messageStart, stream);
@@ -296,6 +297,9 @@ class ClientSession extends SessionTimers implements GuardedSocket {
     if (conn.readyState !== 'open') return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
     const budget = (this.historyBudget ??= new ByteBucket(config.HISTORY_BYTES_PER_S, config.HISTORY_BYTES_BURST));
     if (budget.available() <= 0) return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
+    const { users } = this.nsp.relay;
+    const { sub } = this.data;
+    if (!users.act(sub) || users.readable(sub) <= 0) return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
     if (sendBuffers.room(conn) <= 0) {
       // A peer with nothing left under the bound is not reading what it asks for.
       this.logger.info({ maxSocketBufferBytes: sendBuffers.maxBytes }, 'history requested with the send buffer full; closing');
@@ -304,8 +308,9 @@ class ClientSession extends SessionTimers implements GuardedSocket {
     }
     const { agentId, clientId } = this.data;
     const page = await this.nsp.relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
-    const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn)));
+    const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn), users.readable(sub)));
     budget.spend(fitted.bytes);
+    users.read(sub, fitted.bytes);
     return { ok: true, messages: fitted.messages, hasMore: fitted.hasMore };
   }
 

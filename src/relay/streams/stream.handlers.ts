@@ -1,7 +1,8 @@
 import type { Socket } from 'socket.io';
-import { Events } from '../../protocol';
+import { errorAck, Events } from '../../protocol';
 import { isActivityUpdate, isStreamDelta, isStreamEnd, isStreamPart, isStreamStart, isStreamUpdate } from '../../protocol/schemas';
 import { guardEvent, type GuardOptions } from '../event-guard';
+import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import type { ActivityTracker } from './activity-tracker';
 import type { StreamService } from './stream.service';
 
@@ -11,7 +12,7 @@ type AgentGuard = Omit<GuardOptions<unknown>, 'event' | 'validate'>;
 /**
  * A runtime's streamed replies and activity (docs/streaming.md). Deltas count against their own
  * token bucket (STREAM_DELTA_RATE_*), separate from replies; a delta is acked only when the runtime
- * asked for an ack.
+ * asked for an ack. Activity, like every stream event, spends the bot's delivery budget.
  */
 export function registerStreamHandlers(
   socket: Socket,
@@ -19,6 +20,7 @@ export function registerStreamHandlers(
   guard: AgentGuard,
   streams: StreamService,
   activity: ActivityTracker,
+  deliveries: DeliveryBudget,
   deltaBurst: number,
 ): void {
   socket.on(
@@ -54,6 +56,12 @@ export function registerStreamHandlers(
   socket.on(
     Events.activity,
     guardEvent({ ...guard, event: Events.activity, validate: isActivityUpdate }, (payload) => {
+      try {
+        deliveries.charge(agentId, payload.to);
+      } catch (err) {
+        if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+        throw err;
+      }
       activity.update(agentId, payload);
       return { ok: true };
     }),

@@ -42,7 +42,12 @@ import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
+import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import type { ActivityTracker } from './activity-tracker';
+import { TurnQueue } from './turn-queue';
+
+const THROTTLED =
+  "a change of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 interface Owned extends Deadline, StreamTarget {
@@ -68,6 +73,12 @@ interface Owned extends Deadline, StreamTarget {
   ending: boolean;
   /** A delta could not be recorded: it ends `error` (pending until shared state takes the end). */
   failed: boolean;
+  /**
+   * The bot's delivery budget refused a delta: later ones are refused too, so the text stays a
+   * prefix of what the runtime wrote (a delta sent without an ack would otherwise leave a hole that
+   * no one hears of) until the runtime ends it, with a `text` that replaces it if it likes.
+   */
+  throttled: boolean;
   lastDeltaAt: number;
   /** When the stream's expiry in shared state was last pushed back (open, or a delta that renewed it). */
   renewedAt: number;
@@ -99,6 +110,8 @@ export class StreamService {
   /** A round of {@link pendingEnds} retries is under way. */
   private retrying = false;
   private readonly stamps = new MessageStamper();
+  /** Ends run one a turn: each costs its text (building, logging and sending the final). */
+  private readonly endTurns = new TurnQueue();
   private readonly bounds: StreamBounds;
   private readonly deltasIn: Tally;
   private readonly deltasOut: Tally;
@@ -108,6 +121,8 @@ export class StreamService {
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly activity: ActivityTracker,
+    /** The bot's delivery budget: starts and deltas are refused past it, ends paid for. */
+    private readonly deliveries: DeliveryBudget,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
@@ -156,6 +171,8 @@ export class StreamService {
     if (!('content' in checked)) return errorAck(checked.code, checked.message);
     const mine = this.streamsOf(socket.id);
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
+    const overBudget = this.overBudget(agentId, payload.to);
+    if (overBudget) return overBudget;
     const { id, ts } = this.stamps.next();
     const start: LoggedMessage = botMessage({ id, ts, agentId }, checked.content, payload.replyTo);
     // Counted before the write, so a concurrent start cannot pass the limit while this one awaits.
@@ -187,6 +204,7 @@ export class StreamService {
       appends: new Set(),
       ending: false,
       failed: false,
+      throttled: false,
       lastDeltaAt: now,
       renewedAt: now,
       promisedUntil: 0,
@@ -293,6 +311,12 @@ export class StreamService {
   ): Promise<{ ok: true; seq: number } | ReturnType<typeof errorAck>> {
     // The store refuses a change past the limit too; refused here, it costs shared state nothing.
     if (owned.bytes + bytes > this.bounds.maxBytes) return errorAck('PAYLOAD_TOO_LARGE');
+    if (owned.throttled) return errorAck('RATE_LIMITED', THROTTLED);
+    const overBudget = this.overBudget(owned.agentId, owned.clientId);
+    if (overBudget) {
+      owned.throttled = true;
+      return overBudget;
+    }
     owned.bytes += bytes;
     let result;
     // Expiry is renewed once a quarter of it has passed, not by every delta: it then stays at least
@@ -379,6 +403,7 @@ export class StreamService {
     // shared state are waited for, and one that failed ends the stream `error` instead.
     owned.ending = true;
     if (owned.appends.size > 0) await Promise.allSettled([...owned.appends]);
+    await this.endTurns.next();
     if (owned.failed) return errorAck('SERVER_UNAVAILABLE');
     if (this.owned.get(owned.id) !== owned) return errorAck('STREAM_NOT_FOUND');
     const ended = await this.ctx.store.streams.end(owned.agentId, owned.id, ending, this.logged, this.endPublication);
@@ -428,6 +453,17 @@ export class StreamService {
     this.deadlines.add(grace, Date.now() + this.ctx.config.STREAM_STOP_GRACE_MS);
   }
 
+  /** A RATE_LIMITED ack when the bot's delivery budget cannot pay for an event to `clientId`'s sockets; else null, paid. */
+  private overBudget(agentId: string, clientId: string): (SendAck & { ok: false }) | null {
+    try {
+      this.deliveries.charge(agentId, clientId);
+      return null;
+    } catch (err) {
+      if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+      throw err;
+    }
+  }
+
   /** An owned stream's deadline: idle or too long, it ends `timeout`; else it waits for the next. */
   private due(owned: Owned): void {
     const now = Date.now();
@@ -446,6 +482,7 @@ export class StreamService {
   private async hubEnd(ref: StreamRef | Owned, status: StreamStatus): Promise<boolean> {
     const owned = this.owned.get(ref.id);
     if (owned) this.forget(owned);
+    await this.endTurns.next();
     try {
       const ended = await this.ctx.store.streams.end(ref.agentId, ref.id, { status }, this.logged, this.endPublication);
       this.pendingEnds.delete(ref.id);
@@ -471,7 +508,14 @@ export class StreamService {
 
   /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
-    if (!published) this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, messageEnd(final, status));
+    this.deliveries.spend(to.agentId, to.clientId);
+    const room = Rooms.client(to.agentId, to.clientId);
+    const clients = this.nsp.client;
+    // An emit encodes the whole final even for a room with no socket: on one replica an empty room
+    // here is empty everywhere, and the junk users a bot can stream to have no socket at all.
+    if (!published && (this.ctx.clustered || (clients.adapter.rooms.get(room)?.size ?? 0) > 0)) {
+      clients.to(room).emit(Events.messageEnd, messageEnd(final, status));
+    }
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }

@@ -17,12 +17,17 @@ import { pickByRendezvous } from '../rendezvous';
 import type { RuntimeDispatcher } from '../dispatcher';
 import { Approvals } from './approvals';
 import type { StreamService } from './stream.service';
+import type { UserBudgets } from '../user-budgets';
+
+const ACTIONS_LIMITED = "this user's feedback, stops and approval decisions over all their sockets are past USER_MESSAGE_RATE_PER_S; retry later";
 
 /**
  * What a user does to the bot's answers (docs/streaming.md, docs/parts.md): stop one (by its id, or
  * by the user's own message it answers, so stop works before the stream exists), rate one, decide
  * on its tool calls' approval requests. Stops and ratings reach the runtime through its socket's
  * own room, on whatever replica holds it; decisions are delivered with an ack.
+ * All three spend the user's budget (USER_MESSAGE_RATE_*, over all their sockets), before anything is
+ * read or written.
  */
 export class UserActions {
   private readonly approvals: Approvals;
@@ -32,16 +37,19 @@ export class UserActions {
     private readonly nsp: RelayNamespaces,
     private readonly streams: StreamService,
     dispatcher: RuntimeDispatcher,
+    private readonly budgets: UserBudgets,
   ) {
     this.approvals = new Approvals(ctx, nsp, dispatcher, streams);
   }
 
   approval(user: ClientSocketData, request: ApprovalRequest): Promise<ApprovalAck> {
+    if (!this.budgets.act(user.sub)) return Promise.resolve(errorAck('RATE_LIMITED', ACTIONS_LIMITED));
     return this.approvals.decide(user, request);
   }
 
   async stop(user: ClientSocketData, request: StopRequest): Promise<OkAck> {
     const { agentId, clientId, sub } = user;
+    if (!this.budgets.act(sub)) return errorAck('RATE_LIMITED', ACTIONS_LIMITED);
     const stops = this.ctx.metrics.streamStops;
     if ('id' in request) return this.stopStream(user, request.id);
     const record = await this.ctx.store.dedupe.find({ agentId, sub, clientMessageId: request.clientMessageId });
@@ -66,6 +74,7 @@ export class UserActions {
 
   async feedback(user: ClientSocketData, { id, rating, comment }: FeedbackRequest): Promise<OkAck> {
     const { agentId, clientId, sub } = user;
+    if (!this.budgets.act(sub)) return errorAck('RATE_LIMITED', ACTIONS_LIMITED);
     const kept: MessageFeedback | null = rating === null ? null : { rating, ...(comment === undefined ? {} : { comment }), ts: isoNow() };
     const found = this.ctx.config.HISTORY_ENABLED && (await this.ctx.store.conversations.setFeedback(agentId, clientId, id, kept));
     if (!found) return errorAck('MESSAGE_NOT_FOUND');
