@@ -18,6 +18,7 @@ import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
+import { quotaOf } from '../store/bot-quota';
 
 const CANARY_INTERVAL_MS = 1000;
 const STARTUP_WAIT_MS = 5000;
@@ -96,6 +97,7 @@ export async function createRedisInfrastructure(
     prefix,
     presenceTtlS: config.PRESENCE_TTL_S,
     history: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+    quota: quotaOf(config),
     onIndexFailure: (err) =>
       report(
         'conversation-index',

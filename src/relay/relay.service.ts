@@ -26,6 +26,7 @@ import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
 import { ActivityTracker } from './streams/activity-tracker';
+import { QuotaExceededError } from '../store/bot-quota';
 
 /** The sender of a client message, as verified at the handshake. */
 export interface Sender {
@@ -116,6 +117,7 @@ export class RelayService {
       this.userLimited.add();
       return errorAck('RATE_LIMITED', USER_LIMITED);
     }
+    if (intake.quota) return errorAck('QUOTA_EXCEEDED');
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
@@ -200,8 +202,9 @@ export class RelayService {
   /**
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
    * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
-   * replica is spent, and with {@link LogUnavailableError} when it could not be logged: in both
-   * cases nothing is logged or sent.
+   * replica is spent, with {@link LogUnavailableError} when it could not be logged, and with
+   * QuotaExceededError (store/bot-quota.ts) when the bot's storage quota refused it: in each case
+   * nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     this.deliveries.charge(agentId, reply.to);
@@ -235,6 +238,7 @@ export class RelayService {
       await this.conversations.record(agentId, clientId, message, fresh);
       return null;
     } catch (err) {
+      if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED');
       this.ctx.handlerFailures.warn('log-append', err, 'conversation log unavailable; message refused');
       return errorAck('SERVER_UNAVAILABLE');
     }

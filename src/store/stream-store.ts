@@ -36,7 +36,8 @@ export interface StreamTarget extends StreamRef {
   prepared?: unknown;
 }
 
-export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' };
+/** `quota`: the bot's quota has no room for the text (see store/bot-quota.ts); nothing changed. */
+export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' | 'quota' };
 
 /** How a stream ends: `text` and `data`, when given, replace the accumulated text and the start's data. */
 export interface StreamEnding {
@@ -72,11 +73,15 @@ export interface DeltaPublication extends Template {
 }
 
 export interface StreamStore {
-  /** Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means recorded. */
+  /**
+   * Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means
+   * recorded. Rejects with QuotaExceededError (store/bot-quota.ts), nothing recorded, when the bot
+   * has its quota of open streams or no room for one.
+   */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**
    * Appends `text` to an open stream: its new seq; `too-large` past
-   * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
+   * `bounds.maxBytes` and `quota` past the bot's quota (nothing changed), `not-found` when it is not open. With a publication, the
    * delta is published once appended. `renew` pushes the stream's expiry to `bounds.ttlMs` from now;
    * without it the expiry stands (the owner renews it often enough that an open stream never expires).
    */

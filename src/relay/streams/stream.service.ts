@@ -22,6 +22,7 @@ import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
+import { QuotaExceededError } from '../../store/bot-quota';
 import type { ActivityTracker } from './activity-tracker';
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
@@ -138,6 +139,8 @@ export class StreamService {
       await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
     } catch (err) {
       mine.ids.delete(id);
+      // Refused by the bot's quota: nothing was written.
+      if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED', err.message);
       // The open may still run in Redis (a timeout, a connection lost with it), with nobody to end
       // the stream: the sweep ends it `error` once Redis answers (nothing, when it never ran).
       this.pendingEnds.set(id, { agentId, id, status: 'error' });
@@ -210,9 +213,9 @@ export class StreamService {
       owned.appends.delete(append);
     }
     if (!result.ok) {
-      if (result.reason === 'too-large') {
+      if (result.reason === 'too-large' || result.reason === 'quota') {
         owned.bytes -= size;
-        return errorAck('PAYLOAD_TOO_LARGE');
+        return errorAck(result.reason === 'quota' ? 'QUOTA_EXCEEDED' : 'PAYLOAD_TOO_LARGE');
       }
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');

@@ -17,6 +17,8 @@ import { streamStartJson } from '../log-entries';
 import { hashTag, type RedisClient } from './redis-client';
 import { LUA_APPEND, LUA_FIND, type RedisConversationLog } from './redis-conversation.log';
 import { LuaScript } from './lua-script';
+import { LUA_QUOTA } from './redis-quota';
+import { QuotaExceededError } from '../bot-quota';
 
 // Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
 // message `m`, the final's JSON parts `head`/`tail`, start `data`, `client`, `owner`, `seq`) and its text
@@ -26,27 +28,43 @@ import { LuaScript } from './lua-script';
 // (`…{streams}:orphans`, a sorted set of every open stream by the time its owner last promised to be
 // alive) ends them before that.
 
-// KEYS: hash, text, set, then the log's stream, clock, user-index marker. ARGV: m, head, tail, data, client,
-// owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms. Returns append's result or 1.
-const OPEN = new LuaScript(`local now = tonumber(ARGV[13])${LUA_APPEND}
+// KEYS: hash, text, set, then the log's stream, clock, user-index marker, then the quota's three. ARGV: m,
+// head, tail, data, client, owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms,
+// the quota's four, the bot's most open streams. Returns -3 (the bot has its most streams open), -4 (no
+// room in its bytes; nothing written either way), else append's result or 1.
+const OPEN = new LuaScript(`local now = tonumber(ARGV[13])${LUA_QUOTA}${LUA_APPEND}
+local Q = quota_of(7, 14)
+local max_open = tonumber(ARGV[18])
+if redis.call('ZCARD', Q.streams) >= max_open then
+  q_reclaim(Q)
+  if redis.call('ZCARD', Q.streams) >= max_open then return -3 end
+end
+local need = STREAM_OVERHEAD
+if ARGV[8] == '1' then need = need + #ARGV[10] + #ARGV[9] + ENTRY_OVERHEAD end
+if not q_room(Q, need, Q.member, ARGV[8] == '1') then return -4 end
 redis.call('HSET', KEYS[1], 'm', ARGV[1], 'head', ARGV[2], 'tail', ARGV[3], 'data', ARGV[4], 'client', ARGV[5], 'owner', ARGV[6], 'seq', 0)
 redis.call('SET', KEYS[2], '', 'PX', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('SADD', KEYS[3], ARGV[9])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
-if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12]) end
+q_charge(Q, 's:' .. ARGV[9], STREAM_OVERHEAD)
+q_touch(Q, Q.streams, ARGV[9], tonumber(ARGV[7]))
+if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12], nil, Q) end
 return 1`);
 
-// KEYS: hash, text, and the conversation's set when ARGV[3] renews the expiry. ARGV: text, max bytes, ttl
-// ms ('' to leave the expiry as it is), a shard channel ('' for none), the publication up to the delta's
-// seq and from after it (the text's JSON and the frame's end). Returns -1 (not open), -2 (too large) or
-// the seq. Three commands per delta (docs/streaming.md, "The hub ends every stream"): HINCRBY
-// answers whether the stream is open (a missing hash counts from 0, and only the first delta needs to
-// ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those before
-// they get here, so the copy it costs is rare), and the expiry is renewed only when the caller asks.
-const APPEND = new LuaScript(`
+// KEYS: hash, text, the conversation's set, then the quota's three. ARGV: text, max bytes, ttl ms ('' to
+// leave the expiry as it is), a shard channel ('' for none), the publication up to the delta's seq and
+// from after it (the text's JSON and the frame's end), the hub's clock (ms), the quota's four, the
+// stream's id. Returns -1 (not open), -2 (too large), -3 (no room in the bot's quota) or the seq.
+// HINCRBY answers whether the stream is open (a missing hash counts from 0, and only the first delta
+// needs to ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those
+// before they get here, so the copy it costs is rare), and the expiry is renewed only when the caller
+// asks. The quota costs a delta a read of the bot's total and two increments.
+const APPEND = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 and redis.call('HEXISTS', KEYS[1], 'm') == 0 then redis.call('DEL', KEYS[1]); return -1 end
+local Q = quota_of(4, 8)
+if not q_room(Q, #ARGV[1], Q.member, false) then redis.call('HINCRBY', KEYS[1], 'seq', -1); return -3 end
 local bytes = redis.call('APPEND', KEYS[2], ARGV[1])
 if bytes > tonumber(ARGV[2]) then
   local kept = bytes - #ARGV[1]
@@ -54,19 +72,24 @@ if bytes > tonumber(ARGV[2]) then
   redis.call('SET', KEYS[2], kept == 0 and '' or redis.call('GETRANGE', KEYS[2], 0, kept - 1), 'KEEPTTL')
   return -2
 end
+q_charge(Q, 's:' .. ARGV[12], #ARGV[1])
 if ARGV[3] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[3]); redis.call('PEXPIRE', KEYS[2], ARGV[3]); redis.call('PEXPIRE', KEYS[3], ARGV[3])
+  q_touch(Q, Q.streams, ARGV[12], tonumber(ARGV[3]))
 end
 if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[4], ARGV[5] .. seq .. ARGV[6]) end
 return seq`);
 
-// KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay. ARGV: id, final text JSON ('':
-// the accumulated text), data JSON ('': the start's), status, '1' to log, log max, log ttl s, now ms, then a
-// shard channel ('' for none) and the publication's parts around the `message:end` JSON (the final with its
-// status), published once the marker is logged. Returns false (not open) or { final json, seq }. Overlay
-// fields of messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
-const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_FIND}${LUA_APPEND}
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+// KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay, then the quota's three. ARGV:
+// id, final text JSON ('': the accumulated text), data JSON ('': the start's), status, '1' to log, log max,
+// log ttl s, now ms, then a shard channel ('' for none) and the publication's parts around the
+// `message:end` JSON (the final with its status), published once the marker is logged, then the quota's
+// four. Returns false (not open) or { final json, seq }. Overlay fields of messages older than the oldest
+// entry the log keeps are pruned here (UUIDv7 ids sort by time). The stream's bytes leave the quota; the
+// final's join its conversation's.
+const END = new LuaScript(`local now = tonumber(ARGV[8])${LUA_QUOTA}${LUA_FIND}${LUA_APPEND}
+local Q = quota_of(8, 12)
+if redis.call('EXISTS', KEYS[1]) == 0 then q_forget(Q, Q.streams, 's:', ARGV[1]); return false end
 local m = redis.call('HMGET', KEYS[1], 'head', 'tail', 'data', 'seq')
 local text = ARGV[2]
 if text == '' then text = cjson.encode(redis.call('GET', KEYS[2]) or '') end
@@ -79,9 +102,12 @@ if ARGV[4] ~= 'complete' then final = final .. ',"status":"' .. ARGV[4] .. '"' e
 final = final .. '}'
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[1])
+q_forget(Q, Q.streams, 's:', ARGV[1])
 if ARGV[5] == '1' then
   local max, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
-  append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e')
+  append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e', Q)
+  local conv = 'c:' .. Q.member
+  q_charge(Q, conv, #final - redis.call('HSTRLEN', KEYS[7], 'f:' .. ARGV[1]))
   redis.call('HSET', KEYS[7], 'f:' .. ARGV[1], final)
   redis.call('EXPIRE', KEYS[7], ttl)
   local sid = oldest_kept(KEYS[4], redis.call('XLEN', KEYS[4]), max)
@@ -89,7 +115,11 @@ if ARGV[5] == '1' then
   if first[1] then
     local oldest = first[1][2][2]
     for _, field in ipairs(redis.call('HKEYS', KEYS[7])) do
-      if string.sub(field, 3) < oldest then redis.call('HDEL', KEYS[7], field) end
+      if string.sub(field, 3) < oldest then
+        local held = tonumber(redis.call('HGET', Q.sizes, conv) or '0')
+        if string.sub(field, 1, 2) == 'f:' then q_charge(Q, conv, -math.min(held, redis.call('HSTRLEN', KEYS[7], field))) end
+        redis.call('HDEL', KEYS[7], field)
+      end
     end
   end
 end
@@ -126,10 +156,9 @@ type Row = [message: string, client: string, owner: string, seq: string, text: s
 /** See {@link RedisStreamStore.prepare}. */
 interface Prepared {
   publication: DeltaPublication | null;
-  /** Hash, text, the conversation's set: a delta that renews the expiry touches all three. */
+  /** Hash, text, the conversation's set (a delta that renews the expiry touches it), the quota's three. */
   keys: string[];
-  /** Hash and text: the keys of any other delta. */
-  appendKeys: string[];
+  quotaArgs: (string | number)[];
   head: string;
 }
 
@@ -166,8 +195,12 @@ export class RedisStreamStore implements StreamStore {
       max,
       ttl,
       Date.now(),
+      ...this.log.quotaArgs(agentId, clientId),
+      this.log.quota.limits.maxOpenStreams,
     ];
-    const result = await OPEN.run<number>(this.redis, keys, args);
+    const result = await OPEN.run<number>(this.redis, [...keys, ...this.log.quotaKeys(agentId)], args);
+    if (result === -3) throw new QuotaExceededError(agentId, 'streams');
+    if (result === -4) throw new QuotaExceededError(agentId, 'bytes');
     if (logged) await this.log.appended(agentId, clientId, result);
   }
 
@@ -180,10 +213,21 @@ export class RedisStreamStore implements StreamStore {
   ): Promise<DeltaResult> {
     const prepared = this.prepare(stream, publication);
     const tail = publication === null ? '' : `,"text":${JSON.stringify(text)}}${publication.after}`;
-    const args = [text, bounds.maxBytes, renew ? bounds.ttlMs : '', publication?.channel ?? '', prepared.head, tail];
-    const seq = await APPEND.run<number>(this.redis, renew ? prepared.keys : prepared.appendKeys, args);
+    const args = [
+      text,
+      bounds.maxBytes,
+      renew ? bounds.ttlMs : '',
+      publication?.channel ?? '',
+      prepared.head,
+      tail,
+      Date.now(),
+      ...prepared.quotaArgs,
+      stream.id,
+    ];
+    const seq = await APPEND.run<number>(this.redis, prepared.keys, args);
     if (seq === -1) return { ok: false, reason: 'not-found' };
     if (seq === -2) return { ok: false, reason: 'too-large' };
+    if (seq === -3) return { ok: false, reason: 'quota' };
     return { ok: true, seq };
   }
 
@@ -199,7 +243,14 @@ export class RedisStreamStore implements StreamStore {
     if (!open) return null;
     const { clientId } = open;
     const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
-    const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
+    const keys = [
+      ...this.streamKeys(agentId, id, clientId),
+      stream,
+      clock,
+      marker,
+      this.log.overlayKey(agentId, clientId),
+      ...this.log.quotaKeys(agentId),
+    ];
     const { maxMessages, ttlS } = this.log.limits;
     const text = ending.text === undefined ? '' : JSON.stringify(ending.text);
     const data = ending.data === undefined ? '' : JSON.stringify(ending.data);
@@ -216,6 +267,7 @@ export class RedisStreamStore implements StreamStore {
       publication?.channel ?? '',
       publication?.before ?? '',
       publication?.after ?? '',
+      ...this.log.quotaArgs(agentId, clientId),
     ];
     const result = await END.run<[string, number] | null>(this.redis, keys, args);
     if (!result) return null;
@@ -259,9 +311,9 @@ export class RedisStreamStore implements StreamStore {
   private prepare(stream: StreamTarget, publication: DeltaPublication | null): Prepared {
     const cached = stream.prepared as Prepared | undefined;
     if (cached?.publication === publication) return cached;
-    const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
+    const keys = [...this.streamKeys(stream.agentId, stream.id, stream.clientId), ...this.log.quotaKeys(stream.agentId)];
     const head = publication === null ? '' : `${publication.before}{"id":${JSON.stringify(stream.id)},"seq":`;
-    const prepared: Prepared = { publication, keys, appendKeys: keys.slice(0, 2), head };
+    const prepared: Prepared = { publication, keys, quotaArgs: this.log.quotaArgs(stream.agentId, stream.clientId), head };
     stream.prepared = prepared;
     return prepared;
   }

@@ -5,9 +5,12 @@ import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';
+import { describeQuotaContract } from './quota.contract';
 import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
+
+describeQuotaContract('memory', async (quota, limits) => new MemoryStore({ quota, limits }));
 
 describe('MemoryDedupeStore', () => {
   it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {
