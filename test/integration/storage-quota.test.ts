@@ -3,6 +3,7 @@ import type { Socket } from 'socket.io-client';
 import type { HistoryAck, SendAck } from '../../src/protocol';
 import { agentSocket, clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { until } from '../helpers/redis-process';
 import { ack } from '../helpers/streams';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, createKey } from './rest-client.helper';
@@ -165,6 +166,14 @@ describe('storage quota per bot: Redis with maxmemory noeviction, two replicas',
     // What one bot may hold (4 MiB), up to twice over in Redis's allocations (a string grown by APPEND
     // is given twice its length), with the victim's few KiB and the clients' buffers.
     expect(grown).toBeLessThan(2 * 4 * MiB + 2 * MiB);
+    // The users' indexes of conversations (another slot each) lose the conversations the quota dropped.
+    const kept = await admin.zcard('relay:{attacker}:quota:convs');
+    expect(kept).toBeLessThan(100);
+    await until(
+      async () => ((await admin.keys('relay:{user:*}:conversations')).length <= kept + 1 ? true : undefined),
+      10_000,
+      "the dropped conversations out of their users' indexes",
+    );
     console.log(`Redis used_memory grew ${(grown / MiB).toFixed(1)} MiB under the flood (quota 4 MiB); refused ${JSON.stringify(refused)}`);
   }, 120_000);
 

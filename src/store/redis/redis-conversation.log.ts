@@ -108,23 +108,25 @@ end`;
 // KEYS: stream, the bot's clock, the user-index marker (none for broadcasts), then the quota's three.
 // ARGV: as append's after the keys, then '1' to first look for the id (a message logged before is not
 // logged again) or '', then the hub's clock (ms), then the quota's four. Returns 0 when the id was
-// found, -3 when the bot's quota has no room for the message (nothing written), else as append.
+// found, -3 when the bot's quota has no room for the message (nothing written), else as append; with
+// the conversations dropped to make room: { result, evicted clientIds }.
 const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_QUOTA}${LUA_FIND}${LUA_APPEND}
 local Q = quota_of(#KEYS - 2, 7)
 local marker = #KEYS == 6 and KEYS[3] or nil
-if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return 0 end
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return -3 end
-return append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)`);
+if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return { 0, {} } end
+if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q), Q.evicted }`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
 // only once the append succeeded (an error in append aborts the script before the publish), then the
-// hub's clock (ms), then the quota's four. Returns -3 (nothing written or published) or as append.
+// hub's clock (ms), then the quota's four. Returns { -3 (nothing written or published) or as append,
+// evicted clientIds }.
 const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}
 local Q = quota_of(#KEYS - 2, 8)
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return -3 end
+if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
 local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
-return appended`);
+return { appended, Q.evicted }`);
 
 // Lua prologue of the reads (after LUA_FIND): whether a stream lost (trimmed) an entry newer than
 // stream id `sid`, the log keeping its newest `max`. Nothing is recorded per trimmed entry, so this
@@ -245,8 +247,9 @@ export class RedisConversationLog implements ConversationLog {
       Date.now(),
       ...this.quotaArgs(agentId, clientId),
     ];
-    const appended = await APPEND.run<number>(this.redis, keys, args);
+    const [appended, evicted] = await APPEND.run<[number, string[]]>(this.redis, keys, args);
     if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
   }
 
@@ -264,9 +267,20 @@ export class RedisConversationLog implements ConversationLog {
       Date.now(),
       ...this.quotaArgs(agentId, clientId),
     ];
-    const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, keys, args);
+    const [appended, evicted] = await APPEND_THEN_PUBLISH.run<[number, string[]]>(this.redis, keys, args);
     if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
+  }
+
+  /**
+   * The bot's quota dropped these conversations: out of their users' indexes too, each in its own
+   * slot, so by separate commands after the write (not awaited: the write succeeded). Left there, an
+   * index entry would outlive its conversation by up to 2 × HISTORY_TTL_S, a few hundred bytes per
+   * clientId outside any quota. A failure goes to `indexFailed`; the entry then expires by itself.
+   */
+  evicted(agentId: string, clientIds: readonly string[]): void {
+    for (const clientId of clientIds) void this.redis.srem(this.userKey(clientId), agentId).catch(this.indexFailed);
   }
 
   /** The bot's quota keys (LUA_QUOTA's quota_of), in its hash slot. */

@@ -65,7 +65,8 @@ end`;
 // Returns { existing record json or '', runtime members, append's result or -1 when it did not run,
 // the channel's subscribers or -1, the handed-off runtime's index (1-based) or 0, its receivers or
 // -1, 1 when the budget was spent (and nothing else done) or 0, 1 when the quota had no room for the
-// message (its fresh claim undone, nothing logged or handed off) or 0 }.
+// message (its fresh claim undone, nothing logged or handed off) or 0, the clientIds of the
+// conversations the quota dropped to make room }.
 // (Channels are only given where they live on the same server as the keys: not on a Cluster. The
 // request is published after the append: an append that fails aborts the script before it. A
 // message is appended only with a fresh claim, so its id, stamped for it, is not in the log yet.)
@@ -77,20 +78,21 @@ local subscribers = -1
 if ARGV[7] ~= '' then subscribers = redis.call('PUBSUB', 'SHARDNUMSUB', ARGV[7])[2] end
 local runtimes = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now, '+inf')
 if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscribers, 0, -1, 0, 0 } end
-local appended = -1
+local appended, evicted = -1, {}
 if ARGV[4] ~= '' then
   local Q = quota_of(7, 10)
   if not q_room(Q, #ARGV[4] + #ARGV[3] + ENTRY_OVERHEAD, Q.member, true) then
     redis.call('DEL', KEYS[1])
-    return { '', {}, -1, -1, 0, -1, 0, 1 }
+    return { '', {}, -1, -1, 0, -1, 0, 1, Q.evicted }
   end
   appended = append(KEYS[3], KEYS[4], KEYS[5], ARGV[3], ARGV[4], ARGV[5], ARGV[6], nil, Q)
+  evicted = Q.evicted
 end
-if ARGV[14] == '' then return { '', runtimes, appended, subscribers, 0, -1, 0, 0 } end
+if ARGV[14] == '' then return { '', runtimes, appended, subscribers, 0, -1, 0, 0, evicted } end
 local handed, replica, socket = pick(runtimes, tonumber(ARGV[14]))
-if replica == ARGV[15] then return { '', runtimes, appended, subscribers, 0, -1, 0, 0 } end
+if replica == ARGV[15] then return { '', runtimes, appended, subscribers, 0, -1, 0, 0, evicted } end
 local receivers = redis.call('SPUBLISH', ARGV[16] .. replica .. ARGV[17], ARGV[18] .. cjson.encode(socket) .. ARGV[19])
-return { '', runtimes, appended, subscribers, handed, receivers, 0, 0 }`);
+return { '', runtimes, appended, subscribers, handed, receivers, 0, 0, evicted }`);
 
 /**
  * {@link MessageIntake} as one script, so a client message costs one Redis command before delivery,
@@ -121,10 +123,11 @@ export class RedisMessageIntake implements MessageIntake {
         ? ['']
         : [handoff.seed, handoff.replicaId, handoff.channel.before, handoff.channel.after, handoff.request.before, handoff.request.after];
     const quota = this.log.quotaArgs(agentId, clientId);
-    const [found, members, appended, counted, handed, receivers, limited, refused] = await INTAKE.run<
-      [string, string[], number, number, number, number, number, number]
+    const [found, members, appended, counted, handed, receivers, limited, refused, evicted] = await INTAKE.run<
+      [string, string[], number, number, number, number, number, number, string[] | undefined]
     >(this.redis, keys, [JSON.stringify(record), dedupeSeconds(ttlS), ...append, subscribersOf ?? '', ...spending, ...quota, ...handing]);
     if (limited === 1) return { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
+    if (evicted) this.log.evicted(agentId, evicted);
     if (refused === 1) return { quota: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
     const existing = found === '' ? null : (JSON.parse(found) as DedupeRecord);
     const runtimes = members.map(parseRuntime);

@@ -20,7 +20,7 @@ export const LUA_QUOTA = `
 local ENTRY_OVERHEAD, STREAM_OVERHEAD = ${QUOTA_ENTRY_OVERHEAD}, ${QUOTA_STREAM_OVERHEAD}
 local function quota_of(k, a)
   return { sizes = KEYS[k], convs = KEYS[k + 1], streams = KEYS[k + 2], bot = ARGV[a], max_bytes = tonumber(ARGV[a + 1]),
-    max_convs = tonumber(ARGV[a + 2]), member = ARGV[a + 3] }
+    max_convs = tonumber(ARGV[a + 2]), member = ARGV[a + 3], evicted = {} }
 end
 local function q_total(Q) return tonumber(redis.call('HGET', Q.sizes, '#') or '0') end
 -- Adds n bytes (n < 0: takes them) to field and the total ('#s' too for a stream's field).
@@ -50,8 +50,10 @@ local function q_reclaim(Q)
   for _, c in ipairs(redis.call('ZRANGEBYSCORE', Q.convs, '-inf', now - 3000, 'LIMIT', 0, 32)) do q_forget(Q, Q.convs, 'c:', c) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', Q.streams, '-inf', now - 3000, 'LIMIT', 0, 32)) do q_forget(Q, Q.streams, 's:', id) end
 end
--- Drops conversation c of the bot (its log, finals and feedback), as its expiry would.
+-- Drops conversation c of the bot (its log, finals and feedback), as its expiry would, and lists it in
+-- Q.evicted: its user's index of conversations (another slot) is the caller's to update.
 local function q_evict(Q, c)
+  if c ~= '' then Q.evicted[#Q.evicted + 1] = c end
   if c == '' then redis.call('DEL', Q.bot .. ':broadcasts')
   else redis.call('DEL', Q.bot .. ':log:' .. c, Q.bot .. ':overlay:' .. c, Q.bot .. ':logindexed:' .. c, Q.bot .. ':logidx:' .. c) end
   q_forget(Q, Q.convs, 'c:', c)

@@ -31,7 +31,7 @@ import { QuotaExceededError } from '../bot-quota';
 // KEYS: hash, text, set, then the log's stream, clock, user-index marker, then the quota's three. ARGV: m,
 // head, tail, data, client, owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms,
 // the quota's four, the bot's most open streams. Returns -3 (the bot has its most streams open), -4 (no
-// room in its bytes; nothing written either way), else append's result or 1.
+// room in its bytes; nothing written either way), else { append's result or 1, evicted clientIds }.
 const OPEN = new LuaScript(`local now = tonumber(ARGV[13])${LUA_QUOTA}${LUA_APPEND}
 local Q = quota_of(7, 14)
 local max_open = tonumber(ARGV[18])
@@ -49,13 +49,14 @@ redis.call('SADD', KEYS[3], ARGV[9])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
 q_charge(Q, 's:' .. ARGV[9], STREAM_OVERHEAD)
 q_touch(Q, Q.streams, ARGV[9], tonumber(ARGV[7]))
-if ARGV[8] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12], nil, Q) end
-return 1`);
+if ARGV[8] == '1' then return { append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12], nil, Q), Q.evicted } end
+return { 1, Q.evicted }`);
 
 // KEYS: hash, text, the conversation's set, then the quota's three. ARGV: text, max bytes, ttl ms ('' to
 // leave the expiry as it is), a shard channel ('' for none), the publication up to the delta's seq and
 // from after it (the text's JSON and the frame's end), the hub's clock (ms), the quota's four, the
-// stream's id. Returns -1 (not open), -2 (too large), -3 (no room in the bot's quota) or the seq.
+// stream's id. Returns -1 (not open), -2 (too large), -3 (no room in the bot's quota) or the seq, with
+// the clientIds of the conversations the quota dropped to make room when there are any: { seq, evicted }.
 // HINCRBY answers whether the stream is open (a missing hash counts from 0, and only the first delta
 // needs to ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those
 // before they get here, so the copy it costs is rare), and the expiry is renewed only when the caller
@@ -78,6 +79,7 @@ if ARGV[3] ~= '' then
   q_touch(Q, Q.streams, ARGV[12], tonumber(ARGV[3]))
 end
 if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[4], ARGV[5] .. seq .. ARGV[6]) end
+if #Q.evicted > 0 then return { seq, Q.evicted } end
 return seq`);
 
 // KEYS: hash, text, set, the log's stream, clock, user-index marker, overlay, then the quota's three. ARGV:
@@ -198,9 +200,11 @@ export class RedisStreamStore implements StreamStore {
       ...this.log.quotaArgs(agentId, clientId),
       this.log.quota.limits.maxOpenStreams,
     ];
-    const result = await OPEN.run<number>(this.redis, [...keys, ...this.log.quotaKeys(agentId)], args);
-    if (result === -3) throw new QuotaExceededError(agentId, 'streams');
-    if (result === -4) throw new QuotaExceededError(agentId, 'bytes');
+    const opened = await OPEN.run<number | [number, string[]]>(this.redis, [...keys, ...this.log.quotaKeys(agentId)], args);
+    if (opened === -3) throw new QuotaExceededError(agentId, 'streams');
+    if (opened === -4) throw new QuotaExceededError(agentId, 'bytes');
+    const [result, evicted] = opened as [number, string[]];
+    this.log.evicted(agentId, evicted);
     if (logged) await this.log.appended(agentId, clientId, result);
   }
 
@@ -224,7 +228,13 @@ export class RedisStreamStore implements StreamStore {
       ...prepared.quotaArgs,
       stream.id,
     ];
-    const seq = await APPEND.run<number>(this.redis, prepared.keys, args);
+    const appended = await APPEND.run<number | [number, string[]]>(this.redis, prepared.keys, args);
+    let seq: number;
+    if (typeof appended === 'number') seq = appended;
+    else {
+      [seq] = appended;
+      this.log.evicted(stream.agentId, appended[1]);
+    }
     if (seq === -1) return { ok: false, reason: 'not-found' };
     if (seq === -2) return { ok: false, reason: 'too-large' };
     if (seq === -3) return { ok: false, reason: 'quota' };
