@@ -117,7 +117,10 @@ export class RelayService {
       this.userLimited.add();
       return errorAck('RATE_LIMITED', USER_LIMITED);
     }
-    if (intake.quota) return errorAck('QUOTA_EXCEEDED');
+    if (intake.quota) {
+      this.ctx.metrics.quotaExceeded.inc({ limit: 'bytes' });
+      return errorAck('QUOTA_EXCEEDED');
+    }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? this.logEntry(agentId, existing.id, existing.ts, payload) : logged;
@@ -216,7 +219,13 @@ export class RelayService {
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
-    const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+    let published: boolean;
+    try {
+      published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+    } catch (err) {
+      if (err instanceof QuotaExceededError) this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
+      throw err;
+    }
     // Published with the append, this replica's sockets included: they get it in log order, after
     // everything appended before it (see roomBroadcastEncoder). Otherwise none of them while the
     // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
@@ -238,7 +247,10 @@ export class RelayService {
       await this.conversations.record(agentId, clientId, message, fresh);
       return null;
     } catch (err) {
-      if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED');
+      if (err instanceof QuotaExceededError) {
+        this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
+        return errorAck('QUOTA_EXCEEDED');
+      }
       this.ctx.handlerFailures.warn('log-append', err, 'conversation log unavailable; message refused');
       return errorAck('SERVER_UNAVAILABLE');
     }

@@ -140,7 +140,10 @@ export class StreamService {
     } catch (err) {
       mine.ids.delete(id);
       // Refused by the bot's quota: nothing was written.
-      if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED', err.message);
+      if (err instanceof QuotaExceededError) {
+        metrics.quotaExceeded.inc({ limit: err.limit });
+        return errorAck('QUOTA_EXCEEDED', err.message);
+      }
       // The open may still run in Redis (a timeout, a connection lost with it), with nobody to end
       // the stream: the sweep ends it `error` once Redis answers (nothing, when it never ran).
       this.pendingEnds.set(id, { agentId, id, status: 'error' });
@@ -215,6 +218,7 @@ export class StreamService {
     if (!result.ok) {
       if (result.reason === 'too-large' || result.reason === 'quota') {
         owned.bytes -= size;
+        if (result.reason === 'quota') this.ctx.metrics.quotaExceeded.inc({ limit: 'bytes' });
         return errorAck(result.reason === 'quota' ? 'QUOTA_EXCEEDED' : 'PAYLOAD_TOO_LARGE');
       }
       this.forget(owned);

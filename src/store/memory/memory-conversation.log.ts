@@ -242,20 +242,21 @@ export class MemoryConversationLog implements ConversationLog {
     // The log just appended to is never dropped itself: it alone fits the message bound, and the
     // byte bound gives way to it rather than lose the message just written.
     while (this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes)) {
-      if (!this.dropFromLargest(log)) break;
+      if (!this.dropFromLargest(log, byBytes)) break;
     }
   }
 
   /**
    * The bounds over all bots, a safety net under the quotas: drops the least recently used log
-   * of the bot holding the most bytes (not `current`), so a bot that fills the log takes from its
-   * own logs first. False when there is none to drop.
+   * of the bot holding the most by `size` (bytes for the byte and message bounds, logs for the
+   * count), not `current`, so a bot that fills the log takes from its own logs first. False when
+   * there is none to drop.
    */
-  private dropFromLargest(current: Log | null): boolean {
+  private dropFromLargest(current: Log | null, size: (bot: BotLogs) => number): boolean {
     let largest: BotLogs | undefined;
     for (const bot of this.bots.values()) {
       const others = bot.logs.size - (current !== null && bot.logs.get(logKey(current.agentId, current.clientId)) === current ? 1 : 0);
-      if (others > 0 && (!largest || bot.bytes > largest.bytes)) largest = bot;
+      if (others > 0 && (!largest || size(bot) > size(largest))) largest = bot;
     }
     if (!largest) return false;
     for (const [key, log] of largest.logs) {
@@ -293,7 +294,7 @@ export class MemoryConversationLog implements ConversationLog {
     if (log === undefined) {
       if (this.logs.size >= this.maxConversations) {
         this.logs.purgeStale();
-        if (this.logs.size >= this.maxConversations) this.dropFromLargest(null);
+        if (this.logs.size >= this.maxConversations) this.dropFromLargest(null, byLogs);
       }
       log = newLog(agentId, clientId, this.limits.maxMessages, this.pool);
       this.logs.set(key, log);
@@ -388,6 +389,9 @@ export class MemoryConversationLog implements ConversationLog {
     return log;
   }
 }
+
+const byBytes = (bot: BotLogs) => bot.bytes;
+const byLogs = (bot: BotLogs) => bot.logs.size;
 
 /** Most bytes a log's pool of ring buffers keeps. */
 const POOL_MAX_BYTES = 8 * 2 ** 20;

@@ -3,8 +3,8 @@ import { QUOTA_ENTRY_OVERHEAD, QUOTA_STREAM_OVERHEAD, type BotQuota } from '../b
 // The bot's storage quota on Redis (docs/adr/0109-storage-quota-per-bot.md), kept by the very scripts
 // that write what it counts, so every replica sees one count and a relayed message still costs one
 // round trip. Three keys beside the bot's others, in its hash slot:
-//   …{<agentId>}:quota:bytes    hash: '#' the total, '#s' the open streams' part of it, 'c:<clientId>'
-//                               a conversation's bytes ('c:' alone: the broadcasts), 's:<id>' an open stream's
+//   …{<agentId>}:quota:bytes    hash: '#' the total, 'c:<clientId>' a conversation's bytes ('c:' alone:
+//                               the broadcasts), 's:<id>' an open stream's
 //   …{<agentId>}:quota:convs    sorted set of the conversations, by when their keys expire (ms)
 //   …{<agentId>}:quota:streams  sorted set of the open streams, by when their keys expire (ms)
 // Keys that expire cannot tell the count, so a script that finds the bot over its quota first forgets
@@ -23,11 +23,19 @@ local function quota_of(k, a)
     max_convs = tonumber(ARGV[a + 2]), member = ARGV[a + 3], evicted = {} }
 end
 local function q_total(Q) return tonumber(redis.call('HGET', Q.sizes, '#') or '0') end
--- Adds n bytes (n < 0: takes them) to field and the total ('#s' too for a stream's field).
+-- Adds n bytes (n < 0: takes them) to field and the total.
 local function q_charge(Q, field, n)
   if n == 0 then return end
   redis.call('HINCRBY', Q.sizes, field, n); redis.call('HINCRBY', Q.sizes, '#', n)
-  if string.sub(field, 1, 2) == 's:' then redis.call('HINCRBY', Q.sizes, '#s', n) end
+end
+-- The bytes of the bot's open streams (only asked when the bot is over its quota).
+local function q_streams_bytes(Q)
+  local ids = redis.call('ZRANGE', Q.streams, 0, -1)
+  if #ids == 0 then return 0 end
+  for i, id in ipairs(ids) do ids[i] = 's:' .. id end
+  local sum = 0
+  for _, n in ipairs(redis.call('HMGET', Q.sizes, unpack(ids))) do sum = sum + tonumber(n or '0') end
+  return sum
 end
 local function q_drop(Q, field)
   local n = redis.call('HGET', Q.sizes, field)
@@ -61,14 +69,14 @@ end
 -- Room for need more bytes (and one more conversation when adding), made by dropping the bot's least
 -- recently written conversations, never keep (nil: none kept); false when there is not (at most 64 go per call).
 local function q_room(Q, need, keep, adding)
-  if adding then adding = not redis.call('ZSCORE', Q.convs, keep) end
   local function over()
-    return q_total(Q) + need > Q.max_bytes or (adding and redis.call('ZCARD', Q.convs) >= Q.max_convs)
+    if q_total(Q) + need > Q.max_bytes then return true end
+    return adding and redis.call('ZCARD', Q.convs) >= Q.max_convs and not redis.call('ZSCORE', Q.convs, keep)
   end
   if not over() then return true end
   q_reclaim(Q)
   -- What no drop can free (open streams, the conversation kept): refused, nothing dropped.
-  local floor = tonumber(redis.call('HGET', Q.sizes, '#s') or '0')
+  local floor = q_streams_bytes(Q)
   if keep then floor = floor + tonumber(redis.call('HGET', Q.sizes, 'c:' .. keep) or '0') end
   if floor + need > Q.max_bytes then return false end
   for _ = 1, 64 do
@@ -85,11 +93,23 @@ end
 -- after entries (fewer than before + 1: XADD trimmed), living ttl seconds.
 local function q_appended(Q, n, before, after, ttl)
   local field = 'c:' .. Q.member
-  local held = tonumber(redis.call('HGET', Q.sizes, field) or '0')
-  local now_held = held + n
-  if after < before + 1 then now_held = math.floor(now_held * after / (before + 1)) end
-  q_charge(Q, field, now_held - held)
+  if after < before + 1 then
+    local held = tonumber(redis.call('HGET', Q.sizes, field) or '0')
+    n = math.floor((held + n) * after / (before + 1)) - held
+  end
+  q_charge(Q, field, n)
   q_touch(Q, Q.convs, Q.member, ttl * 1000)
+end
+-- A delta's n bytes to stream id, charged when they fit (the common case: two increments); else room
+-- is made as q_room makes it. False when they do not fit: nothing charged.
+local function q_delta(Q, id, n)
+  if redis.call('HINCRBY', Q.sizes, '#', n) > Q.max_bytes then
+    redis.call('HINCRBY', Q.sizes, '#', -n)
+    if not q_room(Q, n, Q.member, false) then return false end
+    redis.call('HINCRBY', Q.sizes, '#', n)
+  end
+  redis.call('HINCRBY', Q.sizes, 's:' .. id, n)
+  return true
 end`;
 
 /** The keys and arguments of {@link LUA_QUOTA}'s `quota_of` for one bot. */

@@ -60,20 +60,20 @@ return { 1, Q.evicted }`);
 // HINCRBY answers whether the stream is open (a missing hash counts from 0, and only the first delta
 // needs to ask further) and APPEND the size; a delta past the limit is undone (the relay refuses those
 // before they get here, so the copy it costs is rare), and the expiry is renewed only when the caller
-// asks. The quota costs a delta a read of the bot's total and two increments.
+// asks. The quota costs a delta two increments (q_delta) while the bot is under it.
 const APPEND = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 and redis.call('HEXISTS', KEYS[1], 'm') == 0 then redis.call('DEL', KEYS[1]); return -1 end
 local Q = quota_of(4, 8)
-if not q_room(Q, #ARGV[1], Q.member, false) then redis.call('HINCRBY', KEYS[1], 'seq', -1); return -3 end
+if not q_delta(Q, ARGV[12], #ARGV[1]) then redis.call('HINCRBY', KEYS[1], 'seq', -1); return -3 end
 local bytes = redis.call('APPEND', KEYS[2], ARGV[1])
 if bytes > tonumber(ARGV[2]) then
   local kept = bytes - #ARGV[1]
   redis.call('HINCRBY', KEYS[1], 'seq', -1)
   redis.call('SET', KEYS[2], kept == 0 and '' or redis.call('GETRANGE', KEYS[2], 0, kept - 1), 'KEEPTTL')
+  q_charge(Q, 's:' .. ARGV[12], -#ARGV[1])
   return -2
 end
-q_charge(Q, 's:' .. ARGV[12], #ARGV[1])
 if ARGV[3] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[3]); redis.call('PEXPIRE', KEYS[2], ARGV[3]); redis.call('PEXPIRE', KEYS[3], ARGV[3])
   q_touch(Q, Q.streams, ARGV[12], tonumber(ARGV[3]))

@@ -353,7 +353,7 @@ describe('RedisConversationLog layout', () => {
       expect((await client.keys(`${prefix}*`)).sort()).toEqual(
         [`${prefix}{bot-a}:broadcasts`, `${prefix}{bot-a}:clock`, `${prefix}{bot-a}:quota:bytes`, `${prefix}{bot-a}:quota:convs`].sort(),
       );
-      expect(await client.hkeys(`${prefix}{bot-a}:quota:bytes`)).toEqual(expect.arrayContaining(['#', 'c:']));
+      expect((await client.hkeys(`${prefix}{bot-a}:quota:bytes`)).sort()).toEqual(['#', 'c:']);
       expect(await client.hexists(`${prefix}{bot-a}:quota:bytes`, 'c:u{1}')).toBe(0);
     } finally {
       client.disconnect();
