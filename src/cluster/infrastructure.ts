@@ -10,6 +10,7 @@ import type { Store } from '../store/store';
 import { createRedisInfrastructure } from './redis.infrastructure';
 import type { AdapterInstaller } from './socket-adapter';
 import type { Namespace } from 'socket.io';
+import { quotaOf } from '../store/bot-quota';
 
 /**
  * Where shared state and cross-replica delivery come from: in memory for the embedded single
@@ -93,6 +94,7 @@ export async function createInfrastructure(
   if (redisTopologyOf(config) !== null) return createRedisInfrastructure(config, logger, metrics, options);
   const store = new MemoryStore({
     limits: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+    quota: quotaOf(config),
     bounds: {
       maxConversations: config.HISTORY_MEMORY_MAX_CONVERSATIONS,
       maxMessages: config.HISTORY_MEMORY_MAX_MESSAGES,

@@ -20,6 +20,7 @@ import { bySlot, ShardedChannels } from './sharded-channels';
 import { SubscriptionRecovery } from './subscription-recovery';
 import { slotMovedAway } from '../internals/ioredis.internals';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
+import { quotaOf } from '../store/bot-quota';
 
 const CANARY_INTERVAL_MS = 1000;
 const STARTUP_WAIT_MS = 5000;
@@ -101,6 +102,7 @@ export async function createRedisInfrastructure(
     prefix,
     presenceTtlS: config.PRESENCE_TTL_S,
     history: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
+    quota: quotaOf(config),
     onIndexFailure: (err) =>
       report(
         'conversation-index',

@@ -6,6 +6,7 @@ import { limitsSchema } from './schema/limits.schema';
 import { loggingSchema } from './schema/logging.schema';
 import { presenceSchema, redisSchema } from './schema/redis.schema';
 import { serverSchema, shutdownSchema } from './schema/server.schema';
+import { quotaSchema } from './schema/quota.schema';
 import { streamsSchema } from './schema/streams.schema';
 
 export { parseHostPort } from './config.formats';
@@ -29,6 +30,7 @@ export const configSchema = {
   ...historySchema,
   ...agentGraceSchema,
   ...streamsSchema,
+  ...quotaSchema,
   ...shutdownSchema,
 };
 

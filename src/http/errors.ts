@@ -18,6 +18,7 @@ const TITLES: Readonly<Record<number, string>> = {
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  507: 'Insufficient Storage',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -98,6 +99,13 @@ export class RateLimitedError extends AppError {
     detail?: string,
   ) {
     super('RATE_LIMITED', detail);
+  }
+}
+
+/** The bot's storage quota has no room for what the operation would store; nothing was done. */
+export class InsufficientStorageError extends AppError {
+  constructor(detail?: string) {
+    super('QUOTA_EXCEEDED', detail);
   }
 }
 

@@ -244,6 +244,13 @@ export class HubMetrics {
     registers: [this.registry],
     collect: (): void => this.memoryHeadroom.set(this.memory?.headroom() ?? machineLimit() - process.memoryUsage.rss()),
   });
+  readonly quotaExceeded = new TalliedCounter({
+    name: 'relay_quota_exceeded_total',
+    help: "Writes refused QUOTA_EXCEEDED by a bot's storage quota, by what refused them: streams (BOT_MAX_OPEN_STREAMS) or bytes (its open streams hold BOT_STORAGE_MAX_BYTES); see docs/operations.md, storage quotas per bot",
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   readonly rateLimited = new TalliedCounter({
     name: 'relay_rate_limited_total',
     help: "Refusals for a spent budget, by scope: socket (one socket's events), user (a sub's messages to a bot over every socket and replica, or its feedback and stops), agent_delivery (a bot's deliveries on this replica), agent_runtimes (a runtime past MAX_RUNTIMES_PER_AGENT)",

@@ -93,6 +93,11 @@ export const AckCodes = {
     description: 'the approval was already decided otherwise (another tab or device); the ack carries the recorded decision',
   },
   APPROVAL_EXPIRED: { retryable: false, description: 'the approval was asked for more than APPROVAL_TTL_S ago' },
+  QUOTA_EXCEEDED: {
+    retryable: false,
+    description:
+      "the bot's storage quota is full: BOT_MAX_OPEN_STREAMS streams open over all its runtimes and replicas, or its open streams' text holding BOT_STORAGE_MAX_BYTES (its oldest conversations are dropped to make room before this); nothing was stored or sent",
+  },
 } as const;
 export type AckCode = keyof typeof AckCodes;
 
@@ -133,6 +138,11 @@ export const ProblemCodes = {
   RATE_LIMITED: {
     status: 429,
     description: "too many failed authentications from this address, or (publish) the bot's delivery budget is spent; see Retry-After",
+  },
+  QUOTA_EXCEEDED: {
+    status: 507,
+    description:
+      "(publish) the bot's storage quota is full, as the ack code QUOTA_EXCEEDED: its open streams hold BOT_STORAGE_MAX_BYTES; nothing was logged or sent",
   },
   INTERNAL: { status: 500, description: 'an unexpected error; logged by the hub' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'the conversation log is unreachable; nothing was done, retry later' },

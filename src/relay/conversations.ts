@@ -1,6 +1,7 @@
 import type { HubConfig } from '../config/config';
 import type { HubMetrics, Tally } from '../metrics/metrics';
 import type { ConversationLog, HistoryPage, LoggedMessage, Publication, Recovery } from '../store/conversation-log';
+import { QuotaExceededError } from '../store/bot-quota';
 
 /** Thrown when a message could not be written to the log: the sender must get SERVER_UNAVAILABLE. */
 export class LogUnavailableError extends Error {
@@ -32,7 +33,8 @@ export class Conversations {
 
   /**
    * Records `message` in the conversation of `clientId` (or the bot's broadcasts for null) before
-   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been. `fresh`:
+   * it is delivered; rejects with {@link LogUnavailableError} when it may not have been, and with
+   * QuotaExceededError (store/bot-quota.ts) when the bot's quota refused it (nothing logged). `fresh`:
    * its id was stamped for this record and cannot be logged yet (not a retry). Given a
    * `publication` for a fresh message, the log publishes it once the append succeeded, where it
    * can: resolves true when it did (the caller then delivers to this replica's sockets only),
@@ -57,6 +59,7 @@ export class Conversations {
       return published;
     } catch (err) {
       this.failed(message.author);
+      if (err instanceof QuotaExceededError) throw err;
       throw new LogUnavailableError(err);
     }
   }

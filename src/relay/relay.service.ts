@@ -30,6 +30,7 @@ import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
 import { ActivityTracker } from './streams/activity-tracker';
+import { QuotaExceededError } from '../store/bot-quota';
 
 /** The sender of a client message, as verified at the handshake. */
 export interface Sender {
@@ -123,6 +124,10 @@ export class RelayService {
       this.userLimited.add();
       return errorAck('RATE_LIMITED', USER_LIMITED);
     }
+    if (intake.quota) {
+      this.ctx.metrics.quotaExceeded.inc({ limit: 'bytes' });
+      return errorAck('QUOTA_EXCEEDED');
+    }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
     const entry = existing ? userMessage({ id: existing.id, ts: existing.ts, agentId }, payload, payload.clientMessageId) : logged;
@@ -192,8 +197,9 @@ export class RelayService {
   /**
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
    * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
-   * replica is spent, and with {@link LogUnavailableError} when it could not be logged: in both
-   * cases nothing is logged or sent.
+   * replica is spent, with {@link LogUnavailableError} when it could not be logged, and with
+   * QuotaExceededError (store/bot-quota.ts) when the bot's storage quota refused it: in each case
+   * nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     this.deliveries.charge(agentId, reply.to);
@@ -203,7 +209,13 @@ export class RelayService {
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
-    const published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+    let published: boolean;
+    try {
+      published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+    } catch (err) {
+      if (err instanceof QuotaExceededError) this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
+      throw err;
+    }
     // Published with the append, this replica's sockets included: they get it in log order, after
     // everything appended before it (see roomBroadcastEncoder). Otherwise none of them while the
     // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
@@ -225,6 +237,10 @@ export class RelayService {
       await this.conversations.record(agentId, clientId, message, fresh);
       return null;
     } catch (err) {
+      if (err instanceof QuotaExceededError) {
+        this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
+        return errorAck('QUOTA_EXCEEDED');
+      }
       this.ctx.handlerFailures.warn('log-append', err, 'conversation log unavailable; message refused');
       return errorAck('SERVER_UNAVAILABLE');
     }

@@ -118,6 +118,11 @@ export interface Handoff {
 export interface Intake {
   /** Set when the sender's budget was spent: nothing was claimed, read, logged or handed off. */
   limited?: true;
+  /**
+   * Set when the message was to be logged and the bot's quota had no room for it (store/bot-quota.ts):
+   * nothing was claimed, logged or handed off.
+   */
+  quota?: true;
   /** The record stored earlier for the same key (a retry), or null: the request's record is stored now. */
   existing: DedupeRecord | null;
   /** The bot's live runtimes; not read (empty) when `existing` is delivered. */

@@ -43,7 +43,8 @@ export interface StreamTarget extends StreamRef {
   prepared?: unknown;
 }
 
-export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' };
+/** `quota`: the bot's quota has no room for the text (see store/bot-quota.ts); nothing changed. */
+export type DeltaResult = { ok: true; seq: number } | { ok: false; reason: 'not-found' | 'too-large' | 'quota' };
 
 /** How a stream ends: `text`, `parts` and `data`, when given, replace what accumulated and the start's data. */
 export interface StreamEnding {
@@ -107,11 +108,15 @@ export interface ChangeFrame {
 }
 
 export interface StreamStore {
-  /** Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means recorded. */
+  /**
+   * Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means
+   * recorded. Rejects with QuotaExceededError (store/bot-quota.ts), nothing recorded, when the bot
+   * has its quota of open streams or no room for one.
+   */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**
    * Appends a change to an open stream: its new seq; `too-large` when its bytes take the stream past
-   * `bounds.maxBytes` (nothing changed), `not-found` when it is not open. With a publication, the
+   * `bounds.maxBytes` and `quota` past the bot's quota (nothing changed), `not-found` when it is not open. With a publication, the
    * change's event (`frame` around the seq) is published once appended. `renew` pushes the stream's
    * expiry to `bounds.ttlMs` from now; without it the expiry stands (the owner renews it often
    * enough that an open stream never expires).

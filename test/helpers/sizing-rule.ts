@@ -13,6 +13,18 @@ export const SIZING_RULE = {
   messagesInFlight: 150,
 } as const;
 
+/**
+ * The Redis side of docs/operations.md ("Storage quotas per bot"): each bot may store
+ * BOT_STORAGE_MAX_BYTES, which Redis may hold twice over (open streams' text grown by APPEND), beside
+ * 32 MB of everything else; measured in test/integration/storage-quota.test.ts.
+ */
+export const REDIS_QUOTA_RULE = { perQuotaByte: 2, headroomBytes: 32 * 2 ** 20 } as const;
+
+/** How many bots, each at its full quota of `quotaBytes`, a Redis of `maxmemoryBytes` holds by the rule. */
+export function botsRedisHolds(maxmemoryBytes: number, quotaBytes: number): number {
+  return Math.floor((maxmemoryBytes - REDIS_QUOTA_RULE.headroomBytes) / (REDIS_QUOTA_RULE.perQuotaByte * quotaBytes));
+}
+
 /** The V8 heap limit Node 24 gives a process (with the image's 16 MiB semi-spaces) under a container limit. */
 export function heapLimitBytes(containerLimitBytes: number): number {
   return containerLimitBytes / 2 + 48 * MiB;

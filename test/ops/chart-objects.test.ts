@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { configSchema } from '../../src/config/config.schema';
-import { fits, SIZING_RULE } from '../helpers/sizing-rule';
+import { botsRedisHolds, fits, SIZING_RULE } from '../helpers/sizing-rule';
 import { COMBINATIONS, one, RELEASE, render, ROOT, SECRETS, type K8sObject, type Values } from './support/chart';
 
 const FULLNAME = `${RELEASE}-relay-hub`;
@@ -232,6 +232,9 @@ describe('the in-chart Redis', () => {
       { name: 'REDISCLI_AUTH', ...ref },
     ]);
     expect(bytes(arg(c.args, '--maxmemory'))).toBeLessThanOrEqual(0.85 * bytes(c.resources.limits.memory));
+    // docs/operations.md and docs/deployment.md promise five bots at full quota on the default.
+    const quota = Number(hubConfig(defaults).BOT_STORAGE_MAX_BYTES ?? configSchema.BOT_STORAGE_MAX_BYTES.default);
+    expect(botsRedisHolds(bytes(arg(c.args, '--maxmemory')), quota)).toBe(5);
     expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     expect(statefulSet().spec.template.spec.securityContext).toMatchObject({
       runAsNonRoot: true,

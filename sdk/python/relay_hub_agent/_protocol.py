@@ -78,6 +78,7 @@ ACK_CODES: Final[Mapping[str, bool]] = {
     "INVALID_PAYLOAD": False,
     "MESSAGE_NOT_FOUND": False,
     "PAYLOAD_TOO_LARGE": False,
+    "QUOTA_EXCEEDED": False,
     "RATE_LIMITED": True,
     "SERVER_UNAVAILABLE": True,
     "STREAM_LIMIT": False,

@@ -4,7 +4,15 @@ import { ADMIN_CLIENT_ID } from '../../protocol';
 import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
 import { DeliveryBudgetError } from '../../relay/delivery-budget';
-import { ForbiddenError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../errors';
+import { QuotaExceededError } from '../../store/bot-quota';
+import {
+  ForbiddenError,
+  InsufficientStorageError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors';
 import { assertActsFor, principalOf } from '../principal';
 import type { HttpServices } from '../http.services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
@@ -59,6 +67,7 @@ export class AgentMessagesController extends Controller {
   )
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
   @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was sent', undefined, 'application/problem+json')
+  @Response<ProblemDto>(507, "The bot's storage quota is full (QUOTA_EXCEEDED); nothing was sent", undefined, 'application/problem+json')
   public async publishAgentMessage(
     @Path() agentId: AgentId,
     @Body() body: AgentMessageDto,
@@ -82,6 +91,7 @@ export class AgentMessagesController extends Controller {
       return single({ id, ts: new Date(ts) });
     } catch (err) {
       if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
+      if (err instanceof QuotaExceededError) throw new InsufficientStorageError(`${err.message}; nothing was sent.`);
       if (err instanceof DeliveryBudgetError) {
         throw new RateLimitedError(Math.ceil(err.retryAfterMs / 1000), `${err.message}; nothing was sent.`);
       }

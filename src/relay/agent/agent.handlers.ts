@@ -4,6 +4,7 @@ import { errorAck, Events } from '../../protocol';
 import { jsonValueError } from '../../protocol/payload-limits';
 import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { DeliveryBudgetError } from '../delivery-budget';
+import { QuotaExceededError } from '../../store/bot-quota';
 import { guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
@@ -49,6 +50,7 @@ export function registerAgentHandlers(
           return { ok: true, ...(await relay.publish(agentId, { to: reply.to, replyTo: reply.replyTo, ...checked.content })) };
         } catch (err) {
           if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
+          if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED', err.message);
           throw err;
         }
       }),

@@ -43,6 +43,7 @@ import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
+import { QuotaExceededError } from '../../store/bot-quota';
 import type { ActivityTracker } from './activity-tracker';
 import { TurnQueue } from './turn-queue';
 
@@ -181,6 +182,11 @@ export class StreamService {
       await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
     } catch (err) {
       mine.ids.delete(id);
+      // Refused by the bot's quota: nothing was written.
+      if (err instanceof QuotaExceededError) {
+        metrics.quotaExceeded.inc({ limit: err.limit });
+        return errorAck('QUOTA_EXCEEDED', err.message);
+      }
       // The open may still run in Redis (a timeout, a connection lost with it), with nobody to end
       // the stream: the sweep ends it `error` once Redis answers (nothing, when it never ran).
       this.pendingEnds.set(id, { agentId, id, status: 'error' });
@@ -335,9 +341,10 @@ export class StreamService {
       owned.appends.delete(append);
     }
     if (!result.ok) {
-      if (result.reason === 'too-large') {
+      if (result.reason === 'too-large' || result.reason === 'quota') {
         owned.bytes -= bytes;
-        return errorAck('PAYLOAD_TOO_LARGE');
+        if (result.reason === 'quota') this.ctx.metrics.quotaExceeded.inc({ limit: 'bytes' });
+        return errorAck(result.reason === 'quota' ? 'QUOTA_EXCEEDED' : 'PAYLOAD_TOO_LARGE');
       }
       this.forget(owned);
       return errorAck('STREAM_NOT_FOUND');

@@ -14,7 +14,7 @@ export const AgentSdkCodes = {
  * A refused handshake or an error ack, with the hub's code, or one of {@link AgentSdkCodes}.
  * `retryable` on an ack error says whether sending again may succeed: `SERVER_UNAVAILABLE` (the
  * conversation log could not be written, so the reply was not delivered) and `RATE_LIMITED` are;
- * `INVALID_PAYLOAD`, `PAYLOAD_TOO_LARGE`, `STREAM_NOT_FOUND` and `STREAM_LIMIT` are not.
+ * `INVALID_PAYLOAD`, `PAYLOAD_TOO_LARGE`, `STREAM_NOT_FOUND`, `STREAM_LIMIT` and `QUOTA_EXCEEDED` are not.
  */
 export class RelayAgentError extends Error {
   constructor(

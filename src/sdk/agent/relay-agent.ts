@@ -298,7 +298,8 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
    * Opens a streamed reply to one client (every tab of it; not `'*'`). Resolves once the hub has
    * recorded the open stream; its `id` is the message's id from then on. Write with `s.write(text)`,
    * finish with `s.end()`; `s.signal` aborts when the user stops it. Rejects with a
-   * {@link RelayAgentError}: `STREAM_LIMIT` (too many open on this runtime), `SERVER_UNAVAILABLE`, …
+   * {@link RelayAgentError}: `STREAM_LIMIT` (too many open on this runtime), `QUOTA_EXCEEDED` (the
+   * bot's storage quota, docs/operations.md), `SERVER_UNAVAILABLE`, …
    */
   async stream(to: string, options: StreamOptions = {}): Promise<AgentStream> {
     if (to === BROADCAST_TO) throw new RelayAgentError('INVALID_PAYLOAD', "a stream goes to one client, not '*'");

@@ -199,7 +199,8 @@ export class EntryRing {
   }
 
   /** Bytes from the oldest entry's start to the tail: live bytes are contiguous, as only the oldest leave. */
-  private liveBytes(): number {
+  /** UTF-8 bytes of the entries held (ids and JSON), without the buffer's free space. */
+  liveBytes(): number {
     return this.count === 0 ? 0 : this.tail - this.starts[this.head];
   }
 

@@ -12,6 +12,8 @@ import { LRUCache } from 'lru-cache';
 import { jsonAroundString } from '../json-frames';
 import { BufferPool, EntryRing } from './entry-ring';
 import { SWEEP_EVERY_MS } from './slot-recency';
+import { QUOTA_ENTRY_OVERHEAD, QuotaExceededError, quotaOf, type BotQuota } from '../bot-quota';
+import { schemaDefaults } from '../../config/config';
 
 /** A read that restarts the log's lifetime: an append's. */
 const APPENDING: LRUCache.GetOptions<string, Log, unknown> = { updateAgeOnGet: true };
@@ -42,6 +44,11 @@ interface Log {
   entries: EntryRing;
   /** The ring's byte size as last counted in the log's total. */
   held: number;
+  /**
+   * What the log counts in its bot's quota, as last counted: its entries (not the buffer's free
+   * space) and overlay, and QUOTA_ENTRY_OVERHEAD an entry, as Redis counts them.
+   */
+  counted: number;
   /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
   trimmedUpTo: number;
   /**
@@ -56,15 +63,24 @@ interface Log {
   overlayBytes: number;
 }
 
+/** One bot's logs, least recently used first, and the bytes they hold (its quota's share of the log). */
+interface BotLogs {
+  logs: Map<string, Log>;
+  bytes: number;
+}
+
 /** Entries read out of a log: `[seq, message json]` pairs, ascending. */
 type Slice = [number, string][];
 
 const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
- * The embedded default's log: bounded in logs, messages and bytes, least recently used first, each log
- * expiring HISTORY_TTL_S after its last append. One sequence numbers every append, so a
- * conversation and the bot's broadcasts merge in the order they were written. Lost on restart.
+ * The embedded default's log: bounded per bot by its quota (BOT_STORAGE_MAX_BYTES with its open
+ * streams' text, BOT_MAX_CONVERSATIONS), each bot making room by dropping its own least recently
+ * used logs, and over all bots in logs, messages and bytes as a safety net that takes from the
+ * bot holding the most bytes; each log expires HISTORY_TTL_S after its last append. One sequence
+ * numbers every append, so a conversation and the bot's broadcasts merge in the order they were
+ * written. Lost on restart.
  */
 export class MemoryConversationLog implements ConversationLog {
   private seq = 0;
@@ -82,27 +98,81 @@ export class MemoryConversationLog implements ConversationLog {
   private readonly logs: LRUCache<string, Log>;
   private readonly maxMessages: number;
   private readonly maxBytes: number;
+  private readonly maxConversations: number;
   private sweptAt = 0;
+  /** Each bot's logs, for its quota; a bot leaves the map with its last log. */
+  private readonly bots = new Map<string, BotLogs>();
+  /** The bytes of a bot's open streams, counted in its quota with its logs (the stream store tells). */
+  private streamBytes: (agentId: string) => number = () => 0;
+  /** Told of every conversation erased on request (not dropped by a bound), so its open streams go too; agentId null: with every bot. */
+  private readonly erasures: ((agentId: string | null, clientId: string) => void)[] = [];
 
   constructor(
     private readonly limits: ConversationLogLimits,
     bounds: MemoryLogBounds,
+    /** What one bot may hold (BOT_STORAGE_MAX_BYTES, BOT_MAX_CONVERSATIONS; their defaults when unset). */
+    private readonly quota: BotQuota = quotaOf(schemaDefaults()),
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
     this.maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
+    this.maxConversations = bounds.maxConversations;
     this.pool = new BufferPool(Math.min(this.maxBytes / 8, POOL_MAX_BYTES));
     this.logs = new LRUCache<string, Log>({
-      max: bounds.maxConversations,
+      // One above the bound: the log drops logs itself (never another bot's for a bot's own sake),
+      // so the cache never has to pick one by its global recency.
+      max: bounds.maxConversations + 1,
       ttl: limits.ttlS * 1000,
       // Staleness is read from the clock on each check, with no timer to debounce it.
       ttlResolution: 0,
-      dispose: (log) => {
+      dispose: (log, key) => {
         this.size -= log.entries.length;
         this.bytes -= log.held;
+        const bot = this.bots.get(log.agentId);
+        if (bot?.logs.get(key) === log) {
+          bot.logs.delete(key);
+          bot.bytes -= log.counted;
+          if (bot.logs.size === 0) this.bots.delete(log.agentId);
+        }
         log.entries.release();
       },
     });
+  }
+
+  /** Counts `bytes(agentId)`, a bot's open streams, in its quota with its logs: the stream store's. */
+  countStreams(bytes: (agentId: string) => number): void {
+    this.streamBytes = bytes;
+  }
+
+  /** Hears of each conversation erased on request (deleteConversation, deleteUser). */
+  onErase(listener: (agentId: string | null, clientId: string) => void): void {
+    this.erasures.push(listener);
+  }
+
+  /** Bytes the logs of `agentId` hold. */
+  bytesOf(agentId: string): number {
+    return this.bots.get(agentId)?.bytes ?? 0;
+  }
+
+  /**
+   * Makes room in the quota of `agentId` for `need` more bytes (and for a new log when `adding`)
+   * by dropping the bot's least recently used logs, never the log of `clientId` (null: its
+   * broadcasts) and never another bot's; false, nothing dropped, when they would not fit even then.
+   */
+  reserve(agentId: string, clientId: string | null, need: number, adding = false): boolean {
+    const bot = this.bots.get(agentId);
+    const streams = this.streamBytes(agentId);
+    if (!bot) return streams + need <= this.quota.maxBytes && (!adding || this.quota.maxConversations > 0);
+    const keep = logKey(agentId, clientId);
+    const over = () => bot.bytes + streams + need > this.quota.maxBytes || (adding && bot.logs.size >= this.quota.maxConversations);
+    if (!over()) return true;
+    // What no drop can free (open streams, the log kept): refused, nothing dropped.
+    if (streams + (bot.logs.get(keep)?.counted ?? 0) + need > this.quota.maxBytes) return false;
+    for (const key of bot.logs.keys()) {
+      if (!over()) break;
+      if (key !== keep) this.logs.delete(key);
+    }
+    return !over();
   }
 
   /** Bytes held by every log's ring (buffers and slot arrays). */
@@ -134,14 +204,15 @@ export class MemoryConversationLog implements ConversationLog {
 
   /** Records the final of a streamed message and appends its end marker (the position replays use). */
   endStreamNow(agentId: string, clientId: string, final: LoggedMessage): void {
-    const log = this.push(agentId, clientId, final.id, endMarkerJson(final.id), false);
+    // An end is never refused: the stream's text it replaces was counted in the quota already.
+    const log = this.push(agentId, clientId, final.id, endMarkerJson(final.id), false, '', '', false);
     setOverlay(log, final.id, { ...log.overlay.get(final.id), final: JSON.stringify(final) });
     prune(log);
     this.account(log);
   }
 
   async setFeedback(agentId: string, clientId: string, id: string, feedback: MessageFeedback | null): Promise<boolean> {
-    const log = this.logs.get(logKey(agentId, clientId));
+    const log = this.used(logKey(agentId, clientId));
     if (!log) return false;
     const position = messagePosition(log, id);
     if (position === -1) return false;
@@ -181,24 +252,74 @@ export class MemoryConversationLog implements ConversationLog {
     const held = log.entries.byteSize + log.overlayBytes;
     this.bytes += held - log.held;
     log.held = held;
-    // The log just appended to is the most recently used, so it goes last, and is never dropped
-    // itself: it alone fits the message bound, and the byte bound gives way to it rather than lose
-    // the message just written.
-    while (this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes)) this.logs.pop();
+    const counted = log.entries.liveBytes() + log.entries.length * QUOTA_ENTRY_OVERHEAD + log.overlayBytes;
+    const bot = this.bots.get(log.agentId);
+    if (bot) bot.bytes += counted - log.counted;
+    log.counted = counted;
+    // A final or feedback is counted once written (an end is never refused): the bot's other logs make up for it.
+    this.reserve(log.agentId, log.clientId, 0);
+    // The log just appended to is never dropped itself: it alone fits the message bound, and the
+    // byte bound gives way to it rather than lose the message just written.
+    while (this.logs.size > 1 && (this.size > this.maxMessages || this.bytes > this.maxBytes)) {
+      if (!this.dropFromLargest(log, byBytes)) break;
+    }
   }
 
-  /** Pushes an entry (its JSON `json + rest + after`); `once`: not when an entry of the id is in the log already. */
-  private push(agentId: string, clientId: string | null, id: string, json: string, once: boolean, rest = '', after = ''): Log {
+  /**
+   * The bounds over all bots, a safety net under the quotas: drops the least recently used log
+   * of the bot holding the most by `size` (bytes for the byte and message bounds, logs for the
+   * count), not `current`, so a bot that fills the log takes from its own logs first. False when
+   * there is none to drop.
+   */
+  private dropFromLargest(current: Log | null, size: (bot: BotLogs) => number): boolean {
+    let largest: BotLogs | undefined;
+    for (const bot of this.bots.values()) {
+      const others = bot.logs.size - (current !== null && bot.logs.get(logKey(current.agentId, current.clientId)) === current ? 1 : 0);
+      if (others > 0 && (!largest || size(bot) > size(largest))) largest = bot;
+    }
+    if (!largest) return false;
+    for (const [key, log] of largest.logs) {
+      if (log === current) continue;
+      this.logs.delete(key);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Pushes an entry (its JSON `json + rest + after`); `once`: not when an entry of the id is in the
+   * log already. Throws {@link QuotaExceededError} when the bot's quota has no room for it, unless
+   * not `refusable`.
+   */
+  private push(
+    agentId: string,
+    clientId: string | null,
+    id: string,
+    json: string,
+    once: boolean,
+    rest = '',
+    after = '',
+    refusable = true,
+  ): Log {
     const key = logKey(agentId, clientId);
     // An append restarts the log's TTL, a repeated one included.
-    let log = this.logs.get(key, APPENDING);
+    let log = this.used(key, APPENDING);
+    this.sweep();
+    if (log !== undefined && once && id <= log.topId && log.entries.positionOf(id) !== -1) return log;
+    const need = QUOTA_ENTRY_OVERHEAD + id.length + Buffer.byteLength(json) + Buffer.byteLength(rest) + Buffer.byteLength(after);
+    if (!this.reserve(agentId, clientId, need, log === undefined) && refusable) throw new QuotaExceededError(agentId, 'bytes');
+    let bot = this.bots.get(agentId);
+    if (!bot) this.bots.set(agentId, (bot = { logs: new Map(), bytes: 0 }));
     if (log === undefined) {
+      if (this.logs.size >= this.maxConversations) {
+        this.logs.purgeStale();
+        if (this.logs.size >= this.maxConversations) this.dropFromLargest(null, byLogs);
+      }
       log = newLog(agentId, clientId, this.limits.maxMessages, this.pool);
       this.logs.set(key, log);
+      bot.logs.set(key, log);
     }
-    this.sweep();
     if (id > log.topId) log.topId = id;
-    else if (once && log.entries.positionOf(id) !== -1) return log;
     // Full, the newest takes the oldest's place.
     const trimmed = log.entries.push(++this.seq, id, json, rest, after);
     if (trimmed !== 0) log.trimmedUpTo = trimmed;
@@ -238,7 +359,9 @@ export class MemoryConversationLog implements ConversationLog {
     const key = logKey(agentId, clientId);
     // An expired log is erased too, yet not counted: it was gone already.
     const live = this.logs.has(key);
-    return this.logs.delete(key) && live;
+    const erased = this.logs.delete(key) && live;
+    for (const listener of this.erasures) listener(agentId, clientId);
+    return erased;
   }
 
   async deleteUser(clientId: string): Promise<number> {
@@ -249,11 +372,13 @@ export class MemoryConversationLog implements ConversationLog {
       if (this.logs.has(key)) erased++;
       this.logs.delete(key);
     }
+    for (const listener of this.erasures) listener(null, clientId);
     return erased;
   }
 
   async close(): Promise<void> {
     this.logs.clear();
+    this.bots.clear();
     this.pool.clear();
     this.size = 0;
     this.bytes = 0;
@@ -272,9 +397,20 @@ export class MemoryConversationLog implements ConversationLog {
 
   /** A conversation's log and the bot's broadcasts, both made the most recently used. */
   private pair(agentId: string, clientId: string): [Log | undefined, Log | undefined] {
-    return [this.logs.get(logKey(agentId, clientId)), this.logs.get(logKey(agentId, null))];
+    return [this.used(logKey(agentId, clientId)), this.used(logKey(agentId, null))];
+  }
+
+  /** A log, made the most recently used over all bots and among its bot's (the order its quota drops them in). */
+  private used(key: string, options?: LRUCache.GetOptions<string, Log, unknown>): Log | undefined {
+    const log = this.logs.get(key, options);
+    const bot = log && this.bots.get(log.agentId);
+    if (bot?.logs.delete(key)) bot.logs.set(key, log!);
+    return log;
   }
 }
+
+const byBytes = (bot: BotLogs) => bot.bytes;
+const byLogs = (bot: BotLogs) => bot.logs.size;
 
 /** Most bytes a log's pool of ring buffers keeps. */
 const POOL_MAX_BYTES = 8 * 2 ** 20;
@@ -285,6 +421,7 @@ function newLog(agentId: string, clientId: string | null, maxMessages: number, p
     clientId,
     entries: new EntryRing(maxMessages, pool),
     held: 0,
+    counted: 0,
     trimmedUpTo: 0,
     topId: '',
     overlay: new Map(),

@@ -80,6 +80,12 @@ export class MemoryDedupeStore implements DedupeStore {
     this.slots.touch(slot);
   }
 
+  /** Drops the record under `key`: a claim whose message the quota refused, so a retry is a fresh message. */
+  releaseNow(key: DedupeKey): void {
+    const slot = this.liveSlot(recordName(key), Date.now());
+    if (slot !== NO_SLOT) this.drop(slot);
+  }
+
   clear(): void {
     this.table.clear();
     this.slots.clear();

@@ -1,4 +1,5 @@
 import { RateBudgets, type RateBudget } from '../../limits/rate-budgets';
+import { QuotaExceededError } from '../bot-quota';
 import type { Intake, IntakeRequest, MessageIntake } from '../store';
 import type { MemoryConversationLog } from './memory-conversation.log';
 import type { MemoryDedupeStore } from './memory-dedupe.store';
@@ -27,7 +28,14 @@ export class MemoryIntake implements MessageIntake {
     const runtimes = this.presence.runtimesNow(key.agentId);
     if (existing || runtimes.length === 0 || message === null)
       return { existing, runtimes, logged: false, subscribers: null, handedTo: null };
-    this.log.appendNow(key.agentId, clientId, message);
+    try {
+      this.log.appendNow(key.agentId, clientId, message);
+    } catch (err) {
+      if (!(err instanceof QuotaExceededError)) throw err;
+      // Refused, the message was never taken: its retry is a fresh message, not a duplicate.
+      this.dedupe.releaseNow(key);
+      return QUOTA;
+    }
     return { existing, runtimes, logged: true, subscribers: null, handedTo: null };
   }
 
@@ -38,4 +46,5 @@ export class MemoryIntake implements MessageIntake {
   }
 }
 
+const QUOTA: Intake = { quota: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
 const LIMITED: Intake = { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };

@@ -14,6 +14,7 @@ import {
   type StreamStore,
   type StreamTarget,
 } from '../stream-store';
+import { QUOTA_STREAM_OVERHEAD, QuotaExceededError, type BotQuota } from '../bot-quota';
 import type { MemoryConversationLog } from './memory-conversation.log';
 import { StreamText } from './stream-text';
 
@@ -26,14 +27,33 @@ interface Held extends StreamRecord {
   expiresAt: number;
 }
 
+/** A bot's open streams: how many, and the bytes they count in its quota. */
+interface BotStreams {
+  open: number;
+  bytes: number;
+}
+
 /**
  * Open streams of the single replica. Bounded by the relay (STREAM_MAX_OPEN per runtime socket,
- * STREAM_MAX_BYTES each) and by expiry after `ttlMs` untouched, swept on every open.
+ * STREAM_MAX_BYTES each), by the bot's quota (BOT_MAX_OPEN_STREAMS, and the text in
+ * BOT_STORAGE_MAX_BYTES with the bot's logs) and by expiry after `ttlMs` untouched, swept on every open.
  */
 export class MemoryStreamStore implements StreamStore {
   private readonly streams = new Map<string, Held>();
+  private readonly bots = new Map<string, BotStreams>();
 
-  constructor(private readonly log: MemoryConversationLog) {}
+  constructor(
+    private readonly log: MemoryConversationLog,
+    private readonly quota: BotQuota,
+  ) {
+    log.countStreams((agentId) => this.bots.get(agentId)?.bytes ?? 0);
+    // A stream open while its conversation is erased goes with it: its later deltas and end find nothing.
+    log.onErase((agentId, clientId) => {
+      for (const [k, held] of this.streams) {
+        if (held.clientId === clientId && (agentId === null || held.message.agentId === agentId)) this.drop(k, held);
+      }
+    });
+  }
 
   get size(): number {
     return this.streams.size;
@@ -41,15 +61,23 @@ export class MemoryStreamStore implements StreamStore {
 
   async open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void> {
     const now = Date.now();
-    for (const [id, held] of this.streams) if (held.expiresAt <= now) this.streams.delete(id);
-    this.streams.set(key(record.message.agentId, record.message.id), {
+    for (const [k, held] of this.streams) if (held.expiresAt <= now) this.drop(k, held);
+    const { agentId } = record.message;
+    const bot = this.bots.get(agentId) ?? { open: 0, bytes: 0 };
+    if (bot.open >= this.quota.maxOpenStreams) throw new QuotaExceededError(agentId, 'streams');
+    if (!this.log.reserve(agentId, record.clientId, QUOTA_STREAM_OVERHEAD)) throw new QuotaExceededError(agentId, 'bytes');
+    // The start is logged first: refused by the quota, it leaves no stream behind.
+    if (logged) this.log.startStreamNow(agentId, record.clientId, record.message);
+    this.bots.set(agentId, bot);
+    bot.open++;
+    bot.bytes += QUOTA_STREAM_OVERHEAD;
+    this.streams.set(key(agentId, record.message.id), {
       ...record,
       changes: new StreamText(),
       bytes: 0,
       seq: 0,
       expiresAt: now + bounds.ttlMs,
     });
-    if (logged) this.log.startStreamNow(record.message.agentId, record.clientId, record.message);
   }
 
   async append(
@@ -63,8 +91,10 @@ export class MemoryStreamStore implements StreamStore {
     const held = this.live(agentId, id);
     if (!held) return { ok: false, reason: 'not-found' };
     if (held.bytes + change.bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
+    if (!this.log.reserve(agentId, held.clientId, change.bytes)) return { ok: false, reason: 'quota' };
     held.bytes += change.bytes;
     held.changes.append(change.record, Buffer.byteLength(change.record), Number.MAX_SAFE_INTEGER);
+    this.bots.get(agentId)!.bytes += change.bytes;
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
     return { ok: true, seq: ++held.seq };
   }
@@ -73,7 +103,7 @@ export class MemoryStreamStore implements StreamStore {
   async end(agentId: string, id: string, ending: StreamEnding, logged: boolean): Promise<EndedStream | null> {
     const held = this.live(agentId, id);
     if (!held) return null;
-    this.streams.delete(key(agentId, id));
+    this.drop(key(agentId, id), held);
     const final = finalOf(snapshot(held), ending);
     if (logged) this.log.endStreamNow(agentId, held.clientId, final);
     return { final, seq: held.seq, clientId: held.clientId, published: false };
@@ -102,15 +132,26 @@ export class MemoryStreamStore implements StreamStore {
 
   clear(): void {
     this.streams.clear();
+    this.bots.clear();
   }
 
   private live(agentId: string, id: string): Held | undefined {
     const held = this.streams.get(key(agentId, id));
     if (held && held.expiresAt <= Date.now()) {
-      this.streams.delete(key(agentId, id));
+      this.drop(key(agentId, id), held);
       return undefined;
     }
     return held;
+  }
+
+  /** Forgets a stream and gives its bytes back to its bot's quota. */
+  private drop(k: string, held: Held): void {
+    if (!this.streams.delete(k)) return;
+    const { agentId } = held.message;
+    const bot = this.bots.get(agentId)!;
+    bot.open--;
+    bot.bytes -= QUOTA_STREAM_OVERHEAD + held.bytes;
+    if (bot.open === 0) this.bots.delete(agentId);
   }
 }
 

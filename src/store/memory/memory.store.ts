@@ -1,6 +1,7 @@
 import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
+import { quotaOf, type BotQuota } from '../bot-quota';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
@@ -28,9 +29,10 @@ export class MemoryStore implements Store {
   readonly streams: MemoryStreamStore;
   readonly approvals = new MemoryApprovalStore();
 
-  /** Unset limits and bounds are the configuration's defaults (HISTORY_*). */
-  constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds } = {}) {
+  /** Unset limits, bounds and quota are the configuration's defaults (HISTORY_*, BOT_*). */
+  constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds; quota?: BotQuota } = {}) {
     const defaults = schemaDefaults();
+    const quota = log.quota ?? quotaOf(defaults);
     this.conversations = new MemoryConversationLog(
       log.limits ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
       log.bounds ?? {
@@ -38,8 +40,9 @@ export class MemoryStore implements Store {
         maxMessages: defaults.HISTORY_MEMORY_MAX_MESSAGES,
         maxBytes: defaults.HISTORY_MEMORY_MAX_BYTES,
       },
+      quota,
     );
-    this.streams = new MemoryStreamStore(this.conversations);
+    this.streams = new MemoryStreamStore(this.conversations, quota);
     this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
   }
 

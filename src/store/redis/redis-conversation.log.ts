@@ -13,6 +13,9 @@ import type { MessageFeedback } from '../../protocol';
 import { decodeEntry, overlayIds, pageOf, replayOf, type LogEntry, type OverlayFields } from '../log-entries';
 import { LuaScript } from './lua-script';
 import { fill } from '../json-frames';
+import { QuotaExceededError, quotaOf, type BotQuota } from '../bot-quota';
+import { schemaDefaults } from '../../config/config';
+import { LUA_QUOTA, RedisQuota } from './redis-quota';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
 // `id <uuid> m <wire json>`; per bot one stream for broadcasts (`…:broadcasts`). The `{<agentId>}` hash
@@ -80,9 +83,11 @@ end`;
 // instructions on TIME. Either is fine: the bot's clock orders the entries whatever a replica's
 // clock says, and stream ids are only ever compared, never read as times. Arguments: stream, the
 // bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max entries, ttl
-// seconds. Returns 2 when the caller must refresh the user's index of conversations, else 1.
+// seconds, the entry's first field name (nil: 'id'), and the bot's quota (LUA_QUOTA's Q), which
+// counts the entry (the caller made room for it). Returns 2 when the caller must refresh the user's
+// index of conversations, else 1.
 export const LUA_APPEND = `
-local function append(stream, clock, marker, id, json, max, ttl, field)
+local function append(stream, clock, marker, id, json, max, ttl, field, Q)
   local ms, n = now, 0
   local last = redis.call('GET', clock)
   if last then
@@ -92,26 +97,36 @@ local function append(stream, clock, marker, id, json, max, ttl, field)
   end
   local sid = string.format('%d-%d', ms, n)
   redis.call('SET', clock, sid, 'EX', ttl)
+  local before = redis.call('XLEN', stream)
   redis.call('XADD', stream, 'MAXLEN', '~', max, sid, field or 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
+  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, redis.call('XLEN', stream), ttl)
   if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
 end`;
 
-// KEYS: stream, the bot's clock, the user-index marker (none for broadcasts). ARGV: as append's after
-// the keys, then '1' to first look for the id (a message logged before is not logged again) or '',
-// then the hub's clock (ms). Returns 0 when the id was found, else as append.
-const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_FIND}${LUA_APPEND}
-if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return 0 end
-return append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`);
+// KEYS: stream, the bot's clock, the user-index marker (none for broadcasts), then the quota's three.
+// ARGV: as append's after the keys, then '1' to first look for the id (a message logged before is not
+// logged again) or '', then the hub's clock (ms), then the quota's four. Returns 0 when the id was
+// found, -3 when the bot's quota has no room for the message (nothing written), else as append; with
+// the conversations dropped to make room: { result, evicted clientIds }.
+const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_QUOTA}${LUA_FIND}${LUA_APPEND}
+local Q = quota_of(#KEYS - 2, 7)
+local marker = #KEYS == 6 and KEYS[3] or nil
+if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return { 0, {} } end
+if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q), Q.evicted }`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
 // only once the append succeeded (an error in append aborts the script before the publish), then the
-// hub's clock (ms).
-const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_APPEND}
-local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+// hub's clock (ms), then the quota's four. Returns { -3 (nothing written or published) or as append,
+// evicted clientIds }.
+const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}
+local Q = quota_of(#KEYS - 2, 8)
+if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
-return appended`);
+return { appended, Q.evicted }`);
 
 // Lua prologue of the reads (after LUA_FIND): whether a stream lost (trimmed) an entry newer than
 // stream id `sid`, the log keeping its newest `max`. Nothing is recorded per trimmed entry, so this
@@ -208,22 +223,52 @@ redis.call('HSET', KEYS[2], 'f:' .. ARGV[1], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 return 1`);
 
+// KEYS: the conversation's stream, user-index marker, legacy index, overlay, set of open streams, then the
+// quota's three. ARGV: the hub's clock (ms), the quota's four. The open streams' keys are built here
+// (redis-stream.store.ts's layout): they share the bot's slot. Returns 1 when the stream existed, else 0.
+const ERASE = new LuaScript(`local now = tonumber(ARGV[1])${LUA_QUOTA}
+local Q = quota_of(6, 2)
+local existed = redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+  redis.call('DEL', Q.bot .. ':stream:' .. id, Q.bot .. ':stream:' .. id .. ':changes')
+  q_forget(Q, Q.streams, 's:', id)
+end
+redis.call('DEL', KEYS[5])
+q_forget(Q, Q.convs, 'c:', Q.member)
+return existed`);
+
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
 
 /** The conversation log on Redis Streams; see the layout above. */
 export class RedisConversationLog implements ConversationLog {
+  /** The bots' storage quota, kept by the scripts that write (redis-quota.ts). */
+  readonly quota: RedisQuota;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly limits: ConversationLogLimits,
     /** Told when a conversation could not be added to its user's index (see {@link appended}). */
     private readonly indexFailed: (err: unknown) => void = () => {},
-  ) {}
+    /** BOT_STORAGE_MAX_BYTES and BOT_MAX_CONVERSATIONS (their defaults when unset). */
+    quota: BotQuota = quotaOf(schemaDefaults()),
+  ) {
+    this.quota = new RedisQuota(quota);
+  }
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage, fresh = false): Promise<void> {
-    const args = [...this.appendArgs(message.id, JSON.stringify(message)), fresh ? '' : '1', Date.now()];
-    const appended = await APPEND.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
+    const keys = [...this.appendKeys(agentId, clientId), ...this.quotaKeys(agentId)];
+    const args = [
+      ...this.appendArgs(message.id, JSON.stringify(message)),
+      fresh ? '' : '1',
+      Date.now(),
+      ...this.quotaArgs(agentId, clientId),
+    ];
+    const [appended, evicted] = await APPEND.run<[number, string[]]>(this.redis, keys, args);
+    if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
   }
 
@@ -233,9 +278,38 @@ export class RedisConversationLog implements ConversationLog {
    */
   async appendThenPublish(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void> {
     const json = JSON.stringify(message);
-    const args = [...this.appendArgs(message.id, json), publication.channel, fill(publication, json), Date.now()];
-    const appended = await APPEND_THEN_PUBLISH.run<number>(this.redis, this.appendKeys(agentId, clientId), args);
+    const keys = [...this.appendKeys(agentId, clientId), ...this.quotaKeys(agentId)];
+    const args = [
+      ...this.appendArgs(message.id, json),
+      publication.channel,
+      fill(publication, json),
+      Date.now(),
+      ...this.quotaArgs(agentId, clientId),
+    ];
+    const [appended, evicted] = await APPEND_THEN_PUBLISH.run<[number, string[]]>(this.redis, keys, args);
+    if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
+  }
+
+  /**
+   * The bot's quota dropped these conversations: out of their users' indexes too, each in its own
+   * slot, so by separate commands after the write (not awaited: the write succeeded). Left there, an
+   * index entry would outlive its conversation by up to 2 × HISTORY_TTL_S, a few hundred bytes per
+   * clientId outside any quota. A failure goes to `indexFailed`; the entry then expires by itself.
+   */
+  evicted(agentId: string, clientIds: readonly string[]): void {
+    for (const clientId of clientIds) void this.redis.srem(this.userKey(clientId), agentId).catch(this.indexFailed);
+  }
+
+  /** The bot's quota keys (LUA_QUOTA's quota_of), in its hash slot. */
+  quotaKeys(agentId: string): string[] {
+    return this.quota.keys(this.botKey(agentId));
+  }
+
+  /** The quota's arguments for a write to the conversation of `clientId` (null: the broadcasts). */
+  quotaArgs(agentId: string, clientId: string | null): (string | number)[] {
+    return this.quota.args(this.botKey(agentId), clientId);
   }
 
   /** The keys of {@link LUA_APPEND}'s `append` for a message to `clientId` (null: a broadcast, with no marker). */
@@ -362,20 +436,17 @@ export class RedisConversationLog implements ConversationLog {
   async close(): Promise<void> {}
 
   /**
-   * Deletes a conversation's keys, and the message-id index that replicas before this layout kept
-   * beside the stream (during a rolling upgrade; it expires by itself otherwise). True when the
-   * stream existed.
+   * Deletes a conversation's keys, the message-id index that replicas before this layout kept
+   * beside the stream (during a rolling upgrade; it expires by itself otherwise), and its open
+   * streams, whose later deltas and end then find nothing to write to; gives their bytes back to
+   * the bot's quota. True when the stream existed.
    */
   private async erase(agentId: string, clientId: string): Promise<boolean> {
     const [stream, marker] = this.conversationKeys(agentId, clientId);
-    const replies = await this.redis
-      .multi()
-      .del(stream)
-      .del(marker, `${this.botKey(agentId)}:logidx:${clientId}`, this.overlayKey(agentId, clientId))
-      .exec();
-    const [err, deleted] = replies![0];
-    if (err) throw err;
-    return (deleted as number) > 0;
+    const bot = this.botKey(agentId);
+    const keys = [stream, marker, `${bot}:logidx:${clientId}`, this.overlayKey(agentId, clientId), `${bot}:streams:${clientId}`];
+    const args = [Date.now(), ...this.quotaArgs(agentId, clientId)];
+    return (await ERASE.run<number>(this.redis, [...keys, ...this.quotaKeys(agentId)], args)) === 1;
   }
 
   /** A conversation's stream and its user-index marker. */

@@ -21,6 +21,8 @@ import { messageEnd } from '../../protocol';
 import { hashTag, type RedisClient } from './redis-client';
 import { LUA_APPEND, LUA_FIND, type RedisConversationLog } from './redis-conversation.log';
 import { LuaScript } from './lua-script';
+import { LUA_QUOTA } from './redis-quota';
+import { QuotaExceededError } from '../bot-quota';
 
 // Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
 // message `m`, `client`, `owner`, `seq`, the `bytes` counted against the bound) and its changes
@@ -30,27 +32,42 @@ import { LuaScript } from './lua-script';
 // replica for long; the orphan sweep (`…{streams}:orphans`, a sorted set of every open stream by the
 // time its owner last promised to be alive) ends them before that. JSON a client reads (a change's
 // event, the final, its `message:end`) is built by the caller in TypeScript; the scripts only store,
-// count and publish it.
+// count and publish it. Every script that stores also keeps the bot's storage quota (redis-quota.ts).
 
-// KEYS: hash, changes, set, then the log's stream, clock, user-index marker. ARGV: m, client, owner, ttl
-// ms, '1' to log, id, start entry json, log max, log ttl s, now ms. Returns append's result or 1.
-const OPEN = new LuaScript(`local now = tonumber(ARGV[10])${LUA_APPEND}
+// KEYS: hash, changes, set, then the log's stream, clock, user-index marker, then the quota's three. ARGV:
+// m, client, owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms, the quota's four,
+// the bot's most open streams. Returns -3 (the bot has its most streams open), -4 (no room in its bytes;
+// nothing written either way), else { append's result or 1, evicted clientIds }.
+const OPEN = new LuaScript(`local now = tonumber(ARGV[10])${LUA_QUOTA}${LUA_APPEND}
+local Q = quota_of(7, 11)
+local max_open = tonumber(ARGV[15])
+if redis.call('ZCARD', Q.streams) >= max_open then
+  q_reclaim(Q)
+  if redis.call('ZCARD', Q.streams) >= max_open then return -3 end
+end
+local need = STREAM_OVERHEAD
+if ARGV[5] == '1' then need = need + #ARGV[7] + #ARGV[6] + ENTRY_OVERHEAD end
+if not q_room(Q, need, Q.member, ARGV[5] == '1') then return -4 end
 redis.call('HSET', KEYS[1], 'm', ARGV[1], 'client', ARGV[2], 'owner', ARGV[3], 'seq', 0, 'bytes', 0)
 redis.call('SET', KEYS[2], '', 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-if ARGV[5] == '1' then return append(KEYS[4], KEYS[5], KEYS[6], ARGV[6], ARGV[7], ARGV[8], ARGV[9]) end
-return 1`);
+q_charge(Q, 's:' .. ARGV[6], STREAM_OVERHEAD)
+q_touch(Q, Q.streams, ARGV[6], tonumber(ARGV[4]))
+if ARGV[5] == '1' then return { append(KEYS[4], KEYS[5], KEYS[6], ARGV[6], ARGV[7], ARGV[8], ARGV[9], nil, Q), Q.evicted } end
+return { 1, Q.evicted }`);
 
-// KEYS: hash, changes, and the conversation's set when ARGV[4] renews the expiry. ARGV: the encoded
-// change, its bytes (0: not bounded), max bytes, ttl ms ('' to leave the expiry as it is), a shard
-// channel ('' for none), the publication up to the change's seq and from after it. Returns -1 (not
-// open), -2 (too large) or the seq. HINCRBY answers whether the stream is open (a missing hash counts
+// KEYS: hash, changes, the conversation's set, then the quota's three. ARGV: the encoded change, its bytes
+// (0: not bounded), max bytes, ttl ms ('' to leave the expiry as it is), a shard channel ('' for none),
+// the publication up to the change's seq and from after it, the hub's clock (ms), the quota's four, the
+// stream's id. Returns -1 (not open), -2 (too large), -3 (no room in the bot's quota) or the seq, with
+// the clientIds of the conversations the quota dropped to make room when there are any: { seq, evicted }.
+// The quota counts the change as stored and costs two increments (q_delta) while the bot is under it. HINCRBY answers whether the stream is open (a missing hash counts
 // from 0, and only the first change needs to ask further); a change past the bound is undone before
 // anything is appended (the relay refuses those before they get here), and the expiry is renewed only
 // when the caller asks (docs/streaming.md, "The hub ends every stream").
-const APPEND = new LuaScript(`
+const APPEND = new LuaScript(`local now = tonumber(ARGV[8])${LUA_QUOTA}
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 and redis.call('HEXISTS', KEYS[1], 'm') == 0 then redis.call('DEL', KEYS[1]); return -1 end
 local size = tonumber(ARGV[2])
@@ -59,28 +76,42 @@ if size > 0 and redis.call('HINCRBY', KEYS[1], 'bytes', size) > tonumber(ARGV[3]
   redis.call('HINCRBY', KEYS[1], 'seq', -1)
   return -2
 end
+local Q = quota_of(4, 9)
+if not q_delta(Q, ARGV[13], #ARGV[1]) then
+  if size > 0 then redis.call('HINCRBY', KEYS[1], 'bytes', -size) end
+  redis.call('HINCRBY', KEYS[1], 'seq', -1)
+  return -3
+end
 redis.call('APPEND', KEYS[2], ARGV[1])
 if ARGV[4] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ARGV[4]); redis.call('PEXPIRE', KEYS[2], ARGV[4]); redis.call('PEXPIRE', KEYS[3], ARGV[4])
+  q_touch(Q, Q.streams, ARGV[13], tonumber(ARGV[4]))
 end
 if ARGV[5] ~= '' then redis.call('SPUBLISH', ARGV[5], ARGV[6] .. seq .. ARGV[7]) end
+if #Q.evicted > 0 then return { seq, Q.evicted } end
 return seq`);
 
-// KEYS: hash, changes, set, the log's stream, clock, user-index marker, overlay. ARGV: id, the final's
-// JSON, the seq it was built from, '1' to log, log max, log ttl s, now ms, then a shard channel ('' for
-// none) and the whole publication of its \`message:end\`, published once the marker is logged. Returns
-// false (not open), -1 (changed since the caller read it: build again) or the seq. Overlay fields of
-// messages older than the oldest entry the log keeps are pruned here (UUIDv7 ids sort by time).
-const END = new LuaScript(`local now = tonumber(ARGV[7])${LUA_FIND}${LUA_APPEND}
+// KEYS: hash, changes, set, the log's stream, clock, user-index marker, overlay, then the quota's three.
+// ARGV: id, the final's JSON, the seq it was built from, '1' to log, log max, log ttl s, now ms, then a
+// shard channel ('' for none) and the whole publication of its \`message:end\`, published once the
+// marker is logged, then the quota's four. Returns false (not open), -1 (changed since the caller read
+// it: build again) or the seq. Overlay fields of messages older than the oldest entry the log keeps are
+// pruned here (UUIDv7 ids sort by time). The stream's bytes leave the quota; the final's join its
+// conversation's.
+const END = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_FIND}${LUA_APPEND}
+local Q = quota_of(8, 10)
 local seq = redis.call('HGET', KEYS[1], 'seq')
-if not seq then return false end
+if not seq then q_forget(Q, Q.streams, 's:', ARGV[1]); return false end
 if seq ~= ARGV[3] then return -1 end
 local final = ARGV[2]
 redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('SREM', KEYS[3], ARGV[1])
+q_forget(Q, Q.streams, 's:', ARGV[1])
 if ARGV[4] == '1' then
   local max, ttl = tonumber(ARGV[5]), tonumber(ARGV[6])
-  append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e')
+  append(KEYS[4], KEYS[5], KEYS[6], ARGV[1], '{"endOf":"' .. ARGV[1] .. '"}', max, ttl, 'e', Q)
+  local conv = 'c:' .. Q.member
+  q_charge(Q, conv, #final - redis.call('HSTRLEN', KEYS[7], 'f:' .. ARGV[1]))
   redis.call('HSET', KEYS[7], 'f:' .. ARGV[1], final)
   redis.call('EXPIRE', KEYS[7], ttl)
   local sid = oldest_kept(KEYS[4], redis.call('XLEN', KEYS[4]), max)
@@ -88,7 +119,11 @@ if ARGV[4] == '1' then
   if first[1] then
     local oldest = first[1][2][2]
     for _, field in ipairs(redis.call('HKEYS', KEYS[7])) do
-      if string.sub(field, 3) < oldest then redis.call('HDEL', KEYS[7], field) end
+      if string.sub(field, 3) < oldest then
+        local held = tonumber(redis.call('HGET', Q.sizes, conv) or '0')
+        if string.sub(field, 1, 2) == 'f:' then q_charge(Q, conv, -math.min(held, redis.call('HSTRLEN', KEYS[7], field))) end
+        redis.call('HDEL', KEYS[7], field)
+      end
     end
   end
 end
@@ -120,10 +155,9 @@ type Row = [message: string, client: string, owner: string, seq: string, changes
 
 /** See {@link RedisStreamStore.prepare}. */
 interface Prepared {
-  /** Hash, changes, the conversation's set: a change that renews the expiry touches all three. */
+  /** Hash, changes, the conversation's set (a change that renews the expiry touches it), the quota's three. */
   keys: string[];
-  /** Hash and changes: the keys of any other change. */
-  appendKeys: string[];
+  quotaArgs: (string | number)[];
 }
 
 /** How often an end is built again when a change came between its read and its write. */
@@ -146,8 +180,25 @@ export class RedisStreamStore implements StreamStore {
     const { agentId, id } = message;
     const keys = [...this.streamKeys(agentId, id, clientId), ...this.log.appendKeys(agentId, clientId)];
     const [, json, max, ttl] = this.log.appendArgs(id, streamStartJson(message));
-    const args = [JSON.stringify(message), clientId, owner, bounds.ttlMs, logged ? '1' : '', id, json, max, ttl, Date.now()];
-    const result = await OPEN.run<number>(this.redis, keys, args);
+    const args = [
+      JSON.stringify(message),
+      clientId,
+      owner,
+      bounds.ttlMs,
+      logged ? '1' : '',
+      id,
+      json,
+      max,
+      ttl,
+      Date.now(),
+      ...this.log.quotaArgs(agentId, clientId),
+      this.log.quota.limits.maxOpenStreams,
+    ];
+    const opened = await OPEN.run<number | [number, string[]]>(this.redis, [...keys, ...this.log.quotaKeys(agentId)], args);
+    if (opened === -3) throw new QuotaExceededError(agentId, 'streams');
+    if (opened === -4) throw new QuotaExceededError(agentId, 'bytes');
+    const [result, evicted] = opened as [number, string[]];
+    this.log.evicted(agentId, evicted);
     if (logged) await this.log.appended(agentId, clientId, result);
   }
 
@@ -169,10 +220,20 @@ export class RedisStreamStore implements StreamStore {
       published ? publication.channel : '',
       published ? publication.before + frame.head : '',
       published ? frame.tail + publication.after : '',
+      Date.now(),
+      ...prepared.quotaArgs,
+      stream.id,
     ];
-    const seq = await APPEND.run<number>(this.redis, renew ? prepared.keys : prepared.appendKeys, args);
+    const appended = await APPEND.run<number | [number, string[]]>(this.redis, prepared.keys, args);
+    let seq: number;
+    if (typeof appended === 'number') seq = appended;
+    else {
+      [seq] = appended;
+      this.log.evicted(stream.agentId, appended[1]);
+    }
     if (seq === -1) return { ok: false, reason: 'not-found' };
     if (seq === -2) return { ok: false, reason: 'too-large' };
+    if (seq === -3) return { ok: false, reason: 'quota' };
     return { ok: true, seq };
   }
 
@@ -191,7 +252,14 @@ export class RedisStreamStore implements StreamStore {
       const { clientId } = open;
       const final = finalOf(open, ending);
       const [stream, clock, marker] = this.log.appendKeys(agentId, clientId);
-      const keys = [...this.streamKeys(agentId, id, clientId), stream, clock, marker, this.log.overlayKey(agentId, clientId)];
+      const keys = [
+        ...this.streamKeys(agentId, id, clientId),
+        stream,
+        clock,
+        marker,
+        this.log.overlayKey(agentId, clientId),
+        ...this.log.quotaKeys(agentId),
+      ];
       const { maxMessages, ttlS } = this.log.limits;
       const publication = publicationFor?.(agentId, clientId) ?? null;
       const ended =
@@ -206,6 +274,7 @@ export class RedisStreamStore implements StreamStore {
         Date.now(),
         publication?.channel ?? '',
         ended,
+        ...this.log.quotaArgs(agentId, clientId),
       ];
       const result = await END.run<number | null>(this.redis, keys, args);
       if (result === null) return null;
@@ -250,8 +319,8 @@ export class RedisStreamStore implements StreamStore {
   private prepare(stream: StreamTarget): Prepared {
     const cached = stream.prepared as Prepared | undefined;
     if (cached) return cached;
-    const keys = this.streamKeys(stream.agentId, stream.id, stream.clientId);
-    const prepared: Prepared = { keys, appendKeys: keys.slice(0, 2) };
+    const keys = [...this.streamKeys(stream.agentId, stream.id, stream.clientId), ...this.log.quotaKeys(stream.agentId)];
+    const prepared: Prepared = { keys, quotaArgs: this.log.quotaArgs(stream.agentId, stream.clientId) };
     stream.prepared = prepared;
     return prepared;
   }

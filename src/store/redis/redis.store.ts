@@ -2,6 +2,7 @@ import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { RedisClient } from './redis-client';
 import type { Store } from '../store';
+import { quotaOf, type BotQuota } from '../bot-quota';
 import { RedisAgentDepartures } from './redis-agent-departures.store';
 import { RedisApiKeyStore } from './redis-api-key.store';
 import { RedisLimiterFactory } from './redis-limiters';
@@ -26,6 +27,8 @@ export interface RedisStoreOptions {
    * append itself succeeded, and the conversation's next append tries again. Ignored when not given.
    */
   onIndexFailure?: (err: unknown) => void;
+  /** What one bot may store (BOT_STORAGE_MAX_BYTES, BOT_MAX_CONVERSATIONS, BOT_MAX_OPEN_STREAMS; their defaults when unset). */
+  quota?: BotQuota;
 }
 
 /**
@@ -61,6 +64,7 @@ export class RedisStore implements Store {
       prefix,
       options.history ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
       options.onIndexFailure,
+      options.quota ?? quotaOf(defaults),
     );
     this.streams = new RedisStreamStore(redis, prefix, this.conversations);
     this.approvals = new RedisApprovalStore(redis, prefix);

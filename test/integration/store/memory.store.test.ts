@@ -5,9 +5,12 @@ import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract, textDelta } from './stream-store.contract';
+import { describeQuotaContract } from './quota.contract';
 import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
+
+describeQuotaContract('memory', async (quota, limits) => new MemoryStore({ quota, limits }));
 
 describe('MemoryDedupeStore', () => {
   it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {
@@ -127,6 +130,37 @@ describe('MemoryStreamStore', () => {
 
 describe('MemoryConversationLog bounds', () => {
   const msg = (text: string) => ({ id: v7(), ts: new Date().toISOString(), agentId: 'bot', author: 'agent' as const, text });
+
+  describe('over all bots, under their quotas (a safety net)', () => {
+    const quota = { maxBytes: 100 * 2 ** 20, maxConversations: 1000, maxOpenStreams: 10 };
+    const texts = async (log: MemoryConversationLog, agentId: string, clientId: string) =>
+      (await log.readBefore(agentId, clientId, undefined, 10)).messages.map((m) => m.text);
+
+    it('past maxConversations the bot with the most conversations gives one up, not one with a few large ones', async () => {
+      const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 10, maxMessages: 1000 }, quota);
+      await log.append('victim', 'v1', { ...msg('v'.repeat(50_000)), agentId: 'victim' });
+      await log.append('victim', 'v2', { ...msg('v'.repeat(50_000)), agentId: 'victim' });
+      for (let i = 0; i < 30; i++) await log.append('bot', `junk${i}`, msg(`junk ${i}`));
+      expect(await texts(log, 'victim', 'v1')).toHaveLength(1);
+      expect(await texts(log, 'victim', 'v2')).toHaveLength(1);
+      expect(await texts(log, 'bot', 'junk29')).toEqual(['junk 29']);
+      expect(await texts(log, 'bot', 'junk0')).toEqual([]);
+    });
+
+    it('past maxBytes the bot holding the most bytes gives up its least recently used conversation', async () => {
+      const log = new MemoryConversationLog(
+        { maxMessages: 10, ttlS: 60 },
+        { maxConversations: 1000, maxMessages: 1000, maxBytes: 2 * 2 ** 20 },
+        quota,
+      );
+      await log.append('victim', 'v1', { ...msg('v'.repeat(100_000)), agentId: 'victim' });
+      for (let i = 0; i < 60; i++) await log.append('bot', `junk${i}`, msg('x'.repeat(60_000)));
+      expect(log.byteSize).toBeLessThanOrEqual(2 * 2 ** 20);
+      expect(await texts(log, 'victim', 'v1')).toHaveLength(1);
+      expect(await texts(log, 'bot', 'junk59')).toHaveLength(1);
+      expect(await texts(log, 'bot', 'junk0')).toEqual([]);
+    });
+  });
 
   it('drops the least recently used conversation past maxConversations', async () => {
     const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 60 }, { maxConversations: 2, maxMessages: 100 });

@@ -5,6 +5,7 @@ import { RedisConversationLog } from '../../../src/store/redis/redis-conversatio
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';
 import { describeStoreContract } from './store.contract';
+import { describeQuotaContract } from './quota.contract';
 
 /**
  * The store contract and the Redis store's own behaviour (concurrent claims, presence across
@@ -51,6 +52,12 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
     clients.push(client);
     const store = new RedisStore(client, { prefix: `streams${++n}:`, history: limits });
     return { streams: store.streams, log: store.conversations };
+  });
+
+  describeQuotaContract(name, async (quota, history) => {
+    const client = connect();
+    clients.push(client);
+    return new RedisStore(client, { prefix: `quota${++n}:`, history, quota });
   });
 
   describe(`RedisStore specifics: ${name}`, () => {

@@ -332,11 +332,15 @@ describe('RedisConversationLog layout', () => {
           `${prefix}{bot-a}:clock`,
           `${prefix}{bot-a}:log:u{1}`,
           `${prefix}{bot-a}:logindexed:u{1}`,
+          `${prefix}{bot-a}:quota:bytes`,
+          `${prefix}{bot-a}:quota:convs`,
           `${prefix}{user:u%7B1%7D}:conversations`,
         ].sort(),
       );
-      // The user's index outlives the conversation; its marker says when it is next refreshed.
-      const lifetime = (key: string) => (key.endsWith(':conversations') ? 240 : key.includes(':logindexed:') ? 60 : 120);
+      // The user's index outlives the conversation, and the bot's quota ledger outlives what it counts
+      // by two minutes; the marker says when the index is next refreshed.
+      const lifetime = (key: string) =>
+        key.endsWith(':conversations') || key.includes(':quota:') ? 240 : key.includes(':logindexed:') ? 60 : 120;
       for (const key of keys) {
         const ttl = await client.ttl(key);
         expect(ttl).toBeGreaterThan(lifetime(key) - 20);
@@ -345,7 +349,12 @@ describe('RedisConversationLog layout', () => {
       // Erasure takes the message-id index that replicas before this layout kept beside the stream too.
       await client.hset(`${prefix}{bot-a}:logidx:u{1}`, message.id, '1-0');
       expect(await log.deleteConversation('bot-a', 'u{1}')).toBe(true);
-      expect((await client.keys(`${prefix}*`)).sort()).toEqual([`${prefix}{bot-a}:broadcasts`, `${prefix}{bot-a}:clock`]);
+      // The broadcasts stay, and the quota ledger that counts them.
+      expect((await client.keys(`${prefix}*`)).sort()).toEqual(
+        [`${prefix}{bot-a}:broadcasts`, `${prefix}{bot-a}:clock`, `${prefix}{bot-a}:quota:bytes`, `${prefix}{bot-a}:quota:convs`].sort(),
+      );
+      expect((await client.hkeys(`${prefix}{bot-a}:quota:bytes`)).sort()).toEqual(['#', 'c:']);
+      expect(await client.hexists(`${prefix}{bot-a}:quota:bytes`, 'c:u{1}')).toBe(0);
     } finally {
       client.disconnect();
     }
