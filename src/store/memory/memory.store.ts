@@ -3,6 +3,7 @@ import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
+import { MemoryControlStore } from './memory-control.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
 import { MemoryDeactivationStore } from './memory-deactivation.store';
 import { MemoryDedupeStore } from './memory-dedupe.store';
@@ -23,6 +24,7 @@ export class MemoryStore implements Store {
   readonly limiters = new MemoryLimiterFactory();
   readonly conversations: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
+  readonly control = new MemoryControlStore();
   readonly intake: MemoryIntake;
   readonly streams: MemoryStreamStore;
 
@@ -45,6 +47,7 @@ export class MemoryStore implements Store {
     this.dedupe.clear();
     this.streams.clear();
     this.departures.marks.clear();
+    this.control.clear();
     await this.conversations.close();
   }
 }

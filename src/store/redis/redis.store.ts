@@ -3,6 +3,7 @@ import type { ConversationLogLimits } from '../conversation-log';
 import type { RedisClient } from './redis-client';
 import type { Store } from '../store';
 import { RedisAgentDepartures } from './redis-agent-departures.store';
+import { RedisControlStore } from './redis-control.store';
 import { RedisApiKeyStore } from './redis-api-key.store';
 import { RedisLimiterFactory } from './redis-limiters';
 import { RedisDeactivationStore } from './redis-deactivation.store';
@@ -41,6 +42,7 @@ export class RedisStore implements Store {
   readonly limiters: RedisLimiterFactory;
   readonly conversations: RedisConversationLog;
   readonly departures: RedisAgentDepartures;
+  readonly control: RedisControlStore;
   readonly intake: RedisMessageIntake;
   readonly streams: RedisStreamStore;
 
@@ -54,6 +56,7 @@ export class RedisStore implements Store {
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
     this.limiters = new RedisLimiterFactory(redis, prefix);
     this.departures = new RedisAgentDepartures(redis, prefix);
+    this.control = new RedisControlStore(redis, prefix);
     this.conversations = new RedisConversationLog(
       redis,
       prefix,

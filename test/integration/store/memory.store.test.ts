@@ -5,9 +5,16 @@ import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';
+import { describeControlStoreContract } from './control-store.contract';
+import { MemoryControlStore } from '../../../src/store/memory/memory-control.store';
 import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
+
+describeControlStoreContract('memory', async () => {
+  const store = new MemoryControlStore();
+  return [store, store];
+});
 
 describe('MemoryDedupeStore', () => {
   it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {
