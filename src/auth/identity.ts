@@ -46,7 +46,12 @@ export function isOperatorOnly(identity: ClientIdentity): boolean {
 }
 
 /** The operator grant of a token signed with ADMIN_JWT_SECRET, from its claims; undefined for other tokens. */
-export function operatorGrantOf(claims: { sub: string; name?: string; roles: readonly string[]; agentIds?: readonly string[] }): OperatorGrant | undefined {
+export function operatorGrantOf(claims: {
+  sub: string;
+  name?: string;
+  roles: readonly string[];
+  agentIds?: readonly string[];
+}): OperatorGrant | undefined {
   const name = claims.name !== undefined && claims.name.trim() !== '' ? claims.name : claims.sub;
   if (claims.roles.includes(ADMIN_ROLE)) return { name, agentIds: null };
   if (claims.roles.includes(OPERATOR_ROLE)) return { name, agentIds: claims.agentIds ?? [] };

@@ -7,6 +7,7 @@ import { loggingSchema } from './schema/logging.schema';
 import { presenceSchema, redisSchema } from './schema/redis.schema';
 import { serverSchema, shutdownSchema } from './schema/server.schema';
 import { streamsSchema } from './schema/streams.schema';
+import { handoffSchema } from './schema/handoff.schema';
 
 export { parseHostPort } from './config.formats';
 
@@ -29,6 +30,7 @@ export const configSchema = {
   ...historySchema,
   ...agentGraceSchema,
   ...streamsSchema,
+  ...handoffSchema,
   ...shutdownSchema,
 };
 

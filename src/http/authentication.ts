@@ -91,7 +91,13 @@ async function authenticate(
     for (const scope of scopes) {
       // ADMIN means an admin token (ADMIN_JWT_SECRET), not a chat token that claims the role;
       // OPERATOR an admin or operator token (both signed with it: docs/handoff.md).
-      if (scope === OPERATOR_ROLE ? identity.operator === undefined : scope === ADMIN_ROLE ? !identity.adminAuthority : !identity.roles.includes(scope)) {
+      if (
+        scope === OPERATOR_ROLE
+          ? identity.operator === undefined
+          : scope === ADMIN_ROLE
+            ? !identity.adminAuthority
+            : !identity.roles.includes(scope)
+      ) {
         throw new ForbiddenError('ROLE_REQUIRED', roleDetail(scope, identity.isAdmin));
       }
     }

@@ -32,6 +32,7 @@ import { DeactivationSweep } from '../relay/client/deactivation-sweep';
 import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
 import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
+import { IdleHandback } from '../relay/handoff/idle-handback';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 
@@ -181,6 +182,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
   const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
   infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
+  const idleHandback = new IdleHandback(service.control, config.HANDOFF_SWEEP_MS, ctx.handlerFailures);
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
     store.deactivations,
@@ -229,6 +231,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       memory.start();
       deactivationSweep.start();
       streams.startSweep();
+      idleHandback.start();
       const httpLogger = logger.child({ component: 'http' });
       await Promise.all([
         writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
@@ -259,6 +262,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       demo?.close();
       service.stop();
       streams.stop();
+      idleHandback.stop();
       // io.close() ends every transport here (`transport close`, which clients reconnect from); a
       // disconnectSockets() would go through the adapter to every replica.
       await new Promise<void>((resolve) => io.close(() => resolve()));

@@ -57,6 +57,10 @@ export const Events = {
   conversationControl: 'conversation:control',
   /** O→H follow one conversation live; acked with its newest messages and open streams. */
   conversationWatch: 'conversation:watch',
+  /** H→O a message of a conversation an operator follows, or of one handed off. */
+  conversationMessage: 'conversation:message',
+  /** H→O right after an operator's connect. */
+  operatorSession: 'operator:session',
 } as const;
 
 /** How a streamed message ended. A runtime may end with the first three; the hub sets the others. */
@@ -87,8 +91,11 @@ export const ADMIN_CLIENT_ID = 'admin';
 export const ADMIN_ROLE = 'ADMIN';
 export const BROADCAST_TO = '*';
 
-/** Who wrote a message of a conversation: the bot (replies, REST publishes, broadcasts) or the user. */
-export const Authors = { agent: 'agent', user: 'user' } as const;
+/**
+ * Who wrote a message of a conversation: the bot (replies, REST publishes, broadcasts), the user, an
+ * operator who took the conversation over, or the hub (`system`: a change of control, docs/handoff.md).
+ */
+export const Authors = { agent: 'agent', user: 'user', operator: 'operator', system: 'system' } as const;
 export type Author = (typeof Authors)[keyof typeof Authors];
 
 /**

@@ -10,6 +10,7 @@ import {
   TimeSchema,
 } from './common.schemas';
 import { Authors } from './names';
+import { ControlStateSchema, OperatorNameSchema } from './control.schemas';
 import type {
   AgentActivity,
   AgentFeedback,
@@ -43,6 +44,9 @@ export const AgentInboundMessageSchema = Type.Object(
     from: Type.String({ description: "The sender's verified clientId; 'admin' marks an admin." }),
     text: Type.String(),
     data: Type.Optional(MessageDataSchema),
+    observed: Type.Optional(
+      Type.Literal(true, { description: 'An operator holds the conversation: keep the context, do not answer (docs/handoff.md).' }),
+    ),
   },
   { title: 'AgentInboundMessage' },
 );
@@ -59,9 +63,13 @@ export const ClientInboundMessageSchema = Type.Object(
     id: MessageIdSchema,
     ts: TimeSchema,
     agentId: AgentIdSchema,
-    author: Type.Union([Type.Literal(Authors.agent), Type.Literal(Authors.user)], {
-      description: "'agent' for replies, REST publishes and broadcasts; 'user' for the user's own messages (other tabs, history).",
-    }),
+    author: Type.Union(
+      [Type.Literal(Authors.agent), Type.Literal(Authors.user), Type.Literal(Authors.operator), Type.Literal(Authors.system)],
+      {
+        description:
+          "'agent' for replies, REST publishes and broadcasts; 'user' for the user's own messages (other tabs, history); 'operator' for a person who took over; 'system' for a change of who answers (docs/handoff.md).",
+      },
+    ),
     text: Type.String(),
     data: Type.Optional(MessageDataSchema),
     replyTo: Type.Optional(Type.String({ description: 'The id of the message this one answers.' })),
@@ -75,6 +83,8 @@ export const ClientInboundMessageSchema = Type.Object(
     streaming: Type.Optional(
       Type.Literal(true, { description: "On a streamed message still open (history, REST): shown as its start, text ''." }),
     ),
+    operator: Type.Optional(OperatorNameSchema),
+    control: Type.Optional(ControlStateSchema),
   },
   { title: 'ClientInboundMessage' },
 );

@@ -4,7 +4,15 @@ import { ADMIN_CLIENT_ID } from '../../protocol';
 import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
 import { DeliveryBudgetError } from '../../relay/delivery-budget';
-import { ForbiddenError, PayloadTooLargeError, RateLimitedError, ServiceUnavailableError, ValidationError } from '../errors';
+import { ControlConflictError } from '../../relay/handoff/conversation-control';
+import {
+  ConversationHeldError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../errors';
 import { assertActsFor, principalOf } from '../principal';
 import type { HttpServices } from '../http.services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
@@ -52,6 +60,12 @@ export class AgentMessagesController extends Controller {
     undefined,
     'application/problem+json',
   )
+  @Response<ProblemDto>(
+    409,
+    'An operator holds the conversation (CONVERSATION_HELD, docs/handoff.md); nothing was sent',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
   @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was sent', undefined, 'application/problem+json')
   public async publishAgentMessage(
@@ -76,6 +90,8 @@ export class AgentMessagesController extends Controller {
       const { id, ts } = await relay.publish(agentId, body);
       return single({ id, ts: new Date(ts) });
     } catch (err) {
+      if (err instanceof ControlConflictError)
+        throw new ConversationHeldError(err.current.operator && { name: err.current.operator.name }, `${err.message} Nothing was sent.`);
       if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
       if (err instanceof DeliveryBudgetError) {
         throw new RateLimitedError(Math.ceil(err.retryAfterMs / 1000), `${err.message}; nothing was sent.`);

@@ -42,4 +42,12 @@ export interface ProblemDto {
   code: string;
   /** Per-field errors of a 400. */
   errors?: FieldErrorDto[];
+  /** On a 409 `CONVERSATION_HELD`: the operator who holds the conversation (docs/handoff.md). */
+  holder?: HolderDto;
+}
+
+/** The operator holding a conversation, as users see them. */
+export interface HolderDto {
+  /** @example "Ana" */
+  name: string;
 }

@@ -81,7 +81,7 @@ export function clientMiddleware(ctx: RelayContext) {
  * Browsers always send Origin on websocket and polling requests, and `cors` settings do not
  * stop a websocket, so the allowlist is enforced here. Non-browser peers send none.
  */
-function originAllowed(origins: readonly string[], connections: ConnectionInfoRegistry): HandshakeCheck {
+export function originAllowed(origins: readonly string[], connections: ConnectionInfoRegistry): HandshakeCheck {
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (socket) => {

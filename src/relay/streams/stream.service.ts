@@ -23,6 +23,14 @@ import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import type { ActivityTracker } from './activity-tracker';
+import type { ConsoleFeed } from '../handoff/console-feed';
+import type { ConversationControl } from '../handoff/conversation-control';
+
+/** The handoff's parts a stream answers to (docs/handoff.md): refused while an operator holds the conversation, followed by consoles. */
+export interface StreamHandoff {
+  control: ConversationControl;
+  feed: ConsoleFeed;
+}
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 interface Owned extends Deadline, StreamTarget {
@@ -80,6 +88,7 @@ export class StreamService {
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
     private readonly activity: ActivityTracker,
+    private readonly handoff?: StreamHandoff,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
@@ -128,6 +137,8 @@ export class StreamService {
     if (tooLarge) return errorAck(tooLarge);
     const mine = this.streamsOf(socket.id);
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
+    // A stream that opens while an operator holds the conversation never reaches the user.
+    if (this.handoff && (await this.handoff.control.read(agentId, payload.to)).state === 'human') return errorAck('CONVERSATION_HELD');
     const { id, ts } = this.stamps.next();
     const start: LoggedMessage = { id, ts, agentId, author: Authors.agent, text: '' };
     if (payload.data !== undefined) start.data = payload.data;
@@ -181,6 +192,7 @@ export class StreamService {
     this.activity.reached(agentId, payload.to);
     const message: MessageStart = { ...(start as MessageStart), text: '', seq: 0 };
     this.nsp.client.to(room).emit(Events.messageStart, message);
+    this.handoff?.feed.stream(agentId, payload.to, Events.messageStart, message);
     return { ok: true, id, ts };
   }
 
@@ -225,6 +237,7 @@ export class StreamService {
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
     if (publication === null) clients.to(room).emit(Events.messageDelta, { id, seq: result.seq, text });
     if (here > 0) this.deltasOut.add(here);
+    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messageDelta, { id, seq: result.seq, text });
     return { ok: true, seq: result.seq };
   }
 
@@ -334,10 +347,9 @@ export class StreamService {
 
   /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
-    if (!published) {
-      const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
-      this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
-    }
+    const end: MessageEnd = { ...(final as Omit<MessageEnd, 'status'>), author: 'agent', status };
+    if (!published) this.nsp.client.to(Rooms.client(to.agentId, to.clientId)).emit(Events.messageEnd, end);
+    this.handoff?.feed.stream(to.agentId, to.clientId, Events.messageEnd, end);
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }
