@@ -15,6 +15,7 @@ AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
     {
         "activity",
         "debug",
+        "handoff",
         "reply",
         "stream:delta",
         "stream:end",
@@ -25,6 +26,7 @@ AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
 #: Events the hub emits to a runtime (H→A).
 HUB_TO_AGENT_EVENTS: Final[frozenset[str]] = frozenset(
     {
+        "conversation:control",
         "feedback",
         "message",
         "session:closed",
@@ -54,6 +56,7 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
     "AGENT_NOT_ALLOWED": False,
     "AGENT_RUNTIME_LIMIT": True,
     "API_KEY_INVALID": False,
+    "OPERATOR_REQUIRED": False,
     "ORIGIN_NOT_ALLOWED": False,
     "RATE_LIMITED": True,
     "SERVER_BUSY": True,
@@ -70,6 +73,7 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
 #: Error-ack codes, code → retryable.
 ACK_CODES: Final[Mapping[str, bool]] = {
     "AGENT_OFFLINE": True,
+    "CONVERSATION_HELD": False,
     "INVALID_PAYLOAD": False,
     "MESSAGE_NOT_FOUND": False,
     "PAYLOAD_TOO_LARGE": False,

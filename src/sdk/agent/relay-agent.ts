@@ -11,6 +11,7 @@ import {
   type HandshakeErrorData,
   type HubToAgentEvents,
   type MessageData,
+  type ConversationControl,
 } from '../../protocol';
 import { RecentIds } from './recent-ids';
 import { ackError, RelayAgentError, timeoutError } from './agent-error';
@@ -63,6 +64,8 @@ export interface StreamOptions {
 
 export type MessageHandler = (message: AgentInboundMessage, context: MessageContext) => void | Promise<void>;
 export type FeedbackHandler = (feedback: AgentFeedback) => void | Promise<void>;
+/** Told of every change of who answers one of the bot's users (docs/handoff.md). */
+export type ControlHandler = (change: ConversationControl) => void | Promise<void>;
 export { RelayAgentError };
 
 type AgentEvents = {
@@ -103,6 +106,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly handled: RecentIds;
   private handler: MessageHandler = () => {};
   private feedbackHandler: FeedbackHandler = () => {};
+  private controlHandler?: ControlHandler;
   private readonly stops = new StopRegistry();
   private readonly tuning: StreamTuning;
   private readonly link: StreamLink;
@@ -171,6 +175,11 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
         .finally(done);
     });
     this.socket.on(Events.stop, (request) => this.stops.stop(request));
+    this.socket.on(Events.conversationControl, (change) => {
+      Promise.resolve()
+        .then(() => this.controlHandler?.(change))
+        .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
+    });
     this.socket.on(Events.feedback, (feedback) => {
       Promise.resolve()
         .then(() => this.feedbackHandler(feedback))
@@ -192,6 +201,36 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   onFeedback(handler: FeedbackHandler): this {
     this.feedbackHandler = handler;
     return this;
+  }
+
+  /**
+   * Sets the handler of changes of who answers a user (H→A `conversation:control`, docs/handoff.md):
+   * `waiting` after {@link handoff}, `human` when an operator took over (the user's messages then
+   * come with `observed: true`, and replies and streams to that user are refused
+   * `CONVERSATION_HELD`), `bot` when the conversation is handed back.
+   */
+  onControl(handler: ControlHandler): this {
+    this.controlHandler = handler;
+    return this;
+  }
+
+  /**
+   * Asks for a person for user `to`: the conversation turns `waiting` for the bot's operators, with
+   * `reason` (≤ 500 chars) and `summary` (≤ 4000) shown in their console. Rejects with a
+   * {@link RelayAgentError} `CONVERSATION_HELD` when an operator holds it already.
+   * @example
+   * agent.onMessage(async (m) => {
+   *   if (/human|person/i.test(m.text)) await agent.handoff(m.from, { reason: 'asked for a person' });
+   * });
+   */
+  async handoff(to: string, options: { reason?: string; summary?: string } = {}): Promise<void> {
+    const { reason, summary } = options;
+    const ack = await this.request(Events.handoff, {
+      to,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(summary !== undefined ? { summary } : {}),
+    });
+    if (!ack.ok) throw ackError(ack.error);
   }
 
   /** Connects and resolves on the first successful handshake; rejects on a terminal refusal. */
