@@ -9,7 +9,7 @@ import { adminToken, api, bearerClient } from './rest-client.helper';
 
 /** An operator token (role OPERATOR, signed with the admin secret) for `agentIds`. */
 function operatorToken(sub: string, agentIds: string[], name?: string): string {
-  return mintToken({ sub, roles: ['OPERATOR'], agentIds, ...(name ? { name } : {}) } as never, TEST_ADMIN_JWT_SECRET);
+  return mintToken({ sub, roles: ['OPERATOR'], agentIds, ...(name ? { name } : {}) }, TEST_ADMIN_JWT_SECRET);
 }
 
 /** A console socket on /ws/operator, connected. */
@@ -246,7 +246,7 @@ describe('who may operate (docs/handoff.md)', () => {
       auth: { token: chat, agentId: 'bot-a' },
     });
     expect(await refusal(socket)).toEqual({ code: 'OPERATOR_REQUIRED', retryable: false });
-    const forged = mintToken({ sub: 'ana', roles: ['OPERATOR'], agentIds: ['bot-a'] } as never);
+    const forged = mintToken({ sub: 'ana', roles: ['OPERATOR'], agentIds: ['bot-a'] });
     expect((await api.getConversations({ client: bearerClient(t.url, forged), path: { agentId: 'bot-a' } })).error).toMatchObject({
       status: 403,
       code: 'ROLE_REQUIRED',
