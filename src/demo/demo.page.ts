@@ -41,6 +41,8 @@ export function demoPage(settings: DemoPageSettings): string {
   #log li.me { align-self: flex-end; background: #d7e7ff; }
   #log li.me[data-status="pending"] { opacity: .6; }
   #log li.me[data-status="failed"] { background: #f8d7d7; }
+  #log li.operator { background: #e1f3e6; }
+  #log li.operator .who { display: block; font-size: 12px; font-weight: 600; color: #1f6b35; }
   #log li.note { align-self: center; text-align: center; font-size: 12px; color: #667; background: none; }
   #log li.bot[data-streaming="true"] .text::after { content: "\\258D"; animation: blink 1s steps(2) infinite; }
   #log li.bot[data-status] .text::after { content: " \\2014 " attr(data-status); font-size: 12px; color: #667; }

@@ -33,6 +33,7 @@ import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
 import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
 import { IdleHandback } from '../relay/handoff/idle-handback';
+import { consoleRouter } from '../console/console.routes';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 
@@ -213,7 +214,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
         return { ready: Object.values(checks).every(Boolean), checks };
       },
       // Optional routers: after the SDK, docs and metrics, before the REST routes.
-      routers: config.DEMO_ENABLED ? [demoRouter({ jwt, docsLinks: config.API_DOCS_ENABLED })] : [],
+      routers: [consoleRouter(), ...(config.DEMO_ENABLED ? [demoRouter({ jwt, docsLinks: config.API_DOCS_ENABLED })] : [])],
       asyncApi,
     },
     app,

@@ -91,7 +91,9 @@ describe('human handoff on two replicas over Redis (docs/handoff.md)', () => {
     });
 
     const joined = [tab1, tab2].map((t) => nextEvent(t, 'conversation:control'));
-    const botToldHuman = new Promise<void>((resolve) => bot.onControl((c) => (botControls.push(c), c.control === 'human' && resolve())));
+    const botToldHuman = new Promise<void>((resolve) =>
+      bot.onControl((c) => void (botControls.push(c), c.control === 'human' && resolve())),
+    );
     const taken = await api.takeOverConversation({
       client: bearerClient(b.url, operatorToken('ana', ['shop'], 'Ana')),
       path: { agentId: 'shop', clientId: 'u1' },
@@ -329,7 +331,7 @@ describe('idle hand-back (HANDOFF_IDLE_TIMEOUT_S)', () => {
 
   it('hands a held conversation back to the bot after the timeout without an operator message, and tells the user and the bot', async () => {
     const bot = await t.agent('idle');
-    const toBot = new Promise<ConversationControl>((resolve) => bot.onControl((c) => c.control === 'bot' && resolve(c)));
+    const toBot = new Promise<ConversationControl>((resolve) => bot.onControl((c) => void (c.control === 'bot' && resolve(c))));
     const user = await t.client('idle', { sub: 'u1' });
     await api.takeOverConversation({ client: bearerClient(t.url, adminToken()), path: { agentId: 'idle', clientId: 'u1' } });
     const back = eventWhere<{ control: string }>(user, 'conversation:control', (c) => c.control === 'bot');

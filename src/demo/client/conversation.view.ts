@@ -69,6 +69,19 @@ export class ConversationView {
       item.className = 'me';
       item.dataset.status = 'sent';
       item.textContent = m.text;
+    } else if (m.author === 'system') {
+      // A change of who answers, as history holds it (docs/handoff.md).
+      item.className = 'note';
+      item.textContent = m.text;
+    } else if (m.author === 'operator') {
+      item.className = 'bot operator';
+      const name = document.createElement('span');
+      name.className = 'who';
+      name.textContent = ('operator' in m && m.operator?.name) || 'Operator';
+      const text = document.createElement('span');
+      text.className = 'text';
+      text.textContent = m.text;
+      item.append(name, text);
     } else {
       // The text in a span of its own, so the thumbs beside it add nothing to the message's text.
       item.className = 'bot';

@@ -165,6 +165,12 @@ chat.on('message', (m) => {
 chat.on('message:update', ({ id, text }) => view.setText(id, text));
 chat.on('message:end', (m) => view.end(m));
 chat.on('activity', ({ state, label }) => setActivity(state, label));
+// A person took over, or the conversation is back with the bot (docs/handoff.md).
+chat.on('control', ({ control, operator }) => {
+  if (control === 'human') view.add('note', (operator?.name ?? 'An operator') + ' joined the conversation');
+  else if (control === 'bot') view.add('note', "You're back with the assistant");
+  else view.add('note', 'Waiting for a person…');
+});
 stopButton.addEventListener('click', () => {
   chat.stop().catch((err) => {
     if (codeOf(err) !== 'STREAM_NOT_FOUND') view.add('note', 'Could not stop: ' + codeOf(err));
