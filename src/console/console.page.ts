@@ -53,14 +53,14 @@ export function consolePage(): string {
   main > header { padding: 16px; border-bottom: 1px solid var(--line); }
   main > header h2 { margin: 0; font-size: 16px; }
   main > header p { margin: 4px 0 0; color: var(--muted); }
-  #transcript { flex: 1; overflow-y: auto; padding: 16px; display: flex; flex-direction: column; gap: 8px; margin: 0; list-style: none; }
-  #transcript li { max-width: 80%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
-  #transcript li .meta { display: block; font-size: 12px; color: var(--muted); margin-bottom: 2px; }
-  #transcript li.user { align-self: flex-end; background: #dbe6fd; }
-  #transcript li.agent { align-self: flex-start; background: var(--bot-bg); }
-  #transcript li.operator { align-self: flex-start; background: var(--human-bg); }
-  #transcript li.system { align-self: center; background: none; color: var(--muted); font-size: 13px; padding: 0; }
-  #transcript li[data-streaming="true"] .text::after { content: "\\258D"; color: var(--muted); }
+  #transcript { flex: 1; overflow-y: auto; padding: 16px; display: flex; flex-direction: column; gap: 8px; }
+  #transcript > div { max-width: 80%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+  #transcript > div .meta { display: block; font-size: 12px; color: var(--muted); margin-bottom: 2px; }
+  #transcript > div.user { align-self: flex-end; background: #dbe6fd; }
+  #transcript > div.agent { align-self: flex-start; background: var(--bot-bg); }
+  #transcript > div.operator { align-self: flex-start; background: var(--human-bg); }
+  #transcript > div.system { align-self: center; background: none; color: var(--muted); font-size: 13px; padding: 0; }
+  #transcript > div[data-streaming="true"] .text::after { content: "\\258D"; color: var(--muted); }
   #bar { border-top: 1px solid var(--line); padding: 8px 16px 16px; display: flex; flex-direction: column; gap: 8px; }
   #bar .actions { display: flex; gap: 8px; align-items: center; }
   #status { color: var(--muted); margin: 0; min-height: 1.5em; }
@@ -104,7 +104,7 @@ export function consolePage(): string {
       <h2 id="conversation-title">No conversation open</h2>
       <p id="conversation-info">Choose one in the list: up and down move, Enter opens.</p>
     </header>
-    <ol id="transcript" role="log" aria-live="polite" aria-labelledby="conversation-title" tabindex="0"></ol>
+    <div id="transcript" role="log" aria-live="polite" aria-labelledby="conversation-title" tabindex="0"></div>
     <div id="bar">
       <div class="actions">
         <button type="button" id="takeover" disabled>Take over</button>

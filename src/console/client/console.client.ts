@@ -46,7 +46,10 @@ class Console {
     });
     this.socket.on('message:start', (s) => this.transcript.start(s));
     this.socket.on('message:delta', (d) => this.transcript.delta(d));
-    this.socket.on('message:end', (e) => this.transcript.end(e));
+    this.socket.on('message:end', (e) => {
+      this.transcript.end(e);
+      void this.refresh();
+    });
     this.socket.on('debug', (trace) => this.traces.add(trace));
     $('takeover').addEventListener('click', () => void this.act(() => this.api.takeOver(this.openId!), 'You took over.'));
     $('release').addEventListener('click', () => void this.act(() => this.api.release(this.openId!), 'Handed back to the bot.'));

@@ -6,9 +6,9 @@ import type { ClientInboundMessage, MessageDelta, MessageEnd, MessageStart } fro
  * answers grow in place as their deltas arrive (by `seq`, so a repeat or a gap is not appended).
  */
 export class TranscriptView {
-  private readonly rows = new Map<string, { li: HTMLLIElement; text: HTMLElement; seq: number }>();
+  private readonly rows = new Map<string, { li: HTMLElement; text: HTMLElement; seq: number }>();
 
-  constructor(private readonly root: HTMLOListElement) {}
+  constructor(private readonly root: HTMLElement) {}
 
   reset(messages: ClientInboundMessage[], streams: MessageStart[]): void {
     this.root.replaceChildren();
@@ -49,7 +49,7 @@ export class TranscriptView {
   }
 
   private add(id: string, author: string, ts: string, operator?: string) {
-    const li = document.createElement('li');
+    const li = document.createElement('div');
     li.className = author;
     li.dataset.id = id;
     const meta = document.createElement('span');
