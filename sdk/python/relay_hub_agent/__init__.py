@@ -18,14 +18,16 @@ Example::
     asyncio.run(main())
 """
 
-from ._inbound import FeedbackHandler, MessageHandler
+from ._inbound import ControlHandler, FeedbackHandler, MessageHandler
 from .agent import ErrorHandler, RelayAgent
-from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
+from .errors import LOCAL_CODES, ConversationHeld, RelayAgentError, StreamStopped
 from .stream import ReplyStream
 from .types import (
     ADMIN_CLIENT_ID,
     BROADCAST,
     ActivityState,
+    ControlChange,
+    ControlState,
     Feedback,
     Message,
     Rating,
@@ -39,6 +41,10 @@ __all__ = [
     "BROADCAST",
     "LOCAL_CODES",
     "ActivityState",
+    "ControlChange",
+    "ControlHandler",
+    "ControlState",
+    "ConversationHeld",
     "ErrorHandler",
     "Feedback",
     "FeedbackHandler",

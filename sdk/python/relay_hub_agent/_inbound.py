@@ -15,10 +15,11 @@ from . import _wire
 from ._connection import EventHandler
 from .errors import StreamStopped
 from .stream import ReplyStream
-from .types import Feedback, Message
+from .types import ControlChange, Feedback, Message
 
 MessageHandler = Callable[[Message], Awaitable[None]]
 FeedbackHandler = Callable[[Feedback], Awaitable[None]]
+ControlHandler = Callable[[ControlChange], Awaitable[None]]
 
 #: The message whose handler is running in this task, so a stream it starts is tied to it.
 current_message: ContextVar[Message | None] = ContextVar("relay_hub_agent_message", default=None)
@@ -54,6 +55,7 @@ class Inbound:
         self.handled = RecentIds(dedupe_size)
         self.message_handler: MessageHandler | None = None
         self.feedback_handler: FeedbackHandler | None = None
+        self.control_handler: ControlHandler | None = None
         self._cancel_on_stop = cancel_on_stop
         self._report = report
         self._log = logger
@@ -63,7 +65,12 @@ class Inbound:
         self._streams_by_id: dict[str, ReplyStream] = {}
 
     def handlers(self) -> dict[str, EventHandler]:
-        return {_wire.MESSAGE: self._on_message, _wire.STOP: self._on_stop, _wire.FEEDBACK: self._on_feedback}
+        return {
+            _wire.MESSAGE: self._on_message,
+            _wire.STOP: self._on_stop,
+            _wire.FEEDBACK: self._on_feedback,
+            _wire.CONVERSATION_CONTROL: self._on_control,
+        }
 
     def spawn(self, work: Awaitable[Any], message: Message | None = None) -> None:
         """Runs ``work`` in a task of its own, kept until it ends (and cancelled by :meth:`cancel_all`)."""
@@ -130,6 +137,14 @@ class Inbound:
             self.spawn(self._run(self.feedback_handler, feedback))
         return {"ok": True}
 
+    async def _on_control(self, payload: Any) -> dict[str, bool]:
+        change = ControlChange.from_wire(payload)
+        if change is None:
+            self._log.warning("dropped a malformed conversation:control from the hub: %r", payload)
+        elif self.control_handler is not None:
+            self.spawn(self._run(self.control_handler, change))
+        return {"ok": True}
+
     def _stop_message(self, message: Message) -> None:
         if message.stopped:
             return
@@ -140,7 +155,7 @@ class Inbound:
         if self._cancel_on_stop and message.id in self._running:
             self._running[message.id][1].cancel()
 
-    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback) -> None:
+    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback | ControlChange) -> None:
         if isinstance(item, Message):
             current_message.set(item)
         try:
@@ -154,5 +169,6 @@ class Inbound:
         except StreamStopped:
             pass
         except Exception as err:
-            self._log.exception("the %s handler raised for %s", type(item).__name__.lower(), item.id)
+            about = item.client_id if isinstance(item, ControlChange) else item.id
+            self._log.exception("the %s handler raised for %s", type(item).__name__.lower(), about)
             self._report(err)

@@ -13,6 +13,7 @@ MESSAGE: Final = "message"
 SESSION_CLOSED: Final = "session:closed"
 STOP: Final = "stop"
 FEEDBACK: Final = "feedback"
+CONVERSATION_CONTROL: Final = "conversation:control"
 
 # A→H
 REPLY: Final = "reply"
@@ -21,11 +22,15 @@ STREAM_START: Final = "stream:start"
 STREAM_DELTA: Final = "stream:delta"
 STREAM_END: Final = "stream:end"
 ACTIVITY: Final = "activity"
+HANDOFF: Final = "handoff"
 
 #: Events of streamed replies, stop, activity and feedback.
 STREAMING_EVENTS: Final = frozenset({STOP, FEEDBACK, STREAM_START, STREAM_DELTA, STREAM_END, ACTIVITY})
-HUB_TO_AGENT: Final = frozenset({MESSAGE, SESSION_CLOSED, STOP, FEEDBACK})
-AGENT_TO_HUB: Final = frozenset({REPLY, DEBUG, STREAM_START, STREAM_DELTA, STREAM_END, ACTIVITY})
+HUB_TO_AGENT: Final = frozenset({MESSAGE, SESSION_CLOSED, STOP, FEEDBACK, CONVERSATION_CONTROL})
+AGENT_TO_HUB: Final = frozenset({REPLY, DEBUG, STREAM_START, STREAM_DELTA, STREAM_END, ACTIVITY, HANDOFF})
+
+#: The ack code of a reply or stream refused because an operator holds the conversation (docs/handoff.md).
+CONVERSATION_HELD: Final = "CONVERSATION_HELD"
 
 #: The one ack code the SDK acts on by name: the hub has ended the stream, so it is not ended again.
 #: Every other code is reported as the hub sent it, with ``retryable`` from the catalogue.
