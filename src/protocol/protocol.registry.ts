@@ -290,6 +290,7 @@ const operator = {
     'AGENT_ID_REQUIRED',
     'AGENT_ID_INVALID',
     'AGENT_NOT_ALLOWED',
+    'USER_DEACTIVATED',
   ],
   receive: {
     [Events.conversationWatch]: {

@@ -1,5 +1,19 @@
 import type { Request as ExRequest } from 'express';
-import { Body, Controller, Get, OperationId, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import {
+  Body,
+  Controller,
+  Get,
+  OperationId,
+  Path,
+  Post,
+  Query,
+  Request,
+  Response,
+  Route,
+  Security,
+  SuccessResponse,
+  Tags,
+} from '@tsoa/runtime';
 import type { HttpServices } from '../http.services';
 import type { AgentId } from '../models/agent.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
@@ -85,14 +99,7 @@ export class HandoffController extends Controller {
   @Response<ProblemDto>(
     409,
     'Another operator holds the conversation (CONVERSATION_HELD, `holder` names them)',
-    {
-      type: 'about:blank',
-      title: 'Conflict',
-      status: 409,
-      detail: 'Ana holds this conversation.',
-      code: 'CONVERSATION_HELD',
-      holder: { name: 'Ana' },
-    },
+    undefined,
     'application/problem+json',
   )
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
@@ -113,6 +120,7 @@ export class HandoffController extends Controller {
    */
   @Post('{agentId}/conversations/{clientId}/operator-messages')
   @OperationId('createOperatorMessage')
+  @SuccessResponse(201, 'Sent')
   @Response<ProblemDto>(400, 'Invalid agentId or body', undefined, 'application/problem+json')
   @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
   @Response<ProblemDto>(
@@ -128,6 +136,7 @@ export class HandoffController extends Controller {
     'application/problem+json',
   )
   @Response<ProblemDto>(413, 'text plus data above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
+  @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   public async createOperatorMessage(
     @Path() agentId: AgentId,

@@ -44,7 +44,6 @@ export interface ConversationMessageDto {
    * @example true
    */
   streaming?: true;
-  /** On `operator` messages: who wrote it (the operator token's `name` claim, else its `sub`). */
   operator?: OperatorNameDto;
   /**
    * On `system` messages: the control state the conversation entered.
@@ -53,7 +52,7 @@ export interface ConversationMessageDto {
   control?: 'bot' | 'waiting' | 'human';
 }
 
-/** An operator as users see them. */
+/** On `operator` messages, and on a conversation an operator holds: the operator as users see them (the token's `name` claim, else its `sub`). */
 export interface OperatorNameDto {
   /** @example "Ana" */
   name: string;

@@ -29,7 +29,6 @@ export interface ConversationControlDto {
    * @example "Order <order_id> arrived damaged; the user wants a refund."
    */
   summary?: string;
-  /** The operator holding it, while `human`. */
   operator?: OperatorNameDto;
 }
 

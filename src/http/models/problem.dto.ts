@@ -42,11 +42,10 @@ export interface ProblemDto {
   code: string;
   /** Per-field errors of a 400. */
   errors?: FieldErrorDto[];
-  /** On a 409 `CONVERSATION_HELD`: the operator who holds the conversation (docs/handoff.md). */
   holder?: HolderDto;
 }
 
-/** The operator holding a conversation, as users see them. */
+/** On a 409 `CONVERSATION_HELD`: the operator who holds the conversation, as users see them (docs/handoff.md). */
 export interface HolderDto {
   /** @example "Ana" */
   name: string;
