@@ -11,7 +11,7 @@ const LAYERS = [
   ['relay'],
   ['cluster'],
   ['http'],
-  ['demo'],
+  ['demo', 'console'],
   ['hub'],
 ];
 /** Files at the top of src/: the process entry and the package entry. */

@@ -33,6 +33,34 @@ if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
   run('tsc', ['-p', 'tsconfig.demo.json']);
   await buildDemoClient();
 }
+if (existsSync(join(root, 'src/console/client/console.client.ts'))) {
+  run('tsc', ['-p', 'tsconfig.console.json']);
+  await buildConsoleClient();
+}
+
+/**
+ * The operator console's script (docs/handoff.md): dist/console/client/console.js, with
+ * socket.io-client bundled in (the console talks to /ws/operator, which the browser SDK does not).
+ */
+async function buildConsoleClient() {
+  const { build } = await import('esbuild');
+  const { metafile } = await build({
+    entryPoints: [join(root, 'src/console/client/console.client.ts')],
+    outfile: join(root, 'dist/console/client/console.js'),
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    sourcemap: true,
+    target: 'es2020',
+    platform: 'browser',
+    metafile: true,
+    legalComments: 'none',
+    tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
+    logLevel: 'warning',
+  });
+  const size = metafile.outputs['dist/console/client/console.js'].bytes;
+  console.log(`dist/console/client/console.js: ${(size / 1024).toFixed(1)} KB min`);
+}
 
 /**
  * The demo page's script: dist/demo/client/demo.js (ES module) and its source map, apart from the

@@ -1,4 +1,5 @@
-import { ADMIN_CLIENT_ID, ADMIN_ROLE } from '../protocol';
+import { ADMIN_CLIENT_ID, ADMIN_ROLE, OPERATOR_ROLE } from '../protocol';
+import { agentAllowed } from './agent-patterns';
 
 /** Who a verified client token speaks for. */
 export interface ClientIdentity {
@@ -19,6 +20,42 @@ export interface ClientIdentity {
    * false for chat tokens, ADMIN ones included (those open admin chat sockets only).
    */
   adminAuthority: boolean;
+  /**
+   * Set for tokens signed with ADMIN_JWT_SECRET that may act as an operator (docs/handoff.md): ADMIN
+   * ones for every bot (`agentIds` null), OPERATOR ones for the bots of their `agentIds` claim.
+   * `name` is what users see: the `name` claim, else `sub`.
+   */
+  operator?: OperatorGrant;
+}
+
+/** What an operator token lets its holder do: answer users of these bots (null: every bot) as `name`. */
+export interface OperatorGrant {
+  name: string;
+  agentIds: readonly string[] | null;
+}
+
+/** Whether `identity` may act as an operator for `agentId`. */
+export function operatesFor(identity: ClientIdentity, agentId: string): boolean {
+  const grant = identity.operator;
+  return grant !== undefined && (grant.agentIds === null || agentAllowed(grant.agentIds, agentId));
+}
+
+/** Whether the identity's token is an operator token (OPERATOR, not ADMIN): it opens the console only, never a chat. */
+export function isOperatorOnly(identity: ClientIdentity): boolean {
+  return identity.operator !== undefined && !identity.isAdmin;
+}
+
+/** The operator grant of a token signed with ADMIN_JWT_SECRET, from its claims; undefined for other tokens. */
+export function operatorGrantOf(claims: {
+  sub: string;
+  name?: string;
+  roles: readonly string[];
+  agentIds?: readonly string[];
+}): OperatorGrant | undefined {
+  const name = claims.name !== undefined && claims.name.trim() !== '' ? claims.name : claims.sub;
+  if (claims.roles.includes(ADMIN_ROLE)) return { name, agentIds: null };
+  if (claims.roles.includes(OPERATOR_ROLE)) return { name, agentIds: claims.agentIds ?? [] };
+  return undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
-import { ADMIN_ROLE } from '../protocol';
-import { identityFromClaims, isReservedSub, type ClientIdentity } from './identity';
+import { ADMIN_ROLE, OPERATOR_ROLE } from '../protocol';
+import { identityFromClaims, isReservedSub, operatorGrantOf, type ClientIdentity } from './identity';
 
 export interface JwtSettings {
   JWT_SECRET: string;
@@ -28,6 +28,8 @@ export interface MintClaims {
   email?: string;
   roles?: string[];
   agentIds?: string[];
+  /** The name users see for an operator (docs/handoff.md). */
+  name?: string;
 }
 
 /** Which secret verified a token. */
@@ -40,8 +42,9 @@ type Signer = 'chat' | 'admin';
  *
  * Two signers: JWT_SECRET (held by the integrator's backend) signs chat tokens, ADMIN included
  * for admin chat sockets (docs/protocol.md, "Connecting"); ADMIN_JWT_SECRET (held by operators) signs admin tokens,
- * which must carry the ADMIN role. Only the latter get `adminAuthority`, which the ADMIN REST
- * routes require, so a backend that signs chat tokens cannot administer the hub.
+ * which must carry the ADMIN role, and operator tokens (role OPERATOR and an `agentIds` claim,
+ * docs/handoff.md). Only admin tokens get `adminAuthority`, which the ADMIN REST routes require, so a
+ * backend that signs chat tokens cannot administer the hub; both get an `operator` grant.
  */
 export class JwtService {
   private readonly secrets: { secret: string; signer: Signer }[];
@@ -77,15 +80,23 @@ export class JwtService {
     const agentIds: unknown = payload.agentIds;
     if (agentIds !== undefined && !isStringArray(agentIds)) return { ok: false, code: 'TOKEN_INVALID', ...signed };
     const email = typeof payload.email === 'string' ? payload.email : undefined;
+    const name: unknown = payload.name;
+    if (name !== undefined && typeof name !== 'string') return { ok: false, code: 'TOKEN_INVALID', ...signed };
 
     const sub = payload.sub;
     if (typeof sub !== 'string' || sub.length === 0) return { ok: false, code: 'SUB_REQUIRED' };
     if (isReservedSub(sub) && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'SUB_RESERVED', sub };
-    // The admin secret signs admin tokens only: anything else under it is not a token of ours.
-    if (signer === 'admin' && !roles.includes(ADMIN_ROLE)) return { ok: false, code: 'TOKEN_INVALID', sub };
+    // The admin secret signs admin and operator tokens only: anything else under it is not a token
+    // of ours, nor an operator token without the bots it is limited to.
+    const admin = roles.includes(ADMIN_ROLE);
+    if (signer === 'admin' && !admin && !(roles.includes(OPERATOR_ROLE) && agentIds !== undefined)) {
+      return { ok: false, code: 'TOKEN_INVALID', sub };
+    }
 
     const identity = identityFromClaims({ sub, email, roles, agentIds, exp: payload.exp });
-    return { ok: true, identity: { ...identity, adminAuthority: signer === 'admin' } };
+    if (signer !== 'admin') return { ok: true, identity };
+    const operator = operatorGrantOf({ sub, roles, agentIds, ...(name === undefined ? {} : { name }) });
+    return { ok: true, identity: { ...identity, adminAuthority: admin, ...(operator ? { operator } : {}) } };
   }
 
   /** Signs a chat token with JWT_SECRET and the first configured algorithm. */
@@ -100,6 +111,16 @@ export class JwtService {
     return this.signWith(secret, { ...claims, roles: [ADMIN_ROLE] }, expiresInSeconds);
   }
 
+  /**
+   * Signs an operator token (roles OPERATOR) with ADMIN_JWT_SECRET, limited to `agentIds`; throws
+   * when it is not set (docs/handoff.md).
+   */
+  signOperator(claims: { sub: string; name?: string; agentIds: string[] }, expiresInSeconds: number): { token: string; expiresAt: Date } {
+    const secret = this.settings.ADMIN_JWT_SECRET;
+    if (!secret) throw new Error('ADMIN_JWT_SECRET is not set: operator tokens cannot be signed');
+    return this.signWith(secret, { ...claims, roles: [OPERATOR_ROLE] }, expiresInSeconds);
+  }
+
   private signWith(secret: string, claims: MintClaims, expiresInSeconds: number): { token: string; expiresAt: Date } {
     const nowS = Math.floor(Date.now() / 1000);
     const exp = nowS + expiresInSeconds;
@@ -107,6 +128,7 @@ export class JwtService {
     if (claims.email !== undefined) body.email = claims.email;
     if (claims.roles !== undefined && claims.roles.length > 0) body.roles = claims.roles;
     if (claims.agentIds !== undefined) body.agentIds = claims.agentIds;
+    if (claims.name !== undefined) body.name = claims.name;
     if (this.settings.JWT_ISSUER) body.iss = this.settings.JWT_ISSUER;
     if (this.settings.JWT_AUDIENCE) body.aud = this.settings.JWT_AUDIENCE;
     const token = jwt.sign(body, secret, { algorithm: this.settings.JWT_ALGORITHMS[0] });

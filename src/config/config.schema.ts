@@ -8,6 +8,7 @@ import { presenceSchema, redisSchema } from './schema/redis.schema';
 import { serverSchema, shutdownSchema } from './schema/server.schema';
 import { quotaSchema } from './schema/quota.schema';
 import { streamsSchema } from './schema/streams.schema';
+import { handoffSchema } from './schema/handoff.schema';
 
 export { parseHostPort } from './config.formats';
 
@@ -31,6 +32,7 @@ export const configSchema = {
   ...agentGraceSchema,
   ...streamsSchema,
   ...quotaSchema,
+  ...handoffSchema,
   ...shutdownSchema,
 };
 

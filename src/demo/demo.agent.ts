@@ -32,8 +32,10 @@ export interface DemoAgent {
  * any external runtime. It starts once `httpServer` listens (the port is unknown before) and
  * answers every message with `echo: <text>` the way an LLM bot would: activity `thinking` first,
  * then the answer streamed word by word, stopped when the user presses Stop (the handler's signal);
- * plus a debug trace that only admin clients see. Asked "parts" (or "tools"), it answers with every
- * part type instead (see {@link PartsShow}), including a tool call that waits for the user's approval.
+ * plus a debug trace that only admins and operators see. Asked "parts" (or "tools"), it answers with
+ * every part type instead (see {@link PartsShow}), including a tool call that waits for the user's
+ * approval. A message with the word "human" makes it ask for a person (docs/handoff.md); while one
+ * holds the conversation it answers nothing.
  *
  * @example
  * const demo = config.DEMO_ENABLED ? attachDemoAgent(httpServer, { apiKey: config.AGENT_API_KEYS[0], logger }) : undefined;
@@ -60,6 +62,14 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
       approvalWaitMs: options.approvalWaitMs ?? 45_000,
     });
     runtime.onMessage(async (m, { signal }) => {
+      // A person holds the conversation: the bot keeps quiet (docs/handoff.md).
+      if (m.observed) return;
+      if (/\bhuman\b/i.test(m.text)) {
+        await runtime.debug({ step: 'handoff', received: m.text }, m.from);
+        await runtime.reply(m.from, 'Let me find a person for you.', undefined, m.id);
+        await runtime.handoff(m.from, { reason: 'The user asked for a person', summary: `Last message: ${m.text}` });
+        return;
+      }
       if (PARTS_REQUEST.test(m.text)) return parts.answer(m, signal);
       await runtime.activity(m.from, 'thinking');
       await pause(thinkMs, signal);

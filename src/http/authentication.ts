@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ADMIN_ROLE } from '../protocol';
+import { ADMIN_ROLE, OPERATOR_ROLE } from '../protocol';
 import type { FailureLimited } from '../limits/auth-failure-limiter';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from './errors';
 import { servicesOf, type HttpServices } from './http.services';
@@ -89,8 +89,15 @@ async function authenticate(
     if (!result.ok) throw new UnauthorizedError(result.code, tokenDetail(result.code));
     const { identity } = result;
     for (const scope of scopes) {
-      // ADMIN means an admin token (ADMIN_JWT_SECRET), not a chat token that claims the role.
-      if (scope === ADMIN_ROLE ? !identity.adminAuthority : !identity.roles.includes(scope)) {
+      // ADMIN means an admin token (ADMIN_JWT_SECRET), not a chat token that claims the role;
+      // OPERATOR an admin or operator token (both signed with it: docs/handoff.md).
+      if (
+        scope === OPERATOR_ROLE
+          ? identity.operator === undefined
+          : scope === ADMIN_ROLE
+            ? !identity.adminAuthority
+            : !identity.roles.includes(scope)
+      ) {
         throw new ForbiddenError('ROLE_REQUIRED', roleDetail(scope, identity.isAdmin));
       }
     }
@@ -117,6 +124,7 @@ async function authenticate(
 }
 
 function roleDetail(scope: string, chatAdmin: boolean): string {
+  if (scope === OPERATOR_ROLE) return 'This operation needs an operator or admin token signed with ADMIN_JWT_SECRET.';
   if (scope !== ADMIN_ROLE) return `This operation needs the ${scope} role.`;
   return chatAdmin
     ? 'This operation needs an admin token signed with ADMIN_JWT_SECRET; an ADMIN chat token signed with JWT_SECRET only opens admin chat sessions.'

@@ -1,7 +1,15 @@
 import { ValidateError } from '@tsoa/runtime';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logging/logger';
-import { AppError, NotFoundError, PayloadTooLargeError, RateLimitedError, UnsupportedMediaTypeError, ValidationError } from './errors';
+import {
+  AppError,
+  ConversationHeldError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from './errors';
 import { fromValidateError } from './validation-error';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -22,6 +30,7 @@ export function problemMiddleware(logger: Logger): ErrorRequestHandler {
         ...(problem.detail === undefined ? {} : { detail: problem.detail }),
         code: problem.code,
         ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+        ...(problem instanceof ConversationHeldError && problem.holder ? { holder: problem.holder } : {}),
       });
   };
 }

@@ -80,6 +80,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/** 409 `CONVERSATION_HELD`: another operator holds the conversation; the problem names them as `holder` (docs/handoff.md). */
+export class ConversationHeldError extends ConflictError {
+  constructor(
+    readonly holder: { name: string } | undefined,
+    detail?: string,
+  ) {
+    super('CONVERSATION_HELD', detail);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(detail?: string) {
     super('PAYLOAD_TOO_LARGE', detail);

@@ -9,6 +9,7 @@ import type { ClientIpResolver } from '../net/client-ip';
 import { ApiKeysService } from './services/api-keys.service';
 import { ConversationsService } from './services/conversations.service';
 import { EmbedTokensService } from './services/embed-tokens.service';
+import { HandoffService } from './services/handoff.service';
 import { UsersService } from './services/users.service';
 
 /** Readiness of this replica: false while draining or when shared state is unreachable. */
@@ -37,6 +38,7 @@ export interface HttpServices extends HttpServiceDeps {
   apiKeys: ApiKeysService;
   embedTokens: EmbedTokensService;
   conversations: ConversationsService;
+  handoff: HandoffService;
 }
 
 const LOCALS_KEY = 'relayHubServices';
@@ -48,6 +50,7 @@ export function createHttpServices(deps: HttpServiceDeps): HttpServices {
     conversations: new ConversationsService(deps.relay, deps.config.HISTORY_MAX_MESSAGES),
     apiKeys: new ApiKeysService(deps.store, deps.relay),
     embedTokens: new EmbedTokensService(deps.jwt, deps.config.MINT_MAX_EXPIRES_IN),
+    handoff: new HandoffService(deps.relay, deps.config.MAX_MESSAGE_BYTES),
   };
 }
 

@@ -32,6 +32,8 @@ import { DeactivationSweep } from '../relay/client/deactivation-sweep';
 import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
 import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
+import { IdleHandback } from '../relay/handoff/idle-handback';
+import { consoleRouter } from '../console/console.routes';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
 
@@ -181,6 +183,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
   const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
   infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
+  const idleHandback = new IdleHandback(service.control, config.HANDOFF_SWEEP_MS, ctx.handlerFailures);
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
     store.deactivations,
@@ -211,7 +214,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
         return { ready: Object.values(checks).every(Boolean), checks };
       },
       // Optional routers: after the SDK, docs and metrics, before the REST routes.
-      routers: config.DEMO_ENABLED ? [demoRouter({ jwt, docsLinks: config.API_DOCS_ENABLED })] : [],
+      routers: [consoleRouter(), ...(config.DEMO_ENABLED ? [demoRouter({ jwt, docsLinks: config.API_DOCS_ENABLED })] : [])],
       asyncApi,
     },
     app,
@@ -233,6 +236,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       memory.start();
       deactivationSweep.start();
       streams.startSweep();
+      idleHandback.start();
       const httpLogger = logger.child({ component: 'http' });
       await Promise.all([
         writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
@@ -263,6 +267,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       demo?.close();
       service.stop();
       streams.stop();
+      idleHandback.stop();
       // io.close() ends every transport here (`transport close`, which clients reconnect from); a
       // disconnectSockets() would go through the adapter to every replica.
       await new Promise<void>((resolve) => io.close(() => resolve()));

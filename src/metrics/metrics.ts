@@ -135,9 +135,16 @@ export class HubMetrics {
     registers: [this.registry],
   });
 
+  readonly controlChanges = new Counter({
+    name: 'relay_control_changes_total',
+    help: 'Changes of who answers a conversation (docs/handoff.md), by the state entered (bot, waiting, human) and cause (handoff, takeover, release, idle)',
+    labelNames: ['to', 'cause'] as const,
+    registers: [this.registry],
+  });
+
   readonly logAppends = new TalliedCounter({
     name: 'relay_log_appends_total',
-    help: 'Conversation log appends by author (user, agent) and result (ok, error); an error means the sender got SERVER_UNAVAILABLE',
+    help: 'Conversation log appends by author (user, agent, operator, system) and result (ok, error); an error means the sender got SERVER_UNAVAILABLE',
     labelNames: ['author', 'result'] as const,
     registers: [this.registry],
   });

@@ -42,6 +42,10 @@ export const HandshakeCodes = {
     retryable: true,
     description: 'this replica is past its memory high-water mark (MEMORY_HIGH_WATER_RATIO); retry (another replica will answer)',
   },
+  OPERATOR_REQUIRED: {
+    retryable: false,
+    description: 'operator namespace: the token is not an operator or admin token signed with ADMIN_JWT_SECRET (docs/handoff.md)',
+  },
   AGENT_RUNTIME_LIMIT: {
     retryable: true,
     description: 'the bot already has MAX_RUNTIMES_PER_AGENT runtimes connected (agent namespace); retry once one has left',
@@ -98,6 +102,11 @@ export const AckCodes = {
     description:
       "the bot's storage quota is full: BOT_MAX_OPEN_STREAMS streams open over all its runtimes and replicas, or its open streams' text holding BOT_STORAGE_MAX_BYTES (its oldest conversations are dropped to make room before this); nothing was stored or sent",
   },
+  CONVERSATION_HELD: {
+    retryable: false,
+    description:
+      'an operator holds the conversation: the bot may not answer (reply, stream:start) nor ask for a person; nothing was delivered (docs/handoff.md)',
+  },
 } as const;
 export type AckCode = keyof typeof AckCodes;
 
@@ -132,6 +141,11 @@ export const ProblemCodes = {
   RECIPIENT_NOT_ALLOWED: { status: 403, description: 'the api key may not publish to "admin" (adminRecipient is false)' },
   NOT_FOUND: { status: 404, description: 'no such resource or route' },
   EMAIL_TAKEN: { status: 409, description: 'another user has this email' },
+  CONVERSATION_HELD: { status: 409, description: 'another operator holds the conversation; `holder` names them (docs/handoff.md)' },
+  CONVERSATION_NOT_HELD: {
+    status: 409,
+    description: 'the conversation is not held by this operator: take it over first (docs/handoff.md)',
+  },
   ID_TAKEN: { status: 409, description: 'a user with this id exists' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body exceeds REST_BODY_LIMIT_BYTES or the message exceeds MAX_MESSAGE_BYTES' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'the body is not application/json' },

@@ -7,6 +7,8 @@
 export const Namespaces = {
   agent: '/ws/agent',
   client: '/ws/client',
+  /** The operator console's feed (docs/handoff.md). */
+  operator: '/ws/operator',
 } as const;
 
 /** Event names, by direction. Nothing else spells an event name as a string. */
@@ -57,6 +59,16 @@ export const Events = {
   stop: 'stop',
   /** C→H a rating of a bot message; H→A the same, best effort. */
   feedback: 'feedback',
+  /** A→H the bot asks for a person for one user (docs/handoff.md). */
+  handoff: 'handoff',
+  /** H→C, H→A and H→O: who answers a conversation changed (docs/handoff.md). */
+  conversationControl: 'conversation:control',
+  /** O→H follow one conversation live; acked with its newest messages and open streams. */
+  conversationWatch: 'conversation:watch',
+  /** H→O a message of a conversation an operator follows, or of one handed off. */
+  conversationMessage: 'conversation:message',
+  /** H→O right after an operator's connect. */
+  operatorSession: 'operator:session',
 } as const;
 
 /** How a streamed message ended. A runtime may end with the first three; the hub sets the others. */
@@ -87,9 +99,26 @@ export const ADMIN_CLIENT_ID = 'admin';
 export const ADMIN_ROLE = 'ADMIN';
 export const BROADCAST_TO = '*';
 
-/** Who wrote a message of a conversation: the bot (replies, REST publishes, broadcasts) or the user. */
-export const Authors = { agent: 'agent', user: 'user' } as const;
+/**
+ * Who wrote a message of a conversation: the bot (replies, REST publishes, broadcasts), the user, an
+ * operator who took the conversation over, or the hub (`system`: a change of control, docs/handoff.md).
+ */
+export const Authors = { agent: 'agent', user: 'user', operator: 'operator', system: 'system' } as const;
 export type Author = (typeof Authors)[keyof typeof Authors];
+
+/**
+ * Who answers a conversation (docs/handoff.md): the bot (default), nobody yet because the bot asked
+ * for a person (`waiting`), or one operator (`human`), while the bot only observes.
+ */
+export const ControlStates = { bot: 'bot', waiting: 'waiting', human: 'human' } as const;
+export type ControlState = (typeof ControlStates)[keyof typeof ControlStates];
+
+/** The role of an operator token (signed with ADMIN_JWT_SECRET, limited by its `agentIds`). */
+export const OPERATOR_ROLE = 'OPERATOR';
+
+/** Longest handoff `reason` and `summary`, in characters. */
+export const HANDOFF_REASON_MAX = 500;
+export const HANDOFF_SUMMARY_MAX = 4000;
 
 /** `history` page size: default and largest. */
 export const HISTORY_DEFAULT_LIMIT = 50;

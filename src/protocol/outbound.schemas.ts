@@ -11,6 +11,7 @@ import {
 } from './common.schemas';
 import { Authors } from './names';
 import { MessagePartSchema, PartsSchema } from './parts.schemas';
+import { ControlStateSchema, OperatorNameSchema } from './control.schemas';
 import type {
   AgentActivity,
   AgentApproval,
@@ -48,6 +49,9 @@ export const AgentInboundMessageSchema = Type.Object(
     text: Type.String(),
     data: Type.Optional(MessageDataSchema),
     parts: Type.Optional(PartsSchema),
+    observed: Type.Optional(
+      Type.Literal(true, { description: 'An operator holds the conversation: keep the context, do not answer (docs/handoff.md).' }),
+    ),
   },
   { title: 'AgentInboundMessage' },
 );
@@ -64,9 +68,13 @@ export const ClientInboundMessageSchema = Type.Object(
     id: MessageIdSchema,
     ts: TimeSchema,
     agentId: AgentIdSchema,
-    author: Type.Union([Type.Literal(Authors.agent), Type.Literal(Authors.user)], {
-      description: "'agent' for replies, REST publishes and broadcasts; 'user' for the user's own messages (other tabs, history).",
-    }),
+    author: Type.Union(
+      [Type.Literal(Authors.agent), Type.Literal(Authors.user), Type.Literal(Authors.operator), Type.Literal(Authors.system)],
+      {
+        description:
+          "'agent' for replies, REST publishes and broadcasts; 'user' for the user's own messages (other tabs, history); 'operator' for a person who took over; 'system' for a change of who answers (docs/handoff.md).",
+      },
+    ),
     text: Type.String({ description: 'The concatenation of the text parts.' }),
     data: Type.Optional(MessageDataSchema),
     parts: Type.Optional(PartsSchema),
@@ -81,6 +89,8 @@ export const ClientInboundMessageSchema = Type.Object(
     streaming: Type.Optional(
       Type.Literal(true, { description: "On a streamed message still open (history, REST): shown as its start, text ''." }),
     ),
+    operator: Type.Optional(OperatorNameSchema),
+    control: Type.Optional(ControlStateSchema),
   },
   { title: 'ClientInboundMessage' },
 );

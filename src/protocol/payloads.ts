@@ -5,7 +5,7 @@
  * Times on the wire are ISO 8601 UTC strings. Message ids are UUIDv7 assigned by the hub.
  */
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
-import type { ActivityState, AgentStreamStatus, Author, Rating, StreamStatus } from './names';
+import type { ActivityState, AgentStreamStatus, Author, ControlState, Rating, StreamStatus } from './names';
 import type { MessagePart, PartPatch } from './parts';
 
 /** `err.data` of a rejected handshake. */
@@ -64,6 +64,8 @@ export interface AgentInboundMessage {
   text: string;
   data?: MessageData;
   parts?: MessagePart[];
+  /** Set while an operator holds the conversation: the bot keeps the context but must not answer (docs/handoff.md). */
+  observed?: true;
 }
 
 /** H→C `message`. */
@@ -85,6 +87,66 @@ export interface ClientInboundMessage {
   feedback?: MessageFeedback;
   /** On a streamed message still open (history, REST): it shows as its start, text ''. */
   streaming?: true;
+  /** On `operator` messages: who wrote it (docs/handoff.md). */
+  operator?: OperatorName;
+  /** On `system` messages: the control state the conversation entered. */
+  control?: ControlState;
+}
+
+/** An operator as users see them: the token's `name` claim, else its `sub`. */
+export interface OperatorName {
+  name: string;
+}
+
+// Human handoff (docs/handoff.md) -------------------------------------------------------------
+
+/** A→H `handoff`: the bot asks for a person for user `to`; `reason` ≤ 500 and `summary` ≤ 4000 chars. */
+export type HandoffRequest = { to: string; reason?: string; summary?: string };
+
+/** H→C `conversation:control`: who answers this user now. */
+export interface ClientConversationControl {
+  agentId: string;
+  control: ControlState;
+  /** Who joined, while `human`. */
+  operator?: OperatorName;
+}
+
+/** H→A and H→O `conversation:control`: who answers the user `clientId` now, and since when. */
+export interface ConversationControl {
+  agentId: string;
+  clientId: string;
+  control: ControlState;
+  since: string;
+  operator?: OperatorName;
+  /** What the bot said when it asked for a person (kept while `waiting` and `human`). */
+  reason?: string;
+  summary?: string;
+}
+
+/** O→H `conversation:watch`: follow this user's conversation live (replacing the one followed before). */
+export type WatchRequest = { clientId: string };
+
+/** Ack of `conversation:watch`: the conversation's newest messages (oldest first) and its open streams. */
+export type WatchAck =
+  { ok: true; control: ConversationControl; messages: ClientInboundMessage[]; streams: MessageStart[] } | { ok: false; error: AckError };
+
+/** H→O `conversation:message`: a message of a conversation an operator follows or that is handed off. */
+export interface OperatorFeedMessage {
+  clientId: string;
+  message: ClientInboundMessage;
+}
+
+/** H→O `operator:session`: right after connect. */
+export interface OperatorSession {
+  agentId: string;
+  /** The name users see for this operator. */
+  name: string;
+  admin: boolean;
+}
+
+export interface OperatorAuth {
+  token: string;
+  agentId: string;
 }
 
 /** The latest rating of a bot message, as kept in the log. */
@@ -310,6 +372,7 @@ export interface HubToClientEvents {
   'message:end': (message: MessageEnd) => void;
   'message:part': (part: MessagePartEvent) => void;
   'agent:activity': (activity: AgentActivity) => void;
+  'conversation:control': (change: ClientConversationControl) => void;
 }
 
 export interface AgentToHubEvents {
@@ -322,10 +385,27 @@ export interface AgentToHubEvents {
   'stream:update': (payload: StreamUpdate, ack: (res: StreamDeltaAck) => void) => void;
   'stream:end': (payload: StreamEnd, ack: (res: SendAck) => void) => void;
   activity: (payload: ActivityUpdate, ack: (res: OkAck) => void) => void;
+  handoff: (payload: HandoffRequest, ack: (res: OkAck) => void) => void;
+}
+
+export interface OperatorToHubEvents {
+  'conversation:watch': (payload: WatchRequest, ack: (res: WatchAck) => void) => void;
+}
+
+export interface HubToOperatorEvents {
+  'operator:session': (info: OperatorSession) => void;
+  'conversation:control': (change: ConversationControl) => void;
+  'conversation:message': (message: OperatorFeedMessage) => void;
+  'message:start': (message: MessageStart) => void;
+  'message:delta': (delta: MessageDelta) => void;
+  'message:part': (part: MessagePartEvent) => void;
+  'message:end': (message: MessageEnd) => void;
+  debug: (trace: DebugTrace) => void;
 }
 
 export interface HubToAgentEvents {
   message: (message: AgentInboundMessage, ack: (res: RuntimeAck) => void) => void;
+  'conversation:control': (change: ConversationControl) => void;
   'session:closed': (info: SessionClosed) => void;
   stop: (request: AgentStop) => void;
   feedback: (feedback: AgentFeedback) => void;

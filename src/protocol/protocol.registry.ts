@@ -36,7 +36,25 @@ import {
   SessionClosedSchema,
   SessionInfoSchema,
 } from './outbound.schemas';
-import type { AgentToHubEvents, ClientToHubEvents, HubToAgentEvents, HubToClientEvents } from './payloads';
+import type {
+  AgentToHubEvents,
+  ClientToHubEvents,
+  HubToAgentEvents,
+  HubToClientEvents,
+  HubToOperatorEvents,
+  OperatorToHubEvents,
+} from './payloads';
+import {
+  ClientConversationControlSchema,
+  ConversationControlSchema,
+  HandoffAckSchema,
+  HandoffRequestSchema,
+  OperatorAuthSchema,
+  OperatorFeedMessageSchema,
+  OperatorSessionSchema,
+  WatchAckSchema,
+  WatchRequestSchema,
+} from './handoff.schemas';
 import {
   ActivityUpdateSchema,
   AgentDebugSchema,
@@ -187,6 +205,10 @@ const client = {
       payload: MessagePartEventSchema,
     },
     [Events.agentActivity]: { summary: 'What the bot is doing; ephemeral, cleared by idle.', payload: AgentActivitySchema },
+    [Events.conversationControl]: {
+      summary: "Who answers this user changed: an operator joined ('human', with their name), or the bot is back ('bot').",
+      payload: ClientConversationControlSchema,
+    },
   } satisfies Direction<HubToClientEvents>,
 } satisfies NamespaceSpec;
 
@@ -245,6 +267,12 @@ const agent = {
       ack: StreamEndAckSchema,
     },
     [Events.activity]: { summary: 'What the bot is doing for one client.', payload: ActivityUpdateSchema, ack: ActivityAckSchema },
+    [Events.handoff]: {
+      summary: "Ask for a person for one user: the conversation turns 'waiting' for the bot's operators.",
+      payload: HandoffRequestSchema,
+      ack: HandoffAckSchema,
+      codes: ['CONVERSATION_HELD'],
+    },
   } satisfies Direction<AgentToHubEvents>,
   send: {
     [Events.message]: {
@@ -267,11 +295,60 @@ const agent = {
       payload: AgentApprovalSchema,
       ack: RuntimeApprovalAckSchema,
     },
+    [Events.conversationControl]: {
+      summary: "Who answers a user changed; while 'human' that user's messages come observed and replies are refused.",
+      payload: ConversationControlSchema,
+    },
   } satisfies Direction<HubToAgentEvents>,
 } satisfies NamespaceSpec;
 
-/** Both namespaces, keyed by the name the AsyncAPI document gives their channels. */
-export const ProtocolRegistry: Readonly<Record<'client' | 'agent', NamespaceSpec>> = { client, agent };
+const operator = {
+  path: Namespaces.operator,
+  title: 'Operator consoles',
+  description:
+    "One socket per console and bot: the bot's changes of control, the messages of conversations handed off or followed, and its debug traces (docs/handoff.md).",
+  peer: 'O',
+  auth: OperatorAuthSchema,
+  refusal: HandshakeErrorDataSchema,
+  refusalCodes: [
+    'ORIGIN_NOT_ALLOWED',
+    'RATE_LIMITED',
+    'SERVER_SHUTTING_DOWN',
+    'SERVER_UNAVAILABLE',
+    'SERVER_BUSY',
+    'TOKEN_REQUIRED',
+    'TOKEN_INVALID',
+    'TOKEN_EXPIRED',
+    'OPERATOR_REQUIRED',
+    'AGENT_ID_REQUIRED',
+    'AGENT_ID_INVALID',
+    'AGENT_NOT_ALLOWED',
+    'USER_DEACTIVATED',
+  ],
+  receive: {
+    [Events.conversationWatch]: {
+      summary: "Follow one user's conversation live (replacing the one followed before); acked with its newest messages and open streams.",
+      payload: WatchRequestSchema,
+      ack: WatchAckSchema,
+    },
+  } satisfies Direction<OperatorToHubEvents>,
+  send: {
+    [Events.operatorSession]: { summary: 'Right after connect: the bot and the name users see.', payload: OperatorSessionSchema },
+    [Events.conversationControl]: { summary: "Who answers one of the bot's conversations changed.", payload: ConversationControlSchema },
+    [Events.conversationMessage]: {
+      summary: "A message of a conversation handed off ('waiting' or 'human') or followed: the user's, the bot's, an operator's.",
+      payload: OperatorFeedMessageSchema,
+    },
+    [Events.messageStart]: { summary: 'A streamed answer began in the conversation followed.', payload: MessageStartSchema },
+    [Events.messageDelta]: { summary: 'A piece of that stream.', payload: MessageDeltaSchema },
+    [Events.messagePart]: { summary: 'A whole part of that stream: a new one, or one that changed.', payload: MessagePartEventSchema },
+    [Events.messageEnd]: { summary: 'That stream ended.', payload: MessageEndSchema },
+    [Events.debug]: { summary: "A runtime's trace, of every conversation of the bot; clientId labels it.", payload: DebugTraceSchema },
+  } satisfies Direction<HubToOperatorEvents>,
+} satisfies NamespaceSpec;
+
+/** Every namespace, keyed by the name the AsyncAPI document gives their channels. */
+export const ProtocolRegistry: Readonly<Record<'client' | 'agent' | 'operator', NamespaceSpec>> = { client, agent, operator };
 
 /**
  * Socket.IO's own names for the handshake: the CONNECT packet carries `auth`, a refusal is a

@@ -28,6 +28,8 @@ export class Conversations {
     this.appended = {
       user: metrics.logAppends.bind({ author: 'user', result: 'ok' }),
       agent: metrics.logAppends.bind({ author: 'agent', result: 'ok' }),
+      operator: metrics.logAppends.bind({ author: 'operator', result: 'ok' }),
+      system: metrics.logAppends.bind({ author: 'system', result: 'ok' }),
     };
   }
 

@@ -82,4 +82,17 @@ export interface AgentSocketData {
 export interface RelayNamespaces {
   agent: Namespace;
   client: Namespace;
+  /** The operator consoles' feed (docs/handoff.md). */
+  operator: Namespace;
+}
+
+/** Socket data of an accepted operator console. */
+export interface OperatorSocketData {
+  agentId: string;
+  sub: string;
+  /** The name users see. */
+  name: string;
+  admin: boolean;
+  /** The conversation this console follows, if any. */
+  watching?: string;
 }

@@ -31,6 +31,8 @@ import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
 import { ActivityTracker } from './streams/activity-tracker';
 import { QuotaExceededError } from '../store/bot-quota';
+import { ConsoleFeed } from './handoff/console-feed';
+import { ControlConflictError, ConversationControl } from './handoff/conversation-control';
 
 /** The sender of a client message, as verified at the handshake. */
 export interface Sender {
@@ -61,6 +63,10 @@ export class RelayService {
   private readonly userLimited: Tally;
   /** Each user's budget for messages to one bot, over all their sockets and replicas; null: unlimited. */
   private readonly userBudget: RateBudget | null;
+  /** What operator consoles receive (docs/handoff.md). */
+  readonly feed: ConsoleFeed;
+  /** Who answers each conversation: the bot or an operator (docs/handoff.md). */
+  readonly control: ConversationControl;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -78,6 +84,8 @@ export class RelayService {
     this.userLimited = ctx.metrics.rateLimited.bind({ scope: 'user' });
     const { USER_MESSAGE_RATE_PER_S: ratePerS, USER_MESSAGE_RATE_BURST: burst } = ctx.config;
     this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
+    this.feed = new ConsoleFeed(ctx, nsp);
+    this.control = new ConversationControl(ctx, nsp, this.conversations, this.feed);
   }
 
   /**
@@ -96,7 +104,11 @@ export class RelayService {
     const logged = userMessage({ id, ts, agentId }, payload, payload.clientMessageId);
     const room = Rooms.client(agentId, sender.clientId);
     const seed = rendezvousSeed(sender.sub);
-    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
+    // Read first: while an operator holds the conversation the bot gets the message observed, in
+    // the very request the intake may hand to the runtime's replica.
+    const control = await this.control.read(agentId, sender.clientId);
+    const observed = control.state === 'human';
+    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload, observed);
     let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
     // Where the store can, its intake also hands the message to a runtime on another replica.
     const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
@@ -132,7 +144,7 @@ export class RelayService {
     const record = existing ?? fresh;
     const entry = existing ? userMessage({ id: existing.id, ts: existing.ts, agentId }, payload, payload.clientMessageId) : logged;
     if (existing) {
-      message = agentInboundMessage({ id: existing.id, ts: existing.ts, agentId }, sender.clientId, payload);
+      message = agentInboundMessage({ id: existing.id, ts: existing.ts, agentId }, sender.clientId, payload, observed);
       delivery = { key, record: existing, ttlS: config.DEDUPE_WINDOW_S };
     }
     let runtimes = intake.runtimes;
@@ -164,6 +176,7 @@ export class RelayService {
           this.toAgent.add();
           // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
           this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
+          this.feed.message(agentId, sender.clientId, entry, control.state !== 'bot');
           return { ok: true, id: record.id, ts: record.ts };
         }
         if (result === 'timeout') return errorAck('TIMEOUT');
@@ -198,14 +211,17 @@ export class RelayService {
    * Logs a reply, then sends it to every socket of one clientId of the bot, or to all its clients
    * with `'*'`. Rejects with {@link DeliveryBudgetError} when the bot's delivery budget on this
    * replica is spent, with {@link LogUnavailableError} when it could not be logged, and with
-   * QuotaExceededError (store/bot-quota.ts) when the bot's storage quota refused it: in each case
-   * nothing is logged or sent.
+   * QuotaExceededError (store/bot-quota.ts) when the bot's storage quota refused it, and with
+   * {@link ControlConflictError} when an operator holds the conversation (docs/handoff.md): in each
+   * case nothing is logged or sent.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
+    const broadcast = reply.to === BROADCAST_TO;
+    const control = broadcast ? null : await this.control.read(agentId, reply.to);
+    if (control?.state === 'human') throw new ControlConflictError('CONVERSATION_HELD', control);
     this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
     const message = botMessage({ id, ts, agentId }, reply, reply.replyTo);
-    const broadcast = reply.to === BROADCAST_TO;
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
@@ -221,7 +237,10 @@ export class RelayService {
     // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
     // those that passed the replica by (it resumes after the newest it saw).
     if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
-    if (!broadcast) this.activity.reached(agentId, reply.to);
+    if (!broadcast) {
+      this.activity.reached(agentId, reply.to);
+      this.feed.message(agentId, reply.to, message, control?.state === 'waiting');
+    }
     this.toClients.add();
     return { id: message.id, ts: message.ts };
   }
@@ -269,6 +288,7 @@ export class RelayService {
   debug(agentId: string, trace: unknown, clientId?: string): void {
     const event: DebugTrace = { agentId, ...(clientId === undefined ? {} : { clientId }), trace, ts: isoNow() };
     this.nsp.client.to(Rooms.admins(agentId)).emit(Events.debug, event);
+    this.feed.debug(event);
     this.ctx.metrics.messages.inc({ direction: 'debug' });
   }
 

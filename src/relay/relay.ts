@@ -4,6 +4,8 @@ import { registerAgentHandlers } from './agent/agent.handlers';
 import { agentMiddleware } from './agent/agent.middleware';
 import { RuntimePresence } from './agent/runtime-presence';
 import { registerClientHandlers } from './client/client.handlers';
+import { registerOperatorHandlers } from './handoff/operator.handlers';
+import { operatorMiddleware } from './handoff/operator.middleware';
 import { clientMiddleware } from './client/client.middleware';
 import type { AgentStatusAnnouncer } from './agent-status';
 import type { RuntimeDispatcher } from './dispatcher';
@@ -15,7 +17,7 @@ import { UserActions } from './streams/user-actions';
 
 /** The relay's namespaces of `io`. Create them after the adapter is installed. */
 export function relayNamespaces(io: Server): RelayNamespaces {
-  return { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client) };
+  return { agent: io.of(Namespaces.agent), client: io.of(Namespaces.client), operator: io.of(Namespaces.operator) };
 }
 
 /** Closes the default namespace `/` of `io` to every connection (see {@link refuseEveryConnection}). */
@@ -36,11 +38,13 @@ export function attachRelay(
   statuses: AgentStatusAnnouncer,
 ): { service: RelayService; streams: StreamService } {
   const service = new RelayService(ctx, namespaces, dispatcher, statuses);
-  const streams = new StreamService(ctx, namespaces, service.activity, service.deliveries);
+  const streams = new StreamService(ctx, namespaces, service.activity, service.deliveries, { control: service.control, feed: service.feed });
   const presence = new RuntimePresence(ctx, service);
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
   registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
   registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams, dispatcher, service.users));
+  namespaces.operator.use(operatorMiddleware(ctx));
+  registerOperatorHandlers(ctx, namespaces.operator, service, streams);
   return { service, streams };
 }

@@ -15,6 +15,10 @@ export const Rooms = {
   admins: (agentId: string) => `admins#${agentId}`,
   /** Every client socket of one subject, across bots (deactivation). */
   subject: (sub: string) => `sub#${sub}`,
+  /** Operator namespace: every console of a bot (docs/handoff.md). */
+  operators: (agentId: string) => `operators#${agentId}`,
+  /** Operator namespace: the consoles following one conversation. */
+  watchers: (agentId: string, clientId: string) => `watch#${agentId}#${clientId}`,
   /** Every agent runtime that connected with one managed API key (revocation). */
   apiKey: (keyId: string) => `key#${keyId}`,
 } as const;

@@ -2,6 +2,7 @@ import type { ApprovalStore } from './approval-store';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateBudget } from '../limits/rate-budgets';
 import type { AgentDepartures } from './agent-departures';
+import type { ControlStore } from './control-store';
 import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
 import type { StreamStore } from './stream-store';
 
@@ -254,5 +255,7 @@ export interface Store {
   readonly approvals: ApprovalStore;
   /** When bots' last runtimes left, for the restart grace. */
   readonly departures: AgentDepartures;
+  /** Who answers each conversation: the bot, nobody yet, or an operator (docs/handoff.md). */
+  readonly control: ControlStore;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { AgentInboundMessage, ClientInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
-import { RelayChat } from '../../src/sdk/embed';
+import { RelayChat } from '../../sdk/browser/src';
 import { waitFor } from './cluster';
 import { clientSocket, connected, type TestHub } from './hub';
 import { mintToken } from './tokens';

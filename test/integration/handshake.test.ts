@@ -212,7 +212,7 @@ describe('token settings', () => {
 });
 
 it('uses namespaces from the protocol module', () => {
-  expect(Namespaces).toEqual({ agent: '/ws/agent', client: '/ws/client' });
+  expect(Namespaces).toEqual({ agent: '/ws/agent', client: '/ws/client', operator: '/ws/operator' });
 });
 
 /** Resolves when the client's engine.io connection has closed. */

@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { Events, type ClientInboundMessage, type HistoryAck, type SessionInfo } from '../../src/protocol';
-import { RelayChat } from '../../src/sdk/embed';
+import { RelayChat } from '../../sdk/browser/src';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';

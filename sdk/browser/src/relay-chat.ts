@@ -5,6 +5,7 @@ import {
   type AgentActivity,
   type AgentStatus,
   type ApprovalDecision,
+  type ClientConversationControl,
   type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
@@ -87,6 +88,13 @@ export interface RelayChatEvents {
   'message:end': MessageEnd;
   /** What the bot is doing (`thinking`, `typing`, `tool` with a label, `idle`); not replayed. */
   activity: AgentActivity;
+  /**
+   * Who answers changed (docs/handoff.md): `human` with the `operator` who joined (their messages
+   * then come as `message` with `author: 'operator'` and `operator.name`), `bot` when the user is
+   * back with the assistant, `waiting` when the bot asked for a person. Not replayed: history
+   * holds the changes as `author: 'system'` messages.
+   */
+  control: ClientConversationControl;
   /** The bot went online or offline; also emitted once per session with the status at connect. */
   'agent:status': AgentStatus;
   /** Session details sent by the hub after each connect. */
@@ -384,6 +392,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.emit('message:end', m);
     });
     socket.on(Events.agentActivity, (a) => this.emit('activity', a));
+    socket.on(Events.conversationControl, (c) => this.emit('control', c));
     socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
     socket.on(Events.authExpiring, () => {
       if (this.tokens.refreshable) void this.refresh(socket);

@@ -18,7 +18,7 @@ Example::
     asyncio.run(main())
 """
 
-from ._inbound import ApprovalHandler, FeedbackHandler, MessageHandler
+from ._inbound import ApprovalHandler, ControlHandler, FeedbackHandler, MessageHandler
 from ._parts import PartWriter, ToolCall
 from ._protocol import MessagePart
 from .adapters import (
@@ -34,13 +34,15 @@ from .adapters import (
     pipe_parts,
 )
 from .agent import ErrorHandler, RelayAgent
-from .errors import LOCAL_CODES, RelayAgentError, StreamStopped
+from .errors import LOCAL_CODES, ConversationHeld, RelayAgentError, StreamStopped
 from .stream import ReplyStream
 from .types import (
     ADMIN_CLIENT_ID,
     BROADCAST,
     ActivityState,
     Approval,
+    ControlChange,
+    ControlState,
     Feedback,
     Message,
     Rating,
@@ -57,6 +59,10 @@ __all__ = [
     "AppendText",
     "Approval",
     "ApprovalHandler",
+    "ControlChange",
+    "ControlHandler",
+    "ControlState",
+    "ConversationHeld",
     "ErrorHandler",
     "Feedback",
     "FeedbackHandler",

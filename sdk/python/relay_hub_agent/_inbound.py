@@ -16,11 +16,12 @@ from . import _protocol
 from ._connection import EventHandler
 from .errors import StreamStopped
 from .stream import ReplyStream
-from .types import Approval, Feedback, Message
+from .types import Approval, ControlChange, Feedback, Message
 
 MessageHandler = Callable[[Message], Awaitable[None]]
 FeedbackHandler = Callable[[Feedback], Awaitable[None]]
 ApprovalHandler = Callable[[Approval], Awaitable[None]]
+ControlHandler = Callable[[ControlChange], Awaitable[None]]
 
 #: The message whose handler is running in this task, so a stream it starts is tied to it.
 current_message: ContextVar[Message | None] = ContextVar("relay_hub_agent_message", default=None)
@@ -61,6 +62,7 @@ class Inbound:
         self._deciding: dict[str, asyncio.Task[Any]] = {}
         #: Decisions awaited by a tool call of this runtime (:meth:`ToolCall.decision`).
         self._awaited: dict[str, asyncio.Future[Approval]] = {}
+        self.control_handler: ControlHandler | None = None
         self._cancel_on_stop = cancel_on_stop
         self._report = report
         self._log = logger
@@ -75,6 +77,7 @@ class Inbound:
             _protocol.STOP: self._on_stop,
             _protocol.FEEDBACK: self._on_feedback,
             _protocol.APPROVAL: self._on_approval,
+            _protocol.CONVERSATION_CONTROL: self._on_control,
         }
 
     def await_decision(self, approval_id: str) -> asyncio.Future[Approval]:
@@ -169,6 +172,14 @@ class Inbound:
             await asyncio.wait({running})
         return {"ok": True}
 
+    async def _on_control(self, payload: Any) -> dict[str, bool]:
+        change = ControlChange.from_wire(payload)
+        if change is None:
+            self._log.warning("dropped a malformed conversation:control from the hub: %r", payload)
+        elif self.control_handler is not None:
+            self.spawn(self._run(self.control_handler, change))
+        return {"ok": True}
+
     def _stop_message(self, message: Message) -> None:
         if message.stopped:
             return
@@ -179,7 +190,7 @@ class Inbound:
         if self._cancel_on_stop and message.id in self._running:
             self._running[message.id][1].cancel()
 
-    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback | Approval) -> None:
+    async def _run(self, handler: Callable[[Any], Awaitable[None] | None], item: Message | Feedback | Approval | ControlChange) -> None:
         if isinstance(item, Message):
             current_message.set(item)
         try:
@@ -193,5 +204,6 @@ class Inbound:
         except StreamStopped:
             pass
         except Exception as err:
-            self._log.exception("the %s handler raised for %s", type(item).__name__.lower(), item.id)
+            about = item.client_id if isinstance(item, ControlChange) else item.id
+            self._log.exception("the %s handler raised for %s", type(item).__name__.lower(), about)
             self._report(err)

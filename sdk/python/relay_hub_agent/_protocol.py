@@ -15,6 +15,7 @@ AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
     {
         "activity",
         "debug",
+        "handoff",
         "reply",
         "stream:delta",
         "stream:end",
@@ -28,6 +29,7 @@ AGENT_TO_HUB_EVENTS: Final[frozenset[str]] = frozenset(
 HUB_TO_AGENT_EVENTS: Final[frozenset[str]] = frozenset(
     {
         "approval",
+        "conversation:control",
         "feedback",
         "message",
         "session:closed",
@@ -57,6 +59,7 @@ HANDSHAKE_CODES: Final[Mapping[str, bool]] = {
     "AGENT_NOT_ALLOWED": False,
     "AGENT_RUNTIME_LIMIT": True,
     "API_KEY_INVALID": False,
+    "OPERATOR_REQUIRED": False,
     "ORIGIN_NOT_ALLOWED": False,
     "RATE_LIMITED": True,
     "SERVER_BUSY": True,
@@ -75,6 +78,7 @@ ACK_CODES: Final[Mapping[str, bool]] = {
     "AGENT_OFFLINE": True,
     "APPROVAL_DECIDED": False,
     "APPROVAL_EXPIRED": False,
+    "CONVERSATION_HELD": False,
     "INVALID_PAYLOAD": False,
     "MESSAGE_NOT_FOUND": False,
     "PAYLOAD_TOO_LARGE": False,
@@ -102,8 +106,10 @@ SESSION_CLOSED_CODES: Final[Mapping[str, bool]] = {
 #: Event names of the agent namespace, both directions.
 ACTIVITY: Final = "activity"
 APPROVAL: Final = "approval"
+CONVERSATION_CONTROL: Final = "conversation:control"
 DEBUG: Final = "debug"
 FEEDBACK: Final = "feedback"
+HANDOFF: Final = "handoff"
 MESSAGE: Final = "message"
 REPLY: Final = "reply"
 SESSION_CLOSED: Final = "session:closed"
@@ -134,6 +140,8 @@ AckCode = Literal[
     "MESSAGE_NOT_FOUND",
     "APPROVAL_DECIDED",
     "APPROVAL_EXPIRED",
+    "QUOTA_EXCEEDED",
+    "CONVERSATION_HELD",
 ]
 # Why an event was not accepted. Carried by an error ack { ok: false, error }.
 
@@ -253,6 +261,7 @@ _AgentInboundMessageOptional = TypedDict(
     {
         "data": "MessageData",
         "parts": list["MessagePart"],
+        "observed": Literal[True],
     }, total=False,
 )
 
@@ -301,6 +310,32 @@ class AgentStop(_AgentStopRequired, _AgentStopOptional):
     "End that stream with status cancelled within STREAM_STOP_GRACE_MS, or the hub ends it."
 
 
+ControlState = Literal["bot", "waiting", "human"]
+# 'bot' answers; 'waiting': the bot asked for a person; 'human': an operator holds it.
+
+_ConversationControlRequired = TypedDict(
+    "_ConversationControlRequired",
+    {
+        "agentId": str,
+        "clientId": str,
+        "control": "ControlState",
+        "since": str,
+    },
+)
+_ConversationControlOptional = TypedDict(
+    "_ConversationControlOptional",
+    {
+        "operator": "OperatorName",
+        "reason": str,
+        "summary": str,
+    }, total=False,
+)
+
+
+class ConversationControl(_ConversationControlRequired, _ConversationControlOptional):
+    "The ConversationControl payload."
+
+
 _DataPartRequired = TypedDict(
     "_DataPartRequired",
     {
@@ -344,6 +379,28 @@ class FilePart(_FilePartRequired, _FilePartOptional):
     "A file by URL: an image preview or a file card."
 
 
+HandoffAck = Union["_HandoffAck1", "_HandoffAck2"]
+# ok: the conversation is 'waiting'; CONVERSATION_HELD: an operator holds it already.
+
+_HandoffRequestRequired = TypedDict(
+    "_HandoffRequestRequired",
+    {
+        "to": str,
+    },
+)
+_HandoffRequestOptional = TypedDict(
+    "_HandoffRequestOptional",
+    {
+        "reason": str,
+        "summary": str,
+    }, total=False,
+)
+
+
+class HandoffRequest(_HandoffRequestRequired, _HandoffRequestOptional):
+    "The HandoffRequest payload."
+
+
 HandshakeCode = Literal[
     "API_KEY_INVALID",
     "AGENT_ID_REQUIRED",
@@ -360,6 +417,7 @@ HandshakeCode = Literal[
     "SERVER_SHUTTING_DOWN",
     "SERVER_UNAVAILABLE",
     "SERVER_BUSY",
+    "OPERATOR_REQUIRED",
     "AGENT_RUNTIME_LIMIT",
 ]
 # Why a handshake was refused. Carried by connect_error as err.data = { code, retryable }.
@@ -386,6 +444,13 @@ MessagePart = Union[
     "SuggestionsPart",
 ]
 # One part of a message; `type` says which.
+
+OperatorName = TypedDict(
+    "OperatorName",
+    {
+        "name": str,
+    },
+)
 
 PartPatch = Mapping[str, Any]
 # Fields to merge into the part at index; its type never changes, a tool state only moves forward.
@@ -669,6 +734,21 @@ _DebugAck1 = TypedDict(
 
 _DebugAck2 = TypedDict(
     "_DebugAck2",
+    {
+        "ok": Literal[False],
+        "error": "AckError",
+    },
+)
+
+_HandoffAck1 = TypedDict(
+    "_HandoffAck1",
+    {
+        "ok": Literal[True],
+    },
+)
+
+_HandoffAck2 = TypedDict(
+    "_HandoffAck2",
     {
         "ok": Literal[False],
         "error": "AckError",

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from . import _protocol
 from ._protocol import MessagePart
 from ._connection import Connection
-from ._inbound import ApprovalHandler, FeedbackHandler, Inbound, MessageHandler, current_message
+from ._inbound import ApprovalHandler, ControlHandler, FeedbackHandler, Inbound, MessageHandler, current_message
 from .errors import RelayAgentError, ack_error, local_error
 from .stream import ReplyStream, until_stopped
 from .types import ActivityState, Sent, StreamEnd
@@ -137,6 +137,18 @@ class RelayAgent:
                     await agent.reply(approval.sender, await run_tool(approval.tool_call_id))
         """
         self._inbound.approval_handler = handler
+        return handler
+
+    def on_control(self, handler: ControlHandler) -> ControlHandler:
+        """Sets the handler of changes of who answers a user (a decorator; docs/handoff.md).
+
+        Example::
+
+            @agent.on_control
+            async def control(change: ControlChange) -> None:
+                log.info("%s is now %s", change.client_id, change.control)
+        """
+        self._inbound.control_handler = handler
         return handler
 
     def on_error(self, handler: H) -> H:
@@ -329,6 +341,26 @@ class RelayAgent:
         if label is not None:
             payload["label"] = label
         ack = await self._connection().call(_protocol.ACTIVITY, payload, self._ack_timeout)
+        if not isinstance(ack, dict) or ack.get("ok") is not True:
+            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+
+    async def handoff(self, to: str, *, reason: str | None = None, summary: str | None = None) -> None:
+        """Asks for a person for user ``to``: the conversation turns ``waiting`` for the bot's operators.
+
+        ``reason`` (≤ 500 characters) and ``summary`` (≤ 4000) are shown in their console. Raises
+        :class:`~relay_hub_agent.ConversationHeld` when an operator holds it already.
+
+        Example::
+
+            if "human" in message.text.lower():
+                await agent.handoff(message.sender, reason="asked for a person")
+        """
+        payload: dict[str, Any] = {"to": to}
+        if reason is not None:
+            payload["reason"] = reason
+        if summary is not None:
+            payload["summary"] = summary
+        ack = await self._connection().call(_protocol.HANDOFF, payload, self._ack_timeout)
         if not isinstance(ack, dict) or ack.get("ok") is not True:
             raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
 

@@ -52,6 +52,20 @@ class RelayAgentError(Exception):
         return f"RelayAgentError(code={self.code!r}, retryable={self.retryable!r}, message={str(self)!r})"
 
 
+class ConversationHeld(RelayAgentError):
+    """A reply, a stream or a handoff refused because an operator holds the conversation (docs/handoff.md).
+
+    Nothing was delivered. The user's messages meanwhile come with ``observed=True``.
+
+    Example::
+
+        try:
+            await agent.reply(message.sender, answer)
+        except ConversationHeld:
+            pass  # a person answers this user now
+    """
+
+
 class StreamStopped(Exception):
     """Raised by :meth:`ReplyStream.write` once the user stopped the answer.
 
@@ -64,6 +78,8 @@ def ack_error(error: Any) -> RelayAgentError:
     """The error of an error ack ``{ ok: false, error: { code, message } }``, retryable as the catalogue says."""
     code = str(error.get("code", "INVALID_ACK")) if isinstance(error, dict) else "INVALID_ACK"
     message = error.get("message") if isinstance(error, dict) else None
+    if code == "CONVERSATION_HELD":
+        return ConversationHeld(code, message if isinstance(message, str) else code, False)
     return RelayAgentError(code, message if isinstance(message, str) else code, _protocol.ACK_CODES.get(code, False))
 
 

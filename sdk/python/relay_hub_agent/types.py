@@ -39,6 +39,8 @@ class Message:
         text: The text the user sent.
         data: The optional JSON object sent with it.
         parts: The user's parts (``file`` and ``data`` beside the text), when the message has any.
+        observed: True while an operator holds the conversation: keep the context, do not answer
+            (a reply would be refused with :class:`~relay_hub_agent.ConversationHeld`).
         stop_event: Set when the user asks to stop the answer to this message (H→A ``stop``).
 
     Example::
@@ -57,6 +59,7 @@ class Message:
     text: str
     data: Mapping[str, Any] | None = None
     parts: Sequence[MessagePart] | None = None
+    observed: bool = False
     stop_event: asyncio.Event = field(default_factory=asyncio.Event, repr=False, compare=False)
 
     @property
@@ -84,7 +87,16 @@ class Message:
         ):
             return None
         data, parts = payload.get("data"), payload.get("parts")
-        return cls(id_, ts, agent_id, sender, text, data if isinstance(data, dict) else None, parts if isinstance(parts, list) else None)
+        return cls(
+            id_,
+            ts,
+            agent_id,
+            sender,
+            text,
+            data if isinstance(data, dict) else None,
+            parts if isinstance(parts, list) else None,
+            payload.get("observed") is True,
+        )
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,51 @@ class Feedback:
             return None
         comment = payload.get("comment")
         return cls(id_, sender, rating, comment if isinstance(comment, str) else None)
+
+
+ControlState = Literal["bot", "waiting", "human"]
+
+
+@dataclass(frozen=True)
+class ControlChange:
+    """Who answers one of the bot's users changed (H→A ``conversation:control``, docs/handoff.md).
+
+    Attributes:
+        client_id: The user.
+        control: ``"waiting"`` after :meth:`RelayAgent.handoff`, ``"human"`` when an operator took
+            over (messages then come ``observed``), ``"bot"`` when handed back.
+        since: When it entered this state (ISO 8601 UTC).
+        operator: The name of the operator holding it, while ``"human"``.
+        reason: What the bot gave as the reason for the handoff.
+        summary: What the bot gave as the summary for the operator.
+    """
+
+    client_id: str
+    control: ControlState
+    since: str
+    operator: str | None = None
+    reason: str | None = None
+    summary: str | None = None
+
+    @classmethod
+    def from_wire(cls, payload: Any) -> ControlChange | None:
+        """The change of an H→A ``conversation:control`` payload, or ``None`` when it is malformed."""
+        if not isinstance(payload, dict):
+            return None
+        client_id, control, since = payload.get("clientId"), payload.get("control"), payload.get("since")
+        if not isinstance(client_id, str) or control not in ("bot", "waiting", "human") or not isinstance(since, str):
+            return None
+        operator = payload.get("operator")
+        name = operator.get("name") if isinstance(operator, dict) else None
+        reason, summary = payload.get("reason"), payload.get("summary")
+        return cls(
+            client_id,
+            control,
+            since,
+            name if isinstance(name, str) else None,
+            reason if isinstance(reason, str) else None,
+            summary if isinstance(summary, str) else None,
+        )
 
 
 @dataclass(frozen=True)

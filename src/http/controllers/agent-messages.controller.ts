@@ -5,7 +5,9 @@ import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
 import { DeliveryBudgetError } from '../../relay/delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
+import { ControlConflictError } from '../../relay/handoff/conversation-control';
 import {
+  ConversationHeldError,
   ForbiddenError,
   InsufficientStorageError,
   PayloadTooLargeError,
@@ -65,6 +67,12 @@ export class AgentMessagesController extends Controller {
     undefined,
     'application/problem+json',
   )
+  @Response<ProblemDto>(
+    409,
+    'An operator holds the conversation (CONVERSATION_HELD, docs/handoff.md); nothing was sent',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
   @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was sent', undefined, 'application/problem+json')
   @Response<ProblemDto>(507, "The bot's storage quota is full (QUOTA_EXCEEDED); nothing was sent", undefined, 'application/problem+json')
@@ -90,6 +98,8 @@ export class AgentMessagesController extends Controller {
       const { id, ts } = await relay.publish(agentId, { to: body.to, replyTo: body.replyTo, ...checked.content });
       return single({ id, ts: new Date(ts) });
     } catch (err) {
+      if (err instanceof ControlConflictError)
+        throw new ConversationHeldError(err.current.operator && { name: err.current.operator.name }, `${err.message} Nothing was sent.`);
       if (err instanceof LogUnavailableError) throw new ServiceUnavailableError('The message could not be logged; nothing was sent.');
       if (err instanceof QuotaExceededError) throw new InsufficientStorageError(`${err.message}; nothing was sent.`);
       if (err instanceof DeliveryBudgetError) {

@@ -14,10 +14,11 @@ export interface ConversationMessageDto {
   /** @example "support-bot" */
   agentId: string;
   /**
-   * `agent` for replies, REST publishes and broadcasts; `user` for the user's messages.
+   * `agent` for replies, REST publishes and broadcasts; `user` for the user's messages; `operator`
+   * for a person who took the conversation over; `system` for a change of who answers (docs/handoff.md).
    * @example "agent"
    */
-  author: 'agent' | 'user';
+  author: 'agent' | 'user' | 'operator' | 'system';
   /** @example "Your order has shipped." */
   text: string;
   /**
@@ -52,6 +53,18 @@ export interface ConversationMessageDto {
    * @example true
    */
   streaming?: true;
+  operator?: OperatorNameDto;
+  /**
+   * On `system` messages: the control state the conversation entered.
+   * @example "human"
+   */
+  control?: 'bot' | 'waiting' | 'human';
+}
+
+/** On `operator` messages, and on a conversation an operator holds: the operator as users see them (the token's `name` claim, else its `sub`). */
+export interface OperatorNameDto {
+  /** @example "Ana" */
+  name: string;
 }
 
 /** On a bot message the user rated: the latest rating (a later one replaces it; a withdrawn one is absent). */

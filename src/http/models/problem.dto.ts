@@ -42,4 +42,11 @@ export interface ProblemDto {
   code: string;
   /** Per-field errors of a 400. */
   errors?: FieldErrorDto[];
+  holder?: HolderDto;
+}
+
+/** On a 409 `CONVERSATION_HELD`: the operator who holds the conversation, as users see them (docs/handoff.md). */
+export interface HolderDto {
+  /** @example "Ana" */
+  name: string;
 }

@@ -5,6 +5,8 @@ import { jsonValueError } from '../../protocol/payload-limits';
 import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { DeliveryBudgetError } from '../delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
+import { ControlConflictError } from '../handoff/conversation-control';
+import { isHandoffRequest } from '../../protocol/handoff.schemas';
 import { guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
@@ -51,6 +53,19 @@ export function registerAgentHandlers(
         } catch (err) {
           if (err instanceof DeliveryBudgetError) return errorAck('RATE_LIMITED', err.message);
           if (err instanceof QuotaExceededError) return errorAck('QUOTA_EXCEEDED', err.message);
+          if (err instanceof ControlConflictError) return errorAck('CONVERSATION_HELD');
+          throw err;
+        }
+      }),
+    );
+    socket.on(
+      Events.handoff,
+      guardEvent({ ...guard, event: Events.handoff, validate: isHandoffRequest }, async (request) => {
+        try {
+          await relay.control.askForPerson(agentId, request);
+          return { ok: true };
+        } catch (err) {
+          if (err instanceof ControlConflictError) return errorAck('CONVERSATION_HELD');
           throw err;
         }
       }),

@@ -16,7 +16,7 @@ import { Namespaces } from '../../protocol';
 import { ClientAuthSchema } from '../../protocol/handshake.schemas';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { agentAllowed } from '../../auth/agent-patterns';
-import type { ClientIdentity } from '../../auth/identity';
+import { isOperatorOnly, type ClientIdentity } from '../../auth/identity';
 
 /**
  * Handshake checks of `/ws/client`, in order: unknown `auth` fields dropped, draining, Origin, failure rate
@@ -40,6 +40,8 @@ export function clientMiddleware(ctx: RelayContext) {
       const sub = result.ok ? result.identity.sub : result.sub;
       if (sub !== undefined) attempt.identity = `sub:${sub}`;
       if (!result.ok) throw new HandshakeError(result.code);
+      // An operator token opens the console's feed (/ws/operator), never a chat as its holder.
+      if (isOperatorOnly(result.identity)) throw new HandshakeError('TOKEN_INVALID');
       identities.set(socket, result.identity);
     },
     verifiedUnderFailureLimit(ctx),
@@ -79,7 +81,7 @@ export function clientMiddleware(ctx: RelayContext) {
  * Browsers always send Origin on websocket and polling requests, and `cors` settings do not
  * stop a websocket, so the allowlist is enforced here. Non-browser peers send none.
  */
-function originAllowed(origins: readonly string[], connections: ConnectionInfoRegistry): HandshakeCheck {
+export function originAllowed(origins: readonly string[], connections: ConnectionInfoRegistry): HandshakeCheck {
   const any = origins.includes('*');
   const allowed = new Set(origins);
   return (socket) => {

@@ -49,6 +49,14 @@ import { TurnQueue } from './turn-queue';
 
 const THROTTLED =
   "a change of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
+import type { ConsoleFeed } from '../handoff/console-feed';
+import type { ConversationControl } from '../handoff/conversation-control';
+
+/** The handoff's parts a stream answers to (docs/handoff.md): refused while an operator holds the conversation, followed by consoles. */
+export interface StreamHandoff {
+  control: ConversationControl;
+  feed: ConsoleFeed;
+}
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 interface Owned extends Deadline, StreamTarget {
@@ -124,6 +132,7 @@ export class StreamService {
     private readonly activity: ActivityTracker,
     /** The bot's delivery budget: starts and deltas are refused past it, ends paid for. */
     private readonly deliveries: DeliveryBudget,
+    private readonly handoff?: StreamHandoff,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
@@ -174,6 +183,8 @@ export class StreamService {
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
     const overBudget = this.overBudget(agentId, payload.to);
     if (overBudget) return overBudget;
+    // A stream that opens while an operator holds the conversation never reaches the user.
+    if (this.handoff && (await this.handoff.control.read(agentId, payload.to)).state === 'human') return errorAck('CONVERSATION_HELD');
     const { id, ts } = this.stamps.next();
     const start: LoggedMessage = botMessage({ id, ts, agentId }, checked.content, payload.replyTo);
     // Counted before the write, so a concurrent start cannot pass the limit while this one awaits.
@@ -232,7 +243,9 @@ export class StreamService {
     metrics.streamsStarted.inc();
     metrics.streamsOpen.inc();
     this.activity.reached(agentId, payload.to);
-    this.nsp.client.to(room).emit(Events.messageStart, messageStart(start, start.text, partsOf(start), 0));
+    const started = messageStart(start, start.text, partsOf(start), 0);
+    this.nsp.client.to(room).emit(Events.messageStart, started);
+    this.handoff?.feed.stream(agentId, payload.to, Events.messageStart, started);
     return { ok: true, id, ts };
   }
 
@@ -257,6 +270,7 @@ export class StreamService {
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
     if (owned.publication === null) clients.to(owned.room).emit(Events.messageDelta, { id, seq: result.seq, text, index: at });
     if (here > 0) this.deltasOut.add(here);
+    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messageDelta, { id, seq: result.seq, text, index: at });
     return { ok: true, seq: result.seq };
   }
 
@@ -271,6 +285,7 @@ export class StreamService {
     const result = await this.change(owned, change, jsonBytes(part), owned.partPublication, this.partFrame(owned, index, part));
     if (!result.ok) return result;
     if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part });
+    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part });
     return { ok: true, seq: result.seq, index };
   }
 
@@ -292,6 +307,7 @@ export class StreamService {
     const result = await this.change(owned, change, jsonBytes(patch), owned.partPublication, this.partFrame(owned, index, merged));
     if (!result.ok) return result;
     if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part: merged });
+    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part: merged });
     return { ok: true, seq: result.seq };
   }
 
@@ -518,11 +534,13 @@ export class StreamService {
     this.deliveries.spend(to.agentId, to.clientId);
     const room = Rooms.client(to.agentId, to.clientId);
     const clients = this.nsp.client;
+    const ended = messageEnd(final, status);
     // An emit encodes the whole final even for a room with no socket: on one replica an empty room
     // here is empty everywhere, and the junk users a bot can stream to have no socket at all.
     if (!published && (this.ctx.clustered || (clients.adapter.rooms.get(room)?.size ?? 0) > 0)) {
-      clients.to(room).emit(Events.messageEnd, messageEnd(final, status));
+      clients.to(room).emit(Events.messageEnd, ended);
     }
+    this.handoff?.feed.stream(to.agentId, to.clientId, Events.messageEnd, ended);
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }

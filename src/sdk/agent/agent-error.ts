@@ -17,6 +17,9 @@ export const AgentSdkCodes = {
  * `INVALID_PAYLOAD`, `PAYLOAD_TOO_LARGE`, `STREAM_NOT_FOUND`, `STREAM_LIMIT` and `QUOTA_EXCEEDED` are not.
  */
 export class RelayAgentError extends Error {
+  /** The hub refused a reply or stream because an operator holds the conversation (docs/handoff.md); nothing was delivered. */
+  static readonly CONVERSATION_HELD = 'CONVERSATION_HELD';
+
   constructor(
     readonly code: string,
     message: string = code,
@@ -25,6 +28,11 @@ export class RelayAgentError extends Error {
     super(message);
     this.name = 'RelayAgentError';
   }
+}
+
+/** Whether `err` is the hub refusing a reply or stream because an operator holds the conversation (docs/handoff.md). */
+export function isConversationHeld(err: unknown): err is RelayAgentError & { code: 'CONVERSATION_HELD' } {
+  return err instanceof RelayAgentError && err.code === 'CONVERSATION_HELD';
 }
 
 /** The error of a refused request, retryable as the protocol's catalogue says. */

@@ -2,6 +2,7 @@ export {
   RelayAgent,
   RelayAgentError,
   type ApprovalHandler,
+  type ControlHandler,
   type FeedbackHandler,
   type MessageContext,
   type MessageHandler,
@@ -9,7 +10,7 @@ export {
   type ReplyMessage,
   type StreamOptions,
 } from './relay-agent';
-export { AgentSdkCodes } from './agent-error';
+export { AgentSdkCodes, isConversationHeld } from './agent-error';
 export type { AgentStream, StreamEndOptions } from './agent-stream';
 export type { DeltaRate } from './delta-budget';
 export type { NewToolCall, PartWriter, ToolCall } from './part-handles';
@@ -22,6 +23,8 @@ export type {
   AgentFeedback,
   AgentInboundMessage,
   AgentStreamStatus,
+  ControlState,
+  ConversationControl,
   MessageData,
   MessagePart,
   ToolPart,

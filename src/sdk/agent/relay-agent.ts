@@ -14,6 +14,7 @@ import {
   type MessageData,
   type MessagePart,
   type RuntimeAck,
+  type ConversationControl,
 } from '../../protocol';
 import { RecentIds } from './recent-ids';
 import { ackError, RelayAgentError, timeoutError } from './agent-error';
@@ -77,6 +78,8 @@ export interface ReplyMessage {
   data?: MessageData;
   replyTo?: string;
 }
+/** Told of every change of who answers one of the bot's users (docs/handoff.md). */
+export type ControlHandler = (change: ConversationControl) => void | Promise<void>;
 export { RelayAgentError };
 
 type AgentEvents = {
@@ -122,6 +125,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly deciding = new Map<string, Promise<void>>();
   /** Decisions awaited by a tool call of this runtime (`ToolCall.decision()`), by approval id. */
   private readonly awaited = new Map<string, (approval: AgentApproval) => void>();
+  private controlHandler?: ControlHandler;
   private readonly stops = new StopRegistry();
   private readonly tuning: StreamTuning;
   private readonly link: StreamLink;
@@ -199,6 +203,11 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
     });
     this.socket.on(Events.stop, (request) => this.stops.stop(request));
     this.socket.on(Events.approval, (approval, ack) => this.onApprovalEvent(approval, ack));
+    this.socket.on(Events.conversationControl, (change) => {
+      Promise.resolve()
+        .then(() => this.controlHandler?.(change))
+        .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))));
+    });
     this.socket.on(Events.feedback, (feedback) => {
       Promise.resolve()
         .then(() => this.feedbackHandler(feedback))
@@ -235,6 +244,36 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   onApproval(handler: ApprovalHandler): this {
     this.approvalHandler = handler;
     return this;
+  }
+
+  /**
+   * Sets the handler of changes of who answers a user (H→A `conversation:control`, docs/handoff.md):
+   * `waiting` after {@link handoff}, `human` when an operator took over (the user's messages then
+   * come with `observed: true`, and replies and streams to that user are refused
+   * `CONVERSATION_HELD`), `bot` when the conversation is handed back.
+   */
+  onControl(handler: ControlHandler): this {
+    this.controlHandler = handler;
+    return this;
+  }
+
+  /**
+   * Asks for a person for user `to`: the conversation turns `waiting` for the bot's operators, with
+   * `reason` (≤ 500 chars) and `summary` (≤ 4000) shown in their console. Rejects with a
+   * {@link RelayAgentError} `CONVERSATION_HELD` when an operator holds it already.
+   * @example
+   * agent.onMessage(async (m) => {
+   *   if (/human|person/i.test(m.text)) await agent.handoff(m.from, { reason: 'asked for a person' });
+   * });
+   */
+  async handoff(to: string, options: { reason?: string; summary?: string } = {}): Promise<void> {
+    const { reason, summary } = options;
+    const ack = await this.request(Events.handoff, {
+      to,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(summary !== undefined ? { summary } : {}),
+    });
+    if (!ack.ok) throw ackError(ack.error);
   }
 
   /** Connects and resolves on the first successful handshake; rejects on a terminal refusal. */

@@ -23,6 +23,8 @@ interface Held extends StreamRecord {
   changes: StreamText;
   /** Bytes counted against the bound. */
   bytes: number;
+  /** Bytes of the changes as stored, counted in the bot's quota. */
+  stored: number;
   seq: number;
   expiresAt: number;
 }
@@ -75,6 +77,7 @@ export class MemoryStreamStore implements StreamStore {
       ...record,
       changes: new StreamText(),
       bytes: 0,
+      stored: 0,
       seq: 0,
       expiresAt: now + bounds.ttlMs,
     });
@@ -91,10 +94,13 @@ export class MemoryStreamStore implements StreamStore {
     const held = this.live(agentId, id);
     if (!held) return { ok: false, reason: 'not-found' };
     if (held.bytes + change.bytes > bounds.maxBytes) return { ok: false, reason: 'too-large' };
-    if (!this.log.reserve(agentId, held.clientId, change.bytes)) return { ok: false, reason: 'quota' };
+    // The quota counts the change as stored, as on Redis.
+    const stored = Buffer.byteLength(change.record);
+    if (!this.log.reserve(agentId, held.clientId, stored)) return { ok: false, reason: 'quota' };
     held.bytes += change.bytes;
-    held.changes.append(change.record, Buffer.byteLength(change.record), Number.MAX_SAFE_INTEGER);
-    this.bots.get(agentId)!.bytes += change.bytes;
+    held.stored += stored;
+    held.changes.append(change.record, stored, Number.MAX_SAFE_INTEGER);
+    this.bots.get(agentId)!.bytes += stored;
     if (renew) held.expiresAt = Date.now() + bounds.ttlMs;
     return { ok: true, seq: ++held.seq };
   }
@@ -150,7 +156,7 @@ export class MemoryStreamStore implements StreamStore {
     const { agentId } = held.message;
     const bot = this.bots.get(agentId)!;
     bot.open--;
-    bot.bytes -= QUOTA_STREAM_OVERHEAD + held.bytes;
+    bot.bytes -= QUOTA_STREAM_OVERHEAD + held.stored;
     if (bot.open === 0) this.bots.delete(agentId);
   }
 }

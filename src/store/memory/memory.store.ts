@@ -4,6 +4,7 @@ import type { Store } from '../store';
 import { quotaOf, type BotQuota } from '../bot-quota';
 import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
+import { MemoryControlStore } from './memory-control.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
 import { MemoryDeactivationStore } from './memory-deactivation.store';
 import { MemoryDedupeStore } from './memory-dedupe.store';
@@ -25,6 +26,7 @@ export class MemoryStore implements Store {
   readonly limiters = new MemoryLimiterFactory();
   readonly conversations: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
+  readonly control = new MemoryControlStore();
   readonly intake: MemoryIntake;
   readonly streams: MemoryStreamStore;
   readonly approvals = new MemoryApprovalStore();
@@ -51,6 +53,7 @@ export class MemoryStore implements Store {
     this.streams.clear();
     this.approvals.clear();
     this.departures.marks.clear();
+    this.control.clear();
     await this.conversations.close();
   }
 }

@@ -4,6 +4,7 @@ import type { RedisClient } from './redis-client';
 import type { Store } from '../store';
 import { quotaOf, type BotQuota } from '../bot-quota';
 import { RedisAgentDepartures } from './redis-agent-departures.store';
+import { RedisControlStore } from './redis-control.store';
 import { RedisApiKeyStore } from './redis-api-key.store';
 import { RedisLimiterFactory } from './redis-limiters';
 import { RedisDeactivationStore } from './redis-deactivation.store';
@@ -45,6 +46,7 @@ export class RedisStore implements Store {
   readonly limiters: RedisLimiterFactory;
   readonly conversations: RedisConversationLog;
   readonly departures: RedisAgentDepartures;
+  readonly control: RedisControlStore;
   readonly intake: RedisMessageIntake;
   readonly streams: RedisStreamStore;
   readonly approvals: RedisApprovalStore;
@@ -59,6 +61,7 @@ export class RedisStore implements Store {
     this.apiKeys = new RedisApiKeyStore(redis, prefix);
     this.limiters = new RedisLimiterFactory(redis, prefix);
     this.departures = new RedisAgentDepartures(redis, prefix);
+    this.control = new RedisControlStore(redis, prefix);
     this.conversations = new RedisConversationLog(
       redis,
       prefix,

@@ -14,6 +14,8 @@ import * as outboundSchemas from '../../../src/protocol/outbound.schemas';
 import { HandshakeNames } from '../../../src/protocol/protocol.registry';
 import * as inboundSchemas from '../../../src/protocol/schemas';
 import * as partSchemas from '../../../src/protocol/parts.schemas';
+import * as controlSchemas from '../../../src/protocol/control.schemas';
+import * as handoffSchemas from '../../../src/protocol/handoff.schemas';
 
 /**
  * docs/protocol.md ("The AsyncAPI document"): the AsyncAPI document of the relay protocol, as `npm run build` wrote it
@@ -60,11 +62,35 @@ const OPERATIONS: Record<string, [string, string, string, string, string | null]
   agentReceiveStreamPart: [Namespaces.agent, 'A→H', Events.streamPart, 'StreamPart', 'StreamPartAck'],
   agentReceiveStreamUpdate: [Namespaces.agent, 'A→H', Events.streamUpdate, 'StreamUpdate', 'StreamUpdateAck'],
   agentSendApproval: [Namespaces.agent, 'H→A', Events.approval, 'AgentApproval', 'RuntimeApprovalAck'],
+  // Human handoff (docs/handoff.md).
+  clientSendConversationControl: [Namespaces.client, 'H→C', Events.conversationControl, 'ClientConversationControl', null],
+  agentReceiveHandoff: [Namespaces.agent, 'A→H', Events.handoff, 'HandoffRequest', 'HandoffAck'],
+  agentSendConversationControl: [Namespaces.agent, 'H→A', Events.conversationControl, 'ConversationControl', null],
+  operatorReceiveConnect: [Namespaces.operator, 'O→H', HandshakeNames.connect, 'OperatorAuth', 'HandshakeErrorData'],
+  operatorReceiveConversationWatch: [Namespaces.operator, 'O→H', Events.conversationWatch, 'WatchRequest', 'WatchAck'],
+  operatorSendOperatorSession: [Namespaces.operator, 'H→O', Events.operatorSession, 'OperatorSession', null],
+  operatorSendConversationControl: [Namespaces.operator, 'H→O', Events.conversationControl, 'ConversationControl', null],
+  operatorSendConversationMessage: [Namespaces.operator, 'H→O', Events.conversationMessage, 'OperatorFeedMessage', null],
+  operatorSendMessageStart: [Namespaces.operator, 'H→O', Events.messageStart, 'MessageStart', null],
+  operatorSendMessageDelta: [Namespaces.operator, 'H→O', Events.messageDelta, 'MessageDelta', null],
+  operatorSendMessagePart: [Namespaces.operator, 'H→O', Events.messagePart, 'MessagePartEvent', null],
+  operatorSendMessageEnd: [Namespaces.operator, 'H→O', Events.messageEnd, 'MessageEnd', null],
+  operatorSendDebug: [Namespaces.operator, 'H→O', Events.debug, 'DebugTrace', null],
 };
 
 /** Every TypeBox schema the protocol exports, by title: payloads, acks, handshake, codes, shared parts. */
 function protocolSchemas(): Map<string, TSchema> {
-  const modules = [inboundSchemas, outboundSchemas, ackSchemas, handshakeSchemas, codeSchemas, commonSchemas, partSchemas];
+  const modules = [
+    inboundSchemas,
+    outboundSchemas,
+    ackSchemas,
+    handshakeSchemas,
+    codeSchemas,
+    commonSchemas,
+    controlSchemas,
+    handoffSchemas,
+    partSchemas,
+  ];
   const byTitle = new Map<string, TSchema>();
   for (const module of modules) {
     for (const value of Object.values(module as Record<string, unknown>)) {
@@ -123,7 +149,7 @@ describe('AsyncAPI document of the relay protocol', () => {
         .all()
         .map((ch) => ch.address())
         .sort(),
-    ).toEqual([Namespaces.agent, Namespaces.client].sort());
+    ).toEqual([Namespaces.agent, Namespaces.client, Namespaces.operator].sort());
   });
 
   it('has exactly the operations of the protocol, each with its payload and ack', () => {
@@ -179,10 +205,15 @@ describe('AsyncAPI document of the relay protocol', () => {
 
   it('says which codes each namespace refuses and closes sessions with, all from their catalogues', () => {
     const codesOf = (channel: string, key: string): string[] => doc.channels[channel].messages[key]['x-codes'];
-    const refusals = [...codesOf('client', 'HandshakeErrorData'), ...codesOf('agent', 'HandshakeErrorData')];
+    const refusals = [
+      ...codesOf('client', 'HandshakeErrorData'),
+      ...codesOf('agent', 'HandshakeErrorData'),
+      ...codesOf('operator', 'HandshakeErrorData'),
+    ];
     expect([...new Set(refusals)].sort()).toEqual(Object.keys(HandshakeCodes).sort());
     expect(codesOf('client', 'HandshakeErrorData')).toContain('ORIGIN_NOT_ALLOWED');
     expect(codesOf('agent', 'HandshakeErrorData')).toContain('API_KEY_INVALID');
+    expect(codesOf('operator', 'HandshakeErrorData')).toContain('OPERATOR_REQUIRED');
     const closed = [...codesOf('client', 'SessionClosed'), ...codesOf('agent', 'SessionClosed')];
     expect(closed.sort()).toEqual(Object.keys(SessionClosedCodes).sort());
     expect(codesOf('agent', 'SessionClosed')).toEqual(['API_KEY_REVOKED']);

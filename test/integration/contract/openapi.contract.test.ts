@@ -45,6 +45,10 @@ const OPERATIONS: Record<string, string> = {
   publishAgentMessage: 'POST /agents/{agentId}/messages',
   getConversationMessages: 'GET /agents/{agentId}/conversations/{clientId}/messages',
   deleteConversation: 'DELETE /agents/{agentId}/conversations/{clientId}',
+  getConversations: 'GET /agents/{agentId}/conversations',
+  takeOverConversation: 'POST /agents/{agentId}/conversations/{clientId}/takeover',
+  createOperatorMessage: 'POST /agents/{agentId}/conversations/{clientId}/operator-messages',
+  releaseConversation: 'POST /agents/{agentId}/conversations/{clientId}/release',
   getLiveness: 'GET /health/live',
   getReadiness: 'GET /health/ready',
 };
@@ -57,6 +61,7 @@ const SECURITY_BY_TAG: Record<string, Record<string, string[]>[]> = {
   ApiKeys: [{ defaultBearerAuth: ['ADMIN'] }],
   Agents: [{ defaultBearerAuth: ['ADMIN'] }],
   AgentMessages: [{ 'api-key': ['messages:publish'] }],
+  Handoff: [{ defaultBearerAuth: ['OPERATOR'] }],
   Health: [],
 };
 
@@ -191,6 +196,7 @@ describe('OpenAPI contract (generated spec)', () => {
       'PaginationModel_AgentDto_',
       'PaginationModel_ApiKeyDto_',
       'PaginationModel_ConversationMessageDto_',
+      'PaginationModel_ConversationSummaryDto_',
       'PaginationModel_UserDto_',
     ]);
     for (const name of singles) {

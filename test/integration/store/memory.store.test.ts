@@ -6,11 +6,17 @@ import { describeStoreContract } from './store.contract';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract, textDelta } from './stream-store.contract';
 import { describeQuotaContract } from './quota.contract';
+import { describeControlStoreContract } from './control-store.contract';
+import { MemoryControlStore } from '../../../src/store/memory/memory-control.store';
 import { exposedGc } from '../../helpers/gc';
 
 describeStoreContract('memory', async () => new MemoryStore());
 
 describeQuotaContract('memory', async (quota, limits) => new MemoryStore({ quota, limits }));
+describeControlStoreContract('memory', async () => {
+  const store = new MemoryControlStore();
+  return [store, store];
+});
 
 describe('MemoryDedupeStore', () => {
   it('bounds its records by count as well as by TTL, dropping the least recently used first', async () => {

@@ -1,3 +1,4 @@
+import { textDelta } from './stream-store.contract';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { v7 } from 'uuid';
 import { QuotaExceededError, type BotQuota } from '../../../src/store/bot-quota';
@@ -102,7 +103,7 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       const start = msg('bot', '');
       await store.streams.open({ message: start, clientId: 'u1', owner: 'socket-a' }, bounds, true);
       const target = { agentId: 'bot', id: start.id, clientId: 'u1' };
-      const delta = (text: string) => store.streams.append(target, text, bounds, null, true);
+      const delta = (text: string) => store.streams.append(target, textDelta(text), bounds, null, null, true);
       expect(await delta('a'.repeat(30 * KB))).toEqual({ ok: true, seq: 1 });
       expect(await delta('b'.repeat(30 * KB))).toEqual({ ok: true, seq: 2 });
       expect(await texts(store, 'bot', 'old')).toEqual([]);
@@ -124,7 +125,7 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
         const message = msg('bot', '');
         await store.streams.open({ message, clientId, owner: 'socket-a' }, bounds, true);
         const target = { agentId: 'bot', id: message.id, clientId };
-        expect(await store.streams.append(target, 'said before', bounds, null, true)).toEqual({ ok: true, seq: 1 });
+        expect(await store.streams.append(target, textDelta('said before'), bounds, null, null, true)).toEqual({ ok: true, seq: 1 });
         return target;
       };
       const conversation = await opened('u1');
@@ -133,7 +134,7 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       expect(await store.conversations.deleteConversation('bot', 'u1')).toBe(true);
       expect(await store.conversations.deleteUser('u2')).toBe(2);
       for (const target of [conversation, user]) {
-        expect(await store.streams.append(target, ' and after', bounds, null, true)).toEqual({ ok: false, reason: 'not-found' });
+        expect(await store.streams.append(target, textDelta(' and after'), bounds, null, null, true)).toEqual({ ok: false, reason: 'not-found' });
         expect(await store.streams.end('bot', target.id, { status: 'complete' }, true)).toBeNull();
         expect(await store.streams.get('bot', target.id)).toBeNull();
         expect(await texts(store, 'bot', target.clientId)).toEqual([]);

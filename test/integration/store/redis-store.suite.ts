@@ -6,6 +6,7 @@ import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract } from './stream-store.contract';
 import { describeStoreContract } from './store.contract';
 import { describeQuotaContract } from './quota.contract';
+import { describeControlStoreContract } from './control-store.contract';
 
 /**
  * The store contract and the Redis store's own behaviour (concurrent claims, presence across
@@ -40,6 +41,11 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
   }
 
   describeStoreContract(name, async () => makeStore());
+
+  describeControlStoreContract(name, async () => {
+    const [a, b] = twoReplicas();
+    return [a.control, b.control];
+  });
 
   describeConversationLogContract(name, async (limits) => {
     const client = connect();

@@ -1,0 +1,143 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
+import { startHub, type TestHub } from '../helpers/hub';
+import { mintToken, TEST_ADMIN_JWT_SECRET } from '../helpers/tokens';
+import { launchChromium } from './chromium';
+
+/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
+const ARTIFACTS = resolve(__dirname, '../../test-artifacts/console');
+const AXE = require.resolve('axe-core/axe.min.js');
+
+/** An operator token for the demo bot, shown to users as "Ana". */
+const operatorToken = () =>
+  mintToken({ sub: 'ana', name: 'Ana', roles: ['OPERATOR'], agentIds: [DEMO_AGENT_ID] } as never, TEST_ADMIN_JWT_SECRET);
+
+describe('operator console and the demo page side by side in Chromium (docs/handoff.md)', () => {
+  let browser: Browser;
+  let hub: TestHub;
+  let user: Page;
+  let ops: Page;
+  const shots: { name: string; user: Buffer; console: Buffer }[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    hub = await startHub({ DEMO_ENABLED: 'true' });
+    user = await browser.newPage({ viewport: { width: 440, height: 720 } });
+    ops = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await mkdir(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    // One image per step with both pages side by side, for people to look at.
+    const page = await browser.newPage({ viewport: { width: 1720, height: 720 } });
+    for (const shot of shots) {
+      const img = (b: Buffer) => `<img src="data:image/png;base64,${b.toString('base64')}" style="display:block">`;
+      await page.setContent(`<body style="margin:0;display:flex;background:#888">${img(shot.console)}${img(shot.user)}</body>`);
+      await page.screenshot({ path: resolve(ARTIFACTS, `${shot.name}-side-by-side.png`) });
+    }
+    await browser?.close();
+    await hub?.close();
+  });
+
+  /** Screenshots of both pages, kept as artifacts, and once more side by side. */
+  async function snapshot(name: string): Promise<void> {
+    const [u, c] = await Promise.all([
+      user.screenshot({ path: resolve(ARTIFACTS, `${name}-user.png`) }),
+      ops.screenshot({ path: resolve(ARTIFACTS, `${name}-console.png`) }),
+    ]);
+    shots.push({ name, user: u, console: c });
+  }
+
+  const send = async (text: string) => {
+    await user.fill('#text', text);
+    await user.press('#text', 'Enter');
+  };
+
+  it('walks a whole handoff: the bot asks, the operator takes over, writes, hands back, and the bot answers again', async () => {
+    await user.goto(`${hub.url}/`);
+    await user.waitForSelector('#bot[data-online="true"]');
+    const userDebug: unknown[] = [];
+    await user.exposeFunction('__debugSeen', (t: unknown) => userDebug.push(t));
+
+    await ops.goto(`${hub.url}/console`);
+    await ops.fill('#token', operatorToken());
+    expect(await ops.inputValue('#agent')).toBe(DEMO_AGENT_ID); // suggested from the token's agentIds
+    await ops.press('#token', 'Tab');
+    await ops.click('button[type="submit"]');
+    await ops.waitForSelector('#who:has-text("Ana")');
+
+    // The user asks for a person; the bot says so, traces it, and hands off.
+    await send('I want a human please');
+    await user.waitForSelector('#log li.bot:has-text("Let me find a person")');
+    const waiting = ops.locator('#list li[role="option"]').first();
+    await waiting.locator('.badge[data-control="waiting"]').waitFor();
+    expect(await waiting.locator('.sub').textContent()).toContain('The user asked for a person');
+
+    // Keyboard: the list has focus; Enter opens the selected (waiting) conversation.
+    await ops.focus('#list');
+    await ops.keyboard.press('ArrowDown');
+    await ops.keyboard.press('ArrowUp');
+    await ops.keyboard.press('Enter');
+    await ops.waitForSelector('#transcript > .user:has-text("I want a human please")');
+    await ops.waitForSelector('#transcript > .agent:has-text("Let me find a person")');
+    await ops.waitForSelector('#conversation-info:has-text("Waiting")');
+    // The bot's trace of this conversation is beside it.
+    await ops.waitForSelector('#traces details summary:has-text("handoff")');
+    await ops.click('#traces details summary');
+    expect(await ops.locator('#traces pre').first().textContent()).toContain('"received": "I want a human please"');
+    await snapshot('1-waiting');
+
+    // Take over: every tab of the user sees the operator join.
+    await ops.click('#takeover');
+    await user.waitForSelector('#log li.note:has-text("Ana joined the conversation")');
+    await ops.waitForSelector('#conversation-info:has-text("You hold")');
+
+    // The user writes: the operator sees it, the bot keeps quiet.
+    await send('Is anyone there?');
+    await ops.waitForSelector('#transcript > .user:has-text("Is anyone there?")');
+    await user.waitForSelector('#log li.me[data-status="sent"]:has-text("Is anyone there?")');
+
+    // The operator answers with their name.
+    await ops.fill('#reply-text', 'Hi, I am Ana. How can I help?');
+    await ops.press('#reply-text', 'Enter');
+    await user.waitForSelector('#log li.operator:has-text("Hi, I am Ana")');
+    expect(await user.locator('#log li.operator .who').textContent()).toBe('Ana');
+    await ops.waitForSelector('#transcript > .operator:has-text("Hi, I am Ana")');
+    expect(await user.locator('#log li.bot:has-text("echo: Is anyone there?")').count()).toBe(0);
+    await snapshot('2-held');
+
+    // Hand back: the user is back with the assistant, which answers again (streamed, seen live in the console).
+    await ops.click('#release');
+    await user.waitForSelector('#log li.note:has-text("back with the assistant")');
+    await send('thanks, bot');
+    await user.waitForSelector('#log li.bot:not([data-streaming]):has-text("echo: thanks, bot")');
+    await ops.waitForSelector('#transcript > .agent[data-streaming="false"]:has-text("echo: thanks, bot")');
+    await ops.waitForSelector('#traces details summary:has-text("{")');
+    await snapshot('3-back');
+
+    // The traces reached the console and never the user's page.
+    const userHtml = await user.content();
+    expect(userHtml).not.toContain('handledBy');
+    expect(userHtml).not.toContain('"step"');
+    expect(userDebug).toEqual([]);
+    expect(await ops.locator('#traces details').count()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('is axe-clean and keyboard-usable', async () => {
+    // Evaluated through the DevTools protocol: the page's policy runs no inline script, rightly.
+    await ops.evaluate(await readFile(AXE, 'utf8'));
+    const result = (await ops.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as {
+      violations: { id: string; nodes: { target: string[] }[] }[];
+    };
+    expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    // Every control is reachable by Tab.
+    const reached = new Set<string>();
+    await ops.focus('#list');
+    for (let i = 0; i < 12; i++) {
+      await ops.keyboard.press('Tab');
+      reached.add(await ops.evaluate(() => document.activeElement?.id || document.activeElement?.tagName || ''));
+    }
+    expect([...reached]).toEqual(expect.arrayContaining(['transcript', 'takeover']));
+  });
+});

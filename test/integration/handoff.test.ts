@@ -1,0 +1,344 @@
+import { io as connect, type Socket } from 'socket.io-client';
+import { Namespaces, type AgentInboundMessage, type ClientInboundMessage, type ConversationControl } from '../../src/protocol';
+import { isConversationHeld, type RelayAgent } from '../../src/sdk/agent';
+import { collect, waitFor } from '../helpers/cluster';
+import { nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { mintToken, TEST_ADMIN_JWT_SECRET } from '../helpers/tokens';
+import { adminToken, api, bearerClient } from './rest-client.helper';
+
+/** An operator token (role OPERATOR, signed with the admin secret) for `agentIds`. */
+function operatorToken(sub: string, agentIds: string[], name?: string): string {
+  return mintToken({ sub, roles: ['OPERATOR'], agentIds, ...(name ? { name } : {}) }, TEST_ADMIN_JWT_SECRET);
+}
+
+/** A console socket on /ws/operator, connected. */
+async function consoleSocket(url: string, token: string, agentId: string): Promise<Socket> {
+  const socket = connect(`${url}${Namespaces.operator}`, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    auth: { token, agentId },
+  });
+  await nextEvent(socket, 'operator:session');
+  return socket;
+}
+
+/** Resolves with the first `event` payload on `socket` that `match` accepts. */
+function eventWhere<T>(
+  socket: { on(e: string, f: (p: T) => void): unknown; off(e: string, f: (p: T) => void): unknown },
+  event: string,
+  match: (p: T) => boolean,
+): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (payload: T) => {
+      if (!match(payload)) return;
+      socket.off(event, on);
+      resolve(payload);
+    };
+    socket.on(event, on);
+  });
+}
+
+describe('human handoff on two replicas over Redis (docs/handoff.md)', () => {
+  let redis: TestRedis;
+  let a: TestHub;
+  let b: TestHub;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    redis = await startRedis();
+    a = await startHub({ REDIS_URL: redis.url });
+    b = await startHub({ REDIS_URL: redis.url });
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.disconnect();
+    await a?.close();
+    await b?.close();
+    await redis?.close();
+  });
+
+  it('bot asks → waiting → taken over on the other replica → bot refused, user observed → handed back → bot answers', async () => {
+    const bot: RelayAgent = await a.agent('shop');
+    const seen: AgentInboundMessage[] = [];
+    bot.onMessage((m) => void seen.push(m));
+    const botControls: ConversationControl[] = [];
+    bot.onControl((c) => void botControls.push(c));
+    const tab1 = await a.client('shop', { sub: 'u1' });
+    const tab2 = await b.client('shop', { sub: 'u1' });
+    const ops = await consoleSocket(b.url, operatorToken('ana', ['shop'], 'Ana'), 'shop');
+    sockets.push(ops);
+
+    const waiting = eventWhere<ConversationControl>(ops, 'conversation:control', (c) => c.control === 'waiting');
+    await bot.handoff('u1', { reason: 'refund', summary: 'wants money back' });
+    expect(await waiting).toMatchObject({
+      agentId: 'shop',
+      clientId: 'u1',
+      control: 'waiting',
+      reason: 'refund',
+      summary: 'wants money back',
+    });
+
+    const list = await api.getConversations({
+      client: bearerClient(b.url, operatorToken('ana', ['shop'], 'Ana')),
+      path: { agentId: 'shop' },
+    });
+    expect(list.data!.data[0]).toMatchObject({
+      clientId: 'u1',
+      control: 'waiting',
+      reason: 'refund',
+      summary: 'wants money back',
+      online: true,
+    });
+
+    const joined = [tab1, tab2].map((t) => nextEvent(t, 'conversation:control'));
+    const botToldHuman = new Promise<void>((resolve) =>
+      bot.onControl((c) => void (botControls.push(c), c.control === 'human' && resolve())),
+    );
+    const taken = await api.takeOverConversation({
+      client: bearerClient(b.url, operatorToken('ana', ['shop'], 'Ana')),
+      path: { agentId: 'shop', clientId: 'u1' },
+    });
+    expect(taken.data!.data).toMatchObject({ control: 'human', operator: { name: 'Ana' } });
+    for (const j of await Promise.all(joined)) expect(j).toEqual({ agentId: 'shop', control: 'human', operator: { name: 'Ana' } });
+    await botToldHuman;
+
+    // The bot's reply and stream are refused, and no tab gets anything.
+    const tabMessages = [tab1, tab2].map((t) => collect<ClientInboundMessage>(t, 'message'));
+    const tabStarts = [tab1, tab2].map((t) => collect(t, 'message:start'));
+    const refused = await bot.reply('u1', 'I can help!').catch((e: unknown) => e);
+    expect(isConversationHeld(refused)).toBe(true);
+    const streamRefused = await bot.stream('u1').catch((e: unknown) => e);
+    expect(isConversationHeld(streamRefused)).toBe(true);
+
+    // The user's message reaches the operator (console on the other replica) and the bot, observed.
+    const toOperator = eventWhere<{ clientId: string; message: ClientInboundMessage }>(
+      ops,
+      'conversation:message',
+      (m) => m.message.author === 'user',
+    );
+    const ack = (await tab1.emitWithAck('message', { clientMessageId: 'c1', text: 'hello?' })) as { ok: boolean };
+    expect(ack.ok).toBe(true);
+    expect(await toOperator).toMatchObject({ clientId: 'u1', message: { author: 'user', text: 'hello?' } });
+    await waitFor(() => seen.length === 1, 5000, 'the observed message');
+    expect(seen[0]).toMatchObject({ from: 'u1', text: 'hello?', observed: true });
+
+    // The operator's message reaches every tab as author operator with the name.
+    const opMessages = [tab1, tab2].map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.author === 'operator'));
+    const sent = await api.createOperatorMessage({
+      client: bearerClient(a.url, operatorToken('ana', ['shop'], 'Ana')),
+      path: { agentId: 'shop', clientId: 'u1' },
+      body: { text: 'Hi, Ana here.' },
+    });
+    expect(sent.response!.status).toBe(201);
+    for (const m of await Promise.all(opMessages))
+      expect(m).toMatchObject({ author: 'operator', text: 'Hi, Ana here.', operator: { name: 'Ana' } });
+    // Nothing of the bot reached a tab meanwhile.
+    for (const list of tabMessages) expect(list.filter((m) => m.author === 'agent')).toEqual([]);
+    for (const list of tabStarts) expect(list).toEqual([]);
+
+    // Hand back: the tabs are told, the bot answers again, its messages are no longer observed.
+    const back = [tab1, tab2].map((t) => eventWhere<{ control: string }>(t, 'conversation:control', (c) => c.control === 'bot'));
+    const released = await api.releaseConversation({
+      client: bearerClient(a.url, operatorToken('ana', ['shop'], 'Ana')),
+      path: { agentId: 'shop', clientId: 'u1' },
+    });
+    expect(released.data!.data.control).toBe('bot');
+    for (const c of await Promise.all(back)) expect(c).toEqual({ agentId: 'shop', control: 'bot' });
+    const answer = [tab1, tab2].map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.author === 'agent'));
+    await bot.reply('u1', 'Back to me.');
+    for (const m of await Promise.all(answer)) expect(m.text).toBe('Back to me.');
+    await tab2.emitWithAck('message', { clientMessageId: 'c2', text: 'thanks' });
+    await waitFor(() => seen.length === 2, 5000, 'the second message');
+    expect(seen[1].observed).toBeUndefined();
+
+    // History shows the changes of control, in order.
+    const history = (await tab1.emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages.filter((m) => m.author === 'system').map((m) => [m.control, m.text])).toEqual([
+      ['waiting', 'Waiting for a person'],
+      ['human', 'Ana joined the conversation'],
+      ['bot', "Ana left; you're back with the assistant"],
+    ]);
+  });
+
+  it('of two operators taking over at once on two replicas, exactly one wins and the other gets 409 naming the holder (50 rounds)', async () => {
+    const bot = await a.agent('race');
+    for (let round = 0; round < 50; round++) {
+      const clientId = `u${round}`;
+      await bot.handoff(clientId);
+      const [first, second] = await Promise.all(
+        ['ana', 'ben'].map((sub, i) =>
+          api.takeOverConversation({
+            client: bearerClient(i === 0 ? a.url : b.url, operatorToken(sub, ['race'], sub.toUpperCase())),
+            path: { agentId: 'race', clientId },
+          }),
+        ),
+      );
+      const winners = [first, second].filter((r) => r.response!.status === 200);
+      const losers = [first, second].filter((r) => r.response!.status === 409);
+      expect([winners.length, losers.length]).toEqual([1, 1]);
+      const holder = winners[0].data!.data.operator!.name;
+      expect(losers[0].error).toMatchObject({ code: 'CONVERSATION_HELD', holder: { name: holder } });
+    }
+  });
+
+  it('keeps the control state across a restart of the hub (Redis)', async () => {
+    const bot = await a.agent('restart');
+    await bot.handoff('u1', { reason: 'r' });
+    await api.takeOverConversation({
+      client: bearerClient(a.url, operatorToken('ana', ['restart'], 'Ana')),
+      path: { agentId: 'restart', clientId: 'u1' },
+    });
+    await a.close();
+    a = await startHub({ REDIS_URL: redis.url });
+    const list = await api.getConversations({
+      client: bearerClient(a.url, adminToken()),
+      path: { agentId: 'restart' },
+      query: { control: 'human' },
+    });
+    expect(list.data!.data).toMatchObject([{ clientId: 'u1', control: 'human', operator: { name: 'Ana' }, reason: 'r' }]);
+    const again = await a.agent('restart');
+    expect(isConversationHeld(await again.reply('u1', 'x').catch((e: unknown) => e))).toBe(true);
+  });
+});
+
+describe('who may operate (docs/handoff.md)', () => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startHub({ HANDSHAKE_FAILURES_PER_MIN: '0' });
+  });
+  afterAll(() => t.close());
+
+  it('limits an operator of bot A to bot A: no list, read, takeover, reply or release for bot B, over REST and the socket', async () => {
+    const botB = await t.agent('bot-b');
+    await botB.handoff('u1');
+    const token = operatorToken('ana', ['bot-a']);
+    const client = bearerClient(t.url, token);
+    const path = { agentId: 'bot-b', clientId: 'u1' };
+    for (const res of [
+      await api.getConversations({ client, path: { agentId: 'bot-b' } }),
+      await api.takeOverConversation({ client, path }),
+      await api.createOperatorMessage({ client, path, body: { text: 'hi' } }),
+      await api.releaseConversation({ client, path }),
+    ]) {
+      expect(res.error).toMatchObject({ status: 403, code: 'AGENT_NOT_ALLOWED' });
+    }
+    // Reading the transcript (REST history is for admins and keys) is refused too.
+    expect((await api.getConversationMessages({ client, path })).error).toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+    const socket = connect(`${t.url}${Namespaces.operator}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token, agentId: 'bot-b' },
+    });
+    expect(await refusal(socket)).toEqual({ code: 'AGENT_NOT_ALLOWED', retryable: false });
+    // Nothing changed.
+    const list = await api.getConversations({ client: bearerClient(t.url, adminToken()), path: { agentId: 'bot-b' } });
+    expect(list.data!.data).toMatchObject([{ clientId: 'u1', control: 'waiting' }]);
+    // The same operator works on bot A.
+    const ok = await consoleSocket(t.url, token, 'bot-a');
+    ok.disconnect();
+  });
+
+  it('refuses chat tokens on /ws/operator and REST operator routes, and an operator token on /ws/client', async () => {
+    const chat = mintToken({ sub: 'u1' });
+    const socket = connect(`${t.url}${Namespaces.operator}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: chat, agentId: 'bot-a' },
+    });
+    expect(await refusal(socket)).toEqual({ code: 'OPERATOR_REQUIRED', retryable: false });
+    const forged = mintToken({ sub: 'ana', roles: ['OPERATOR'], agentIds: ['bot-a'] });
+    expect((await api.getConversations({ client: bearerClient(t.url, forged), path: { agentId: 'bot-a' } })).error).toMatchObject({
+      status: 403,
+      code: 'ROLE_REQUIRED',
+    });
+    const client = connect(`${t.url}${Namespaces.client}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: operatorToken('ana', ['bot-a']), agentId: 'bot-a' },
+    });
+    expect(await refusal(client)).toEqual({ code: 'TOKEN_INVALID', retryable: false });
+  });
+
+  it('gives a user no way to change control or write as an operator', async () => {
+    const bot = await t.agent('bot-c');
+    const seen: AgentInboundMessage[] = [];
+    bot.onMessage((m) => void seen.push(m));
+    const user = await t.client('bot-c', { sub: 'mallory' });
+    // conversation:control is not an event a client may send: no handler, no change.
+    const noAnswer = await user
+      .timeout(500)
+      .emitWithAck('conversation:control', { agentId: 'bot-c', control: 'human' })
+      .catch((e: unknown) => e);
+    expect(noAnswer).toBeInstanceOf(Error);
+    // A message claiming to be an operator's is a user message (extra fields are not part of it).
+    const ack = (await user.emitWithAck('message', {
+      clientMessageId: 'm1',
+      text: 'hi',
+      author: 'operator',
+      operator: { name: 'Ana' },
+    })) as {
+      ok: boolean;
+    };
+    expect(ack.ok).toBe(true);
+    const history = (await user.emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages).toMatchObject([{ author: 'user', text: 'hi' }]);
+    expect(history.messages[0].operator).toBeUndefined();
+    const list = await api.getConversations({ client: bearerClient(t.url, adminToken()), path: { agentId: 'bot-c' } });
+    expect(list.data!.data).toMatchObject([{ clientId: 'mallory', control: 'bot' }]);
+    // A user's chat token is refused on the operator routes.
+    const res = await api.takeOverConversation({
+      client: bearerClient(t.url, mintToken({ sub: 'mallory' })),
+      path: { agentId: 'bot-c', clientId: 'mallory' },
+    });
+    expect(res.error).toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+  });
+
+  it('refuses an operator message from an operator who does not hold the conversation, sending nothing', async () => {
+    const bot = await t.agent('bot-d');
+    await bot.handoff('u1');
+    const user = await t.client('bot-d', { sub: 'u1' });
+    const got = collect<ClientInboundMessage>(user, 'message');
+    const ana = bearerClient(t.url, operatorToken('ana', ['bot-d'], 'Ana'));
+    const ben = bearerClient(t.url, operatorToken('ben', ['bot-d'], 'Ben'));
+    const path = { agentId: 'bot-d', clientId: 'u1' };
+    expect((await api.createOperatorMessage({ client: ana, path, body: { text: 'early' } })).error).toMatchObject({
+      status: 409,
+      code: 'CONVERSATION_NOT_HELD',
+    });
+    await api.takeOverConversation({ client: ana, path });
+    expect((await api.createOperatorMessage({ client: ben, path, body: { text: 'mine' } })).error).toMatchObject({
+      status: 409,
+      code: 'CONVERSATION_HELD',
+      holder: { name: 'Ana' },
+    });
+    expect((await api.releaseConversation({ client: ben, path })).error).toMatchObject({ status: 409, code: 'CONVERSATION_HELD' });
+    expect((await api.createOperatorMessage({ client: ana, path, body: { text: '' } })).error).toMatchObject({ status: 400 });
+    const history = (await user.emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages.filter((m) => m.author === 'operator')).toEqual([]);
+    expect(got.filter((m) => m.author === 'operator')).toEqual([]);
+  });
+});
+
+describe('idle hand-back (HANDOFF_IDLE_TIMEOUT_S)', () => {
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startHub({ HANDOFF_IDLE_TIMEOUT_S: '1', HANDOFF_SWEEP_MS: '100' });
+  });
+  afterAll(() => t.close());
+
+  it('hands a held conversation back to the bot after the timeout without an operator message, and tells the user and the bot', async () => {
+    const bot = await t.agent('idle');
+    const toBot = new Promise<ConversationControl>((resolve) => bot.onControl((c) => void (c.control === 'bot' && resolve(c))));
+    const user = await t.client('idle', { sub: 'u1' });
+    await api.takeOverConversation({ client: bearerClient(t.url, adminToken()), path: { agentId: 'idle', clientId: 'u1' } });
+    const back = eventWhere<{ control: string }>(user, 'conversation:control', (c) => c.control === 'bot');
+    const started = Date.now();
+    expect(await back).toEqual({ agentId: 'idle', control: 'bot' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(await toBot).toMatchObject({ clientId: 'u1', control: 'bot' });
+    await bot.reply('u1', 'I am back');
+  });
+});
