@@ -54,7 +54,8 @@ export interface Infrastructure {
   /**
    * `intact()`: whether what other replicas publish to this replica's rooms reaches it; false from
    * the moment its subscriber connection drops (Redis restarted or failed over, the connection was
-   * reset) until every subscription is back. What was published in between never arrives, so
+   * reset; on a Cluster also one shard's subscriber, or a subscribed slot moved to another master)
+   * until every subscription is back (docs/operations.md, "Redis failover"). What was published in between never arrives, so
    * `onGap` listeners are told when the connection is back, before anything published after the
    * drop can reach a socket (and at once when the canary finds a subscription dead with both
    * connections up): the sessions open during the gap must end and replay from the log.

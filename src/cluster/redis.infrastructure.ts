@@ -18,7 +18,7 @@ import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
 import { SubscriptionRecovery } from './subscription-recovery';
-import { slotMovedAway } from '../internals/ioredis.internals';
+import { shardedSubscribersUp, slotMovedAway } from '../internals/ioredis.internals';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
 import { quotaOf } from '../store/bot-quota';
 
@@ -175,8 +175,12 @@ export async function createRedisInfrastructure(
     sub.on('nodeError', (err: unknown) => {
       if (slotMovedAway(err) && !closing) recovery.lose('moved');
     });
+    // Also said after a reset whose new subscriber failed (the shard has no master yet): the
+    // sessions end when the shard is back, not before, or their clients would be refused meanwhile.
     sub.on('subscribersReady', () => {
-      if (!recovery.intact()) recovery.reconnected();
+      if (recovery.intact()) return;
+      if (shardedSubscribersUp(sub)) recovery.reconnected();
+      else recovery.restore();
     });
   }
   let pubWasReady = pubReady;

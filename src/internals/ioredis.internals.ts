@@ -24,6 +24,9 @@ import type { Cluster } from 'ioredis';
  * shard's subscriber ("Command queue state error … Last reply: sunsubscribe,…", as `nodeError`):
  * {@link slotMovedAway} recognises it. Nothing else tells that those channels are gone.
  *
+ * After a reset the group says `subscribersReady` even when a subscriber it started failed (its
+ * shard's master is still down): {@link shardedSubscribersUp} tells the two apart.
+ *
  * This module is the only place that names those members and that message, checked by
  * test/integration/internals/ioredis.internals.test.ts.
  */
@@ -91,4 +94,17 @@ export function seedFromDiscoveredNodes(cluster: Cluster, configured: readonly N
 /** Whether `err`, a `nodeError` of a Cluster with sharded subscribers, is Redis unsubscribing it from a moved slot's channels. */
 export function slotMovedAway(err: unknown): boolean {
   return err instanceof Error && /Last reply: sunsubscribe,/.test(err.message);
+}
+
+/**
+ * Whether every sharded subscriber `cluster` holds is connected, connecting or not needed yet (none
+ * failed or ended); true when ioredis no longer keeps them where it did.
+ */
+export function shardedSubscribersUp(cluster: Cluster): boolean {
+  const group = (cluster as unknown as { shardedSubscribers?: { shardedSubscribers?: unknown } }).shardedSubscribers?.shardedSubscribers;
+  if (!(group instanceof Map)) return true;
+  for (const subscriber of group.values() as Iterable<{ isHealthy?: () => boolean }>) {
+    if (typeof subscriber.isHealthy === 'function' && !subscriber.isHealthy()) return false;
+  }
+  return true;
 }

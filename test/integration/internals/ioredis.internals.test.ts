@@ -1,5 +1,5 @@
 import { Cluster } from 'ioredis';
-import { releaseResetOnStop, seedFromDiscoveredNodes } from '../../../src/internals/ioredis.internals';
+import { releaseResetOnStop, seedFromDiscoveredNodes, shardedSubscribersUp } from '../../../src/internals/ioredis.internals';
 import { waitFor } from '../../helpers/cluster';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-topologies';
 
@@ -73,6 +73,14 @@ it('with it, the next reset runs and sharded subscriptions work again', async ()
   const publisher = await connect();
   await publisher.spublish('internals-check', 'hello');
   expect(await got).toBe('hello');
+  // The subscribers shardedSubscribersUp reads are where it reads them, and up.
+  const subscribers = (group as unknown as { shardedSubscribers: Map<string, { isHealthy(): boolean }> }).shardedSubscribers;
+  expect([...subscribers.values()].map((s) => s.isHealthy())).toContain(true);
+  expect(shardedSubscribersUp(client)).toBe(true);
+  // One whose master is gone is not.
+  const [first] = subscribers.values() as Iterable<{ stop(): void }>;
+  first.stop();
+  expect(shardedSubscribersUp(client)).toBe(false);
 });
 
 it('a Cluster seeded from one node keeps the masters it discovered as startup nodes', async () => {
