@@ -30,7 +30,11 @@ const deployInPlace = {
 };
 
 await build({
-  entryPoints: { main: join(root, 'test/soak/main.ts'), runtime: join(root, 'test/soak/runtime.ts') },
+  entryPoints: {
+    main: join(root, 'test/soak/main.ts'),
+    runtime: join(root, 'test/soak/runtime.ts'),
+    hostile: join(root, 'test/soak/hostile.ts'),
+  },
   outdir,
   outExtension: { '.js': '.cjs' },
   bundle: true,

@@ -11,7 +11,9 @@ import { formatResult } from '../soak/report';
 // clients on the embed SDK and 4 agent-SDK runtimes of 2 bots, every fault type of the schedule at
 // least once, and the checker's verdict over what every peer recorded. A failing seed replays:
 // `npm run soak -- --seed=<seed> --seconds=60 --stream-every=3`. Every third message of a user is
-// answered by a streamed reply, as `npm run soak` does by default.
+// answered by a streamed reply, as `npm run soak` does by default. Beside them a hostile tenant (a
+// bot flooding activity, deltas, streams and replies to junk users) runs for the whole traffic:
+// the other bots' guarantees and latency must hold, and its flood must meet its delivery budget.
 const SEED = 20261126;
 const ROOT = join(__dirname, '..', '..');
 
@@ -37,7 +39,7 @@ function runSoak(args: string[]): Promise<{ code: number | null; stderr: string;
   });
 }
 
-it('soak: 60 s of messages, replies, streamed replies and broadcasts under every fault type; the checker finds nothing', async () => {
+it('soak: 60 s of messages, replies, streamed replies and broadcasts under every fault type and a hostile tenant; the checker finds nothing', async () => {
   const { code, stderr, result } = await runSoak([`--seconds=60`, `--seed=${SEED}`, '--redis=sentinel', '--stream-every=3']);
   if (!result) throw new Error(`the soak produced no result (exit ${code}):\n${stderr.slice(-4000)}`);
   process.stdout.write(`${formatResult(result)}\n`);
@@ -56,6 +58,10 @@ it('soak: 60 s of messages, replies, streamed replies and broadcasts under every
   expect(counts.broadcastsOk).toBeGreaterThan(20);
   expect(counts.streamsOk).toBeGreaterThan(300);
   expect(counts.deliveriesChecked).toBeGreaterThan(4000);
+  // The hostile tenant flooded, and its bot's budget refused part of it (its rule passed above).
+  const hostile = result.check.verdicts.find((v) => v.rule.startsWith("the hostile tenant's flood"));
+  expect(hostile?.checked).toBeGreaterThan(5000);
+  expect(result.check.verdicts.find((v) => v.rule.startsWith('latency:'))?.checked).toBeGreaterThan(20);
 }, 240_000);
 
 // The long run, by flag (SOAK_LONG=1): 10 minutes, a random seed, streams on; its table goes to docs/soak.md.

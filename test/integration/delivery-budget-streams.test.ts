@@ -112,7 +112,9 @@ describe('activity and stream deltas spend the per-bot delivery budget (AGENT_DE
     expect((acceptedActivities + acceptedDeltas) * SOCKETS).toBeLessThanOrEqual(bound);
     expect(received).toBeLessThanOrEqual(bound);
     expect(limited).toBeGreaterThan(0);
-    expect(percentile(loaded, 50)).toBeLessThan(1000);
+    // Before the budget covered them the victim's p50 was 7.6 s here; with it 26–850 ms, the top of
+    // that with the 2-core machine at a load average of 22. Generous, so a loaded machine passes.
+    expect(percentile(loaded, 50)).toBeLessThan(2500);
     runtime.disconnect();
   }, 120_000);
 

@@ -1,4 +1,4 @@
-import type { ClientRecord, ResourceSamples, RuntimeRecord, UnexpectedExit } from './records';
+import type { ClientRecord, HostileSummary, ResourceSamples, RuntimeRecord, UnexpectedExit } from './records';
 
 /** One line of the verdict table. */
 export interface Verdict {
@@ -21,7 +21,24 @@ export interface CheckInput {
   faultsRun: number;
   faultErrors: string[];
   limits: { rssBytes: number; fdsOverBase: number };
+  /** When each fault ran (epoch ms): sends around them are left out of the latency rule. */
+  faultWindows?: { from: number; to: number }[];
+  /** What the hostile tenant sent, when one flooded. */
+  hostile?: HostileSummary;
 }
+
+/**
+ * The latency other bots' users keep while the hostile tenant floods: a client message's send to its
+ * ack (a runtime has it), over the sends that no fault was near. Before the per-bot delivery budget
+ * covered activity and deltas, one runtime's activity flood took a legitimate user's p99 to 1.7 s,
+ * and in test/integration/delivery-budget-streams.test.ts another bot's user's p50 to 7.6 s. Loose
+ * enough for a 2-core machine the whole run shares (p50 421 ms, p99 742 ms in one CI-sized run).
+ */
+export const LATENCY_BOUNDS = { p50Ms: 1000, p99Ms: 5000 };
+/** Fewer sends than this away from the faults judge nothing (the CI run's schedule leaves about 60). */
+const LATENCY_MIN_SAMPLES = 20;
+/** How long after a fault ended its effects (reconnects, replays, a failover's aftermath) still count as the fault's. */
+const FAULT_AFTERMATH_MS = 5000;
 
 export interface CheckResult {
   verdicts: Verdict[];
@@ -221,6 +238,54 @@ export function check(input: CheckInput): CheckResult {
       info.push(
         `${cut} streams had no end acked ok (their runtime was killed mid-stream, or the end was refused): the hub ended them itself`,
       );
+  }
+
+  // --- tenancy: other bots' users keep their latency beside a hostile tenant ----------------------
+  const windows = input.faultWindows ?? [];
+  const clear = (from: number, to: number) => windows.every((w) => to < w.from || from > w.to + FAULT_AFTERMATH_MS);
+  const latencies = clients
+    .flatMap((c) => c.sends)
+    .filter((s) => 'ok' in s.outcome && s.outcome.ok && s.settledAt !== undefined && clear(s.at, s.settledAt))
+    .map((s) => s.settledAt! - s.at)
+    .sort((a, b) => a - b);
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+  const slow: string[] = [];
+  if (latencies.length < LATENCY_MIN_SAMPLES) slow.push(`only ${latencies.length} sends acked away from the faults`);
+  if (at(50) > LATENCY_BOUNDS.p50Ms) slow.push(`p50 ${at(50)} ms > ${LATENCY_BOUNDS.p50Ms} ms`);
+  if (at(99) > LATENCY_BOUNDS.p99Ms) slow.push(`p99 ${at(99)} ms > ${LATENCY_BOUNDS.p99Ms} ms`);
+  verdicts.push(
+    verdict(
+      `latency: client message to its ack, away from faults, p50 ≤ ${LATENCY_BOUNDS.p50Ms} ms, p99 ≤ ${LATENCY_BOUNDS.p99Ms} ms${input.hostile ? ' beside the hostile tenant' : ''}`,
+      latencies.length,
+      slow,
+      `p50 ${at(50)} ms, p90 ${at(90)} ms, p99 ${at(99)} ms`,
+    ),
+  );
+  if (input.hostile) {
+    const { events, startedAt, stoppedAt } = input.hostile;
+    const total = (outcome?: string) =>
+      Object.values(events).reduce(
+        (n, byOutcome) => n + (outcome ? (byOutcome[outcome] ?? 0) : Object.values(byOutcome).reduce((a, b) => a + b, 0)),
+        0,
+      );
+    const seconds = Math.max(1, (stoppedAt - startedAt) / 1000);
+    const summary = Object.entries(events)
+      .map(
+        ([event, byOutcome]) =>
+          `${event} ${Object.entries(byOutcome)
+            .map(([o, n]) => `${o} ${n}`)
+            .join(', ')}`,
+      )
+      .join('; ');
+    verdicts.push(
+      verdict(
+        "the hostile tenant's flood was held to its bot's delivery budget (RATE_LIMITED)",
+        total(),
+        total('RATE_LIMITED') > 0 ? [] : [`none of its ${total()} events was refused RATE_LIMITED: ${summary}`],
+        `${(total() / seconds).toFixed(0)} events/s over ${seconds.toFixed(0)} s, ${total('ok')} accepted, ${total('RATE_LIMITED')} RATE_LIMITED`,
+      ),
+    );
+    info.push(`hostile tenant ${input.hostile.bot}: ${summary}`);
   }
 
   // --- processes ----------------------------------------------------------------------------------

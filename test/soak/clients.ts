@@ -115,8 +115,12 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
     const entry: ClientRecord['sends'][number] = { text, outcome: { pending: true }, at: Date.now() };
     c.record.sends.push(entry);
     const p = c.chat.send(text).then(
-      ({ id }) => void (entry.outcome = { ok: true, id }),
-      (err: unknown) => void (entry.outcome = { ok: false, code: err instanceof RelayChatError ? err.code : String(err) }),
+      ({ id }) => void Object.assign(entry, { outcome: { ok: true, id }, settledAt: Date.now() }),
+      (err: unknown) =>
+        void Object.assign(entry, {
+          outcome: { ok: false, code: err instanceof RelayChatError ? err.code : String(err) },
+          settledAt: Date.now(),
+        }),
     );
     c.pending.add(p);
     void p.finally(() => c.pending.delete(p));

@@ -9,6 +9,7 @@ import { startClients } from './clients';
 import { createNetns, netnsUnavailable, type SoakNetns } from './netns';
 import { parseArgs, soakOptions, USAGE, type SoakOptions } from './options';
 import { runOutage } from './outage';
+import { startHostile, type HostileTenant } from './hostile-tenant';
 import { formatResult, type FaultRun, type SoakResult } from './report';
 import { startRuntimes } from './runtimes';
 import { buildSchedule, describeSchedule, isInfra, type Fault, type FaultKind } from './schedule';
@@ -16,6 +17,8 @@ import { startSoakCluster, STREAM_IDLE_TIMEOUT_MS } from './soak-cluster';
 import { startRedis } from './topology';
 
 const CLIENT_ACK_TIMEOUT_MS = 10_000;
+/** Sockets of the hostile tenant's junk user: each of its activities and deltas costs one delivery per socket. */
+const HOSTILE_SINK_SOCKETS = 60;
 const MB = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,6 +84,20 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
     });
     cleanups.push(() => clients.close());
     log(`${options.clients} clients connected`);
+    let hostile: HostileTenant | undefined;
+    if (options.hostile) {
+      hostile = await startHostile({
+        script: join(__dirname, 'hostile.cjs'),
+        dir,
+        url: cluster.url,
+        apiKey: cluster.secrets.AGENT_API_KEYS,
+        jwtSecret: cluster.secrets.JWT_SECRET,
+        bot: 'soak-hostile',
+        sinkSockets: HOSTILE_SINK_SOCKETS,
+      });
+      cleanups.push(() => void hostile?.stop(0));
+      log(`hostile tenant flooding as soak-hostile (${HOSTILE_SINK_SOCKETS} sockets of its junk user)`);
+    }
 
     const schedule = buildSchedule({
       seed: options.seed,
@@ -152,6 +169,7 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
     await Promise.all([infra, peers, sleep(options.seconds * 1000)]);
     netns?.heal();
 
+    const hostileSummary = await hostile?.stop(5000);
     log('traffic stops; waiting for every send to settle');
     const unsettled = await clients.stopTraffic(CLIENT_ACK_TIMEOUT_MS * 3);
     log(`${unsettled} sends unsettled; runtimes go quiet`);
@@ -176,7 +194,12 @@ async function soak(options: SoakOptions): Promise<SoakResult> {
       trafficStartedAt,
       faultsRun: runs.length,
       faultErrors: runs.filter((r) => r.error).map((r) => `${r.kind} at ${r.startedAt} ms: ${r.error}`),
-      limits: { rssBytes: 400 * MB, fdsOverBase: options.clients + 100 },
+      limits: { rssBytes: 400 * MB, fdsOverBase: options.clients + 100 + (options.hostile ? HOSTILE_SINK_SOCKETS : 0) },
+      // A client burst cuts some clients' connections only, which the latency rule may well see.
+      faultWindows: runs
+        .filter((r) => r.kind !== 'client-burst')
+        .map((r) => ({ from: trafficStartedAt + r.startedAt, to: trafficStartedAt + r.endedAt })),
+      hostile: hostileSummary,
     });
     await cleanup();
     const soakResult: SoakResult = {

@@ -16,6 +16,8 @@ export interface SoakOptions {
   streamEvery: number;
   /** Without the network-namespace faults even as root. */
   netns: boolean;
+  /** A hostile tenant floods beside the traffic (docs/soak.md); off with --no-hostile. */
+  hostile: boolean;
   /** Where to write the result as JSON. */
   json: string | undefined;
   /** Keep the run directory (logs, records) even when the run passed. */
@@ -23,7 +25,7 @@ export interface SoakOptions {
 }
 
 export const USAGE = `npm run soak -- [--seconds=60] [--seed=<n>] [--redis=sentinel|single] [--clients=200] [--runtimes=4]
-  [--bots=2] [--send-every-ms=6000] [--broadcast-every-ms=8000] [--stream-every=3] [--no-netns] [--json=<file>] [--keep]
+  [--bots=2] [--send-every-ms=6000] [--broadcast-every-ms=8000] [--stream-every=3] [--no-netns] [--no-hostile] [--json=<file>] [--keep]
 npm run soak -- --outage [--widgets=2000] [--outage-seconds=60] [--backoff-cap-ms=<n>] [--edge-max-fails=3] [--json=<file>]`;
 
 export function parseArgs(argv: readonly string[]): Record<string, string> {
@@ -56,6 +58,7 @@ export function soakOptions(args: Record<string, string>): SoakOptions {
     'broadcast-every-ms',
     'stream-every',
     'no-netns',
+    'no-hostile',
     'json',
     'keep',
   ];
@@ -74,6 +77,7 @@ export function soakOptions(args: Record<string, string>): SoakOptions {
     broadcastEveryMs: number(args, 'broadcast-every-ms', 8000),
     streamEvery: number(args, 'stream-every', 3),
     netns: args['no-netns'] === undefined,
+    hostile: args['no-hostile'] === undefined,
     json: args.json,
     keep: args.keep !== undefined,
   };

@@ -44,6 +44,17 @@ export interface SendRecord {
   text: string;
   outcome: { ok: true; id: string } | { ok: false; code: string } | { pending: true };
   at: number;
+  /** When its outcome came (the ack, or the error). */
+  settledAt?: number;
+}
+
+/** What the hostile tenant (hostile.ts) sent, by event and outcome (`ok`, an error code, `NO_ACK`). */
+export interface HostileSummary {
+  bot: string;
+  sinkSockets: number;
+  events: Record<string, Record<string, number>>;
+  startedAt: number;
+  stoppedAt: number;
 }
 
 /** A message the client SDK emitted to the app (`message` event), in emission order. */

@@ -25,6 +25,10 @@ export const SOAK_HUB_ENV: Record<string, string> = {
   HISTORY_MAX_MESSAGES: '10000',
   // A dead replica's streams end within it (its runtimes' streams, by another replica's sweep).
   STREAM_IDLE_TIMEOUT_MS: String(STREAM_IDLE_TIMEOUT_MS),
+  // A bot's delivery budget at 2,000/s (default 5,000): the soak's bots cause about 100 deliveries a
+  // second a replica, and the hostile tenant, on a machine the whole run shares, must still reach it.
+  AGENT_DELIVERY_RATE_PER_S: '2000',
+  AGENT_DELIVERY_RATE_BURST: '500',
 };
 
 export interface SoakReplica {
