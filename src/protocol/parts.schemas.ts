@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { TimeSchema } from './common.schemas';
 import { APPROVAL_REASON_MAX, DATA_PART_NAME_PATTERN, SUGGESTION_TEXT_MAX, SUGGESTIONS_MAX, type TOOL_STATES } from './parts';
 import type { Assert, Same } from './type-checks';
 
@@ -64,7 +63,8 @@ export const ToolApprovalSchema = Type.Object(
     approved: Type.Optional(Type.Boolean({ description: 'Set by the hub from the recorded decision.' })),
     reason: Type.Optional(Type.String({ maxLength: APPROVAL_REASON_MAX })),
     decidedBy: Type.Optional(Type.String({ description: 'The clientId that decided.' })),
-    ts: Type.Optional(TimeSchema),
+    // No `format`: parts are validated by the hub, which registers no formats; the hub sets it, an ISO 8601 UTC time.
+    ts: Type.Optional(Type.String({ description: 'When the user decided (ISO 8601 UTC).' })),
   },
   { title: 'ToolApproval', description: "A request for approval; the decision fields are the hub's." },
 );

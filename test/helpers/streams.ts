@@ -1,5 +1,14 @@
 import { io as connect, type Socket } from 'socket.io-client';
-import { Namespaces, type MessageDelta, type MessageEnd, type MessageStart } from '../../src/protocol';
+import {
+  applyPartChange,
+  Namespaces,
+  partsOf,
+  type MessageDelta,
+  type MessageEnd,
+  type MessagePart,
+  type MessagePartEvent,
+  type MessageStart,
+} from '../../src/protocol';
 import type { TestCluster } from './cluster';
 import { mintToken } from './tokens';
 
@@ -69,6 +78,53 @@ export function streamView(recorder: Recorder, id: string): StreamView {
       else if (delta.seq <= view.seq) view.doubles++;
       else view.gaps++;
     } else if (event === 'message:end') view.end = payload as MessageEnd;
+  }
+  return view;
+}
+
+/** What a client holds of one stream's parts after applying what it received (docs/parts.md). */
+export interface PartsView {
+  parts: MessagePart[];
+  seq: number;
+  gaps: number;
+  doubles: number;
+  end?: MessageEnd;
+}
+
+/**
+ * Applies a recording's stream events to parts as a client would: a snapshot replaces what is held
+ * when it is not older; a delta or part applies when its seq is one more than held; a `message:part`
+ * with seq 0 (a decision on a message no longer streaming) replaces its part.
+ */
+export function partsView(recorder: Recorder, id: string): PartsView {
+  const view: PartsView = { parts: [], seq: 0, gaps: 0, doubles: 0 };
+  const next = (seq: number, apply: () => void) => {
+    if (seq === view.seq + 1) {
+      apply();
+      view.seq = seq;
+    } else if (seq <= view.seq) view.doubles++;
+    else view.gaps++;
+  };
+  for (const { event, payload } of recorder.events) {
+    if ((payload as { id?: string })?.id !== id) continue;
+    if (event === 'message:start') {
+      const start = payload as MessageStart;
+      if (start.seq >= view.seq) Object.assign(view, { parts: partsOf(start), seq: start.seq });
+    } else if (event === 'message:delta') {
+      const d = payload as MessageDelta;
+      next(d.seq, () => applyPartChange(view.parts, { kind: 'delta', index: d.index, text: d.text }));
+    } else if (event === 'message:part') {
+      const p = payload as MessagePartEvent;
+      const put = () => {
+        if (p.index === view.parts.length) view.parts.push(p.part);
+        else view.parts[p.index] = p.part;
+      };
+      if (p.seq === 0) put();
+      else next(p.seq, put);
+    } else if (event === 'message:end') {
+      view.end = payload as MessageEnd;
+      view.parts = partsOf(view.end);
+    }
   }
   return view;
 }
