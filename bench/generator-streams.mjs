@@ -15,6 +15,18 @@ import { performance } from 'node:perf_hooks';
 import { io } from 'socket.io-client';
 
 /** The commands, given the generator's shared helpers. */
+/** The parts a mixed stream starts with (docs/parts.md): reasoning, a tool call streaming its input, text. */
+const MIXED_PARTS = [
+  { type: 'reasoning', text: '' },
+  { type: 'tool', toolCallId: 'bench', toolName: 'search', state: 'input-streaming' },
+  { type: 'text', text: '' },
+];
+
+/** A delta of `client`'s stream: by index in turn over its three parts when mixed, else plain text. */
+function deltaOf(client, text) {
+  return client.mixed ? { id: client.streamId, text, index: client.sent++ % 3 } : { id: client.streamId, text };
+}
+
 export function streamCommands({ group, socketOptions, connectOne, windowed, mint, sleep, prefix }) {
   /** A client's view of its stream: applied as the SDK does (next seq only; a snapshot replaces). */
   function watch(client) {
@@ -66,14 +78,16 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
       return { connected: ok.length, failed: failed.length, firstError: failed[0]?.error?.message };
     },
 
-    async streamOpen({ group: name }) {
+    async streamOpen({ group: name, mixed = false }) {
       const g = group(name);
       const runtimes = new Map(g.agents.map((socket) => [socket.agentId, socket]));
       const results = await windowed(
         g.streamClients.map((client) => async () => {
           client.runtime = runtimes.get(client.agentId);
-          const { id } = await ackOf(client.runtime, 'stream:start', { to: client.sub });
-          Object.assign(client, { streamId: id, seq: 0, text: '', sent: 0 });
+          // Mixed: a reasoning part, a tool call whose input streams and a text part, which the deltas take in turn.
+          const start = mixed ? { to: client.sub, parts: MIXED_PARTS } : { to: client.sub };
+          const { id } = await ackOf(client.runtime, 'stream:start', start);
+          Object.assign(client, { streamId: id, seq: 0, text: '', sent: 0, mixed });
         }),
         100,
       );
@@ -99,7 +113,7 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
           send(client);
         }, 5000);
         sent++;
-        client.runtime.emit('stream:delta', { id: client.streamId, text });
+        client.runtime.emit('stream:delta', deltaOf(client, text));
       };
       for (const client of clients) {
         client.onDelta = () => {
@@ -161,7 +175,7 @@ export function streamCommands({ group, socketOptions, connectOne, windowed, min
             const stamp = performance.now().toFixed(3);
             if (Number(stamp) >= measureFrom) measuredSent++;
             sent++;
-            client.runtime.emit('stream:delta', { id: client.streamId, text: stamp });
+            client.runtime.emit('stream:delta', deltaOf(client, stamp));
           }
         }, 5);
       });

@@ -13,8 +13,12 @@
 //   RSS with those streams open against without them gives the memory per open stream.
 // Options: --stream-concurrent=<n> (1000), --stream-rate=<per s> (25), --stream-saturation=<n> (200),
 // --stream-storm=<n> (2000; 0 leaves out the storm and the memory row), --stream-replicas=1,2 (which
-// of the two measurements to run: `2` alone for a quicker look at the two-replica rows). Bounded:
+// of the two measurements to run: `2` alone for a quicker look at the two-replica rows),
+// --stream-mixed=false (leaves out the hub's slices of mixed deltas: reasoning, tool input, text). Bounded:
 // every generator call has a timeout, every slice a fixed length.
+
+/** The pseudo-kind of the hub's slices with mixed deltas (text, reasoning, tool input). */
+const MIXED = 'hub-mixed';
 
 /** Hub settings of the streaming phase: its per-socket delta bucket out of the way of the load, and streams kept open across slices. */
 export const STREAM_HUB_ENV = {
@@ -38,6 +42,7 @@ export function streamLoad(args) {
         .split(',')
         .map(Number),
     ),
+    mixed: args['stream-mixed'] !== 'false',
     fillDeltas: 10,
     fillBytes: 100,
   };
@@ -48,7 +53,7 @@ export function streamLoad(args) {
  * alternate, median, settledRss, log, agentIds, apiKey, secret, windowMs, kinds }. Returns the rows' figures.
  */
 export async function streamingPhase(ctx, load) {
-  const out = { hub: {}, baseline: {}, load };
+  const out = { hub: {}, baseline: {}, mixed: {}, load };
   const one = {};
   if (load.replicas.has(1))
     try {
@@ -56,6 +61,7 @@ export async function streamingPhase(ctx, load) {
       const m = await measure(ctx, load, (kind) => [one[kind], one[kind]], '1 replica');
       for (const kind of ctx.kinds)
         Object.assign(out[kind], { dps1: m[kind].dps, p50: m[kind].p50, p99: m[kind].p99, lost1: m[kind].lost, gaps1: m[kind].gaps });
+      if (m[MIXED]) Object.assign(out.mixed, { dps1: m[MIXED].dps, p99: m[MIXED].p99, lost1: m[MIXED].lost });
     } finally {
       await ctx.gen.call('closeAll').catch(() => {});
       await ctx.gen2.call('closeAll').catch(() => {});
@@ -71,6 +77,7 @@ export async function streamingPhase(ctx, load) {
       const m = await measure(ctx, load, (kind) => two[kind], '2 replicas');
       for (const kind of ctx.kinds)
         Object.assign(out[kind], { dps2: m[kind].dps, p50c: m[kind].p50, p99c: m[kind].p99, lost2: m[kind].lost, gaps2: m[kind].gaps });
+      if (m[MIXED]) Object.assign(out.mixed, { dps2: m[MIXED].dps, p99c: m[MIXED].p99, lost2: m[MIXED].lost });
     } finally {
       await ctx.gen.call('closeAll').catch(() => {});
       await ctx.gen2.call('closeAll').catch(() => {});
@@ -104,27 +111,36 @@ export async function streamingPhase(ctx, load) {
   return out;
 }
 
-/** Saturation and latency of both servers, in alternating slices; `serversOf(kind)` = [runtimes on, clients on]. */
-async function measure(ctx, load, serversOf, label) {
+/**
+ * Saturation and latency of both servers, in alternating slices; `serversOf(kind)` = [runtimes on,
+ * clients on]. With the hub among them, `hub-mixed` is the hub again with streams whose deltas take
+ * a reasoning part, a tool call's input and a text part in turn (docs/parts.md), against its text-only slices.
+ */
+async function measure(ctx, load, serversOfKind, label) {
   const { gen, gen2 } = ctx;
-  for (const kind of ctx.kinds) {
+  const kinds = ctx.kinds.includes('hub') && load.mixed ? [...ctx.kinds, MIXED] : ctx.kinds;
+  const serversOf = (kind) => serversOfKind(kind === MIXED ? 'hub' : kind);
+  for (const kind of kinds) {
     const [agentsOn, clientsOn] = serversOf(kind);
     const common = { agentIds: ctx.agentIds, secret: ctx.secret };
     await gen.call('agents', { url: agentsOn.url, agentIds: ctx.agentIds, apiKey: ctx.apiKey, group: `${kind}-sat` });
     await connected(
       gen.call('streamClients', { url: clientsOn.url, count: load.saturation, tag: `ss-${kind}`, group: `${kind}-sat`, ...common }),
     );
-    await gen.call('streamOpen', { group: `${kind}-sat` });
+    await gen.call('streamOpen', { group: `${kind}-sat`, mixed: kind === MIXED });
     for (const [i, g] of [gen, gen2].entries()) {
       await g.call('agents', { url: agentsOn.url, agentIds: ctx.agentIds, apiKey: ctx.apiKey, group: `${kind}-lat` });
       await connected(
         g.call('streamClients', { url: clientsOn.url, count: load.concurrent / 2, tag: `sl${i}-${kind}`, group: `${kind}-lat`, ...common }),
       );
-      await g.call('streamOpen', { group: `${kind}-lat` });
+      await g.call('streamOpen', { group: `${kind}-lat`, mixed: kind === MIXED });
     }
   }
   const half = ctx.windowMs / 2;
-  const sat = await ctx.alternate((kind) => gen.call('streamClosedLoop', { warmupMs: 1000, durationMs: half, group: `${kind}-sat` }));
+  const sat = await ctx.alternate(
+    (kind) => gen.call('streamClosedLoop', { warmupMs: 1000, durationMs: half, group: `${kind}-sat` }),
+    kinds,
+  );
   const lat = await ctx.alternate(async (kind) => {
     const parts = await Promise.all(
       [gen, gen2].map((g) =>
@@ -135,9 +151,9 @@ async function measure(ctx, load, serversOf, label) {
     // A slice whose deltas all arrived too late (an overloaded server) has no percentile: ∞.
     const pct = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Infinity;
     return { p50: pct(0.5), p99: pct(0.99), samples: latencies.length, lost: parts.reduce((n, p) => n + p.lost, 0) };
-  });
+  }, kinds);
   const out = {};
-  for (const kind of ctx.kinds) {
+  for (const kind of kinds) {
     const o = {
       dps: ctx.median(sat[kind].map((r) => r.perSecond)),
       p50: ctx.median(lat[kind].map((r) => r.p50)),
@@ -207,7 +223,7 @@ async function connected(call) {
 }
 
 /** The phase's rows (markdown), hub against baseline, with the targets. */
-export function streamingTable({ hub: h, baseline: b, load }, { comparisonRows, format }) {
+export function streamingTable({ hub: h, baseline: b, mixed: x = {}, load }, { comparisonRows, format }) {
   if (h.dps1 === undefined && h.dps2 === undefined && h.storm1 === undefined) return '';
   const { rows, row, ratioRow } = comparisonRows(h, b);
   ratioRow(`Deltas/s at saturation, 1 replica (${load.saturation} streams, closed loop)`, 'dps1', 0, '≥ 0.9', (r) => r >= 0.9);
@@ -225,6 +241,24 @@ export function streamingTable({ hub: h, baseline: b, load }, { comparisonRows, 
     '0 (hub)',
     h.lost1 === undefined ? undefined : h.lost1 + h.lost2 === 0,
   );
+  // Mixed deltas against the hub's text-only slices of the same run (docs/parts.md).
+  for (const [key, label, target, ok] of [
+    ['dps1', 'Deltas/s at saturation, mixed parts ÷ text only, 1 replica', '0.9–1.1', (r) => r >= 0.9 && r <= 1.1],
+    ['dps2', 'Deltas/s at saturation, mixed parts ÷ text only, 2 replicas', '0.9–1.1', (r) => r >= 0.9 && r <= 1.1],
+    ['p99', `p99 per delta, mixed parts ÷ text only, ${at}, 1 replica`, '0.9–1.1', (r) => r >= 0.9 && r <= 1.1],
+    ['p99c', `p99 per delta, mixed parts ÷ text only, ${at}, 2 replicas`, '0.9–1.1', (r) => r >= 0.9 && r <= 1.1],
+  ]) {
+    if (x[key] === undefined || h[key] === undefined) continue;
+    const ratio = x[key] / h[key];
+    row(
+      label,
+      `${format(x[key], key.startsWith('p') ? 2 : 0)} (text only ${format(h[key], key.startsWith('p') ? 2 : 0)})`,
+      '—',
+      format(ratio, 2),
+      target,
+      ok(ratio),
+    );
+  }
   if (h.bytesPerStream !== undefined) {
     row(
       `Memory per open stream (KiB of hub RSS; ${h.streamTextBytes} B of text each, ${load.storm} open, 1 replica)`,

@@ -23,6 +23,12 @@ export interface ApprovalRecord {
 export interface ApprovalStore {
   /** Records `decision` unless one is recorded already; either way the recorded one. */
   decide(ref: ApprovalRef, decision: ApprovalDecision, ttlS: number): Promise<ApprovalRecord>;
+  /**
+   * Claims the decision's delivery for `ms` (or until {@link releaseDelivery}): false while another
+   * call holds it, so two tabs deciding at once do not both deliver it.
+   */
+  claimDelivery(ref: ApprovalRef, ms: number): Promise<boolean>;
+  releaseDelivery(ref: ApprovalRef): Promise<void>;
   /** A runtime acked the decision: repeats are acked at once, not delivered again. */
   markDelivered(ref: ApprovalRef, ttlS: number): Promise<void>;
 }

@@ -81,6 +81,72 @@ describe('live traffic matches the AsyncAPI document', () => {
     expectValid('HandshakeErrorData', await refusal(agentSocket(h.url, { apiKey: 'wrong', agentId: 'bot' })));
   });
 
+  it('traffic with parts fits too: replies, stream parts, deltas by index, updates, snapshots, approvals (docs/parts.md)', async () => {
+    const agent = agentSocket(h.url, { apiKey: TEST_AGENT_KEY, agentId: 'parts-bot' });
+    const approvals: unknown[] = [];
+    agent.on(Events.approval, (approval: unknown, reply: (res: { ok: boolean }) => void) => {
+      approvals.push(approval);
+      reply({ ok: true });
+    });
+    await open(agent);
+    const tab = () => clientSocket(h.url, { token: mintToken({ sub: 'user-2' }), agentId: 'parts-bot' });
+    const client = tab();
+    const seen: { event: string; payload: unknown }[] = [];
+    client.onAny((event: string, payload: unknown) => seen.push({ event, payload }));
+    await open(client);
+    const parts = [
+      { type: 'reasoning', text: 'r' },
+      { type: 'text', text: 'See ' },
+      { type: 'source', sourceId: 's1', url: 'https://example.com', title: 'Example' },
+      { type: 'file', url: 'https://example.com/a.png', mediaType: 'image/png', size: 3 },
+      { type: 'data', name: 'card', data: [1, { a: null }] },
+      { type: 'suggestions', items: [{ text: 'More' }] },
+    ];
+    const toClient = nextEvent(client, Events.message);
+    expectValid('SendAck', await ack(agent, Events.reply, { to: 'user-2', text: '', parts }));
+    expect(expectValid('ClientInboundMessage', await toClient)).toMatchObject({ parts });
+    const started = await ack<{ id: string }>(agent, Events.streamStart, { to: 'user-2', parts: [{ type: 'reasoning', text: 'think' }] });
+    const { id } = expectValid('StreamStartAck', started) as { id: string };
+    const tool = { type: 'tool', toolCallId: 'c1', toolName: 'send', state: 'input-streaming' };
+    expectValid('StreamPartAck', await ack(agent, Events.streamPart, { id, part: tool }));
+    expectValid('StreamDeltaAck', await ack(agent, Events.streamDelta, { id, index: 1, text: '{"to":1}' }));
+    expectValid('StreamDeltaAck', await ack(agent, Events.streamDelta, { id, text: 'Answer' }));
+    const ask = { state: 'approval-requested', input: { to: 1 }, approval: { id: 'a1' } };
+    expectValid('StreamUpdateAck', await ack(agent, Events.streamUpdate, { id, index: 1, part: ask }));
+    expectValid('StreamUpdateAck', await ack(agent, Events.streamUpdate, { id, index: 9, part: {} }));
+    // A second tab now gets the snapshot with the parts so far.
+    const late = tab();
+    const snapshot = nextEvent(late, Events.messageStart);
+    await open(late);
+    expect(expectValid('MessageStart', await snapshot)).toMatchObject({ id, seq: 4 });
+    expectValid('ApprovalAck', await ack(client, Events.approval, { messageId: id, approvalId: 'a1', approved: true }));
+    expectValid('ApprovalAck', await ack(client, Events.approval, { messageId: id, approvalId: 'a1', approved: false }));
+    expectValid('ApprovalAck', await ack(client, Events.approval, { messageId: id, approvalId: 'zz', approved: false }));
+    expect(approvals).toHaveLength(1);
+    expectValid('AgentApproval', approvals[0]);
+    const ended = nextEvent(client, Events.messageEnd);
+    expectValid('StreamEndAck', await ack(agent, Events.streamEnd, { id }));
+    expectValid('MessageEnd', await ended);
+    const byEvent: Record<string, string> = {
+      [Events.messageStart]: 'MessageStart',
+      [Events.messageDelta]: 'MessageDelta',
+      [Events.messagePart]: 'MessagePartEvent',
+      [Events.messageEnd]: 'MessageEnd',
+    };
+    const streamed = seen.filter((e) => byEvent[e.event] !== undefined);
+    expect(streamed.map((e) => e.event)).toEqual([
+      Events.messageStart,
+      Events.messagePart,
+      Events.messageDelta,
+      Events.messageDelta,
+      Events.messagePart,
+      Events.messagePart,
+      Events.messageEnd,
+    ]);
+    for (const { event, payload } of streamed) expectValid(byEvent[event], payload);
+    expectValid('HistoryAck', await ack(client, Events.history, {}));
+  });
+
   it('tells apart payloads that break the schema', () => {
     expect(schema('SendAck')({ ok: true, id: 'not-a-uuid', ts: new Date().toISOString() })).toBe(false);
     expect(schema('SessionClosed')({ code: 'NOT_A_CODE', retryable: false })).toBe(false);
@@ -88,5 +154,8 @@ describe('live traffic matches the AsyncAPI document', () => {
       schema('ClientInboundMessage')({ id: '0190a5d2-7c3e-7000-8000-000000000000', ts: 'x', agentId: 'bot', author: 'agent', text: '' }),
     ).toBe(false);
     expect(schema('HandshakeErrorData')({ code: 'TOKEN_EXPIRED' })).toBe(false);
+    expect(schema('MessagePart')({ type: 'file', url: 'javascript:alert(1)', mediaType: 'text/html' })).toBe(false);
+    expect(schema('MessagePart')({ type: 'video' })).toBe(false);
+    expect(schema('MessageDelta')({ id: '0190a5d2-7c3e-7000-8000-000000000000', seq: 1, text: 'x' })).toBe(false);
   });
 });

@@ -56,9 +56,10 @@ export class Approvals {
     const recorded = await store.approvals.decide(ref, given, config.APPROVAL_TTL_S);
     const { decision } = recorded;
     if (decision.approved !== request.approved) return { ...errorAck('APPROVAL_DECIDED'), decision };
-    // Shown by whoever finds the part undecided: the first decider, or a retry after it failed midway.
+    // Shown by the first decider only: two tabs deciding at once both find the part undecided, and
+    // each showing it would give every tab the same change twice (under two seqs).
     const part = found.parts[found.index] as ToolPart;
-    if (part.approval?.approved === undefined) await this.show(found, clientId, decided(part, decision));
+    if (recorded.first && part.approval?.approved === undefined) await this.show(found, clientId, decided(part, decision));
     if (recorded.delivered) return { ok: true, decision };
     const event: AgentApproval = {
       id: request.approvalId,
@@ -69,8 +70,15 @@ export class Approvals {
       ts: decision.ts,
     };
     if (decision.reason !== undefined) event.reason = decision.reason;
+    // One delivery at a time: another tab's call delivering it now answers this one's retry.
+    if (!(await store.approvals.claimDelivery(ref, config.AGENT_ACK_TIMEOUT_MS + CLAIM_MARGIN_MS))) {
+      return errorAck('TIMEOUT', IN_FLIGHT);
+    }
     const result = await this.deliver(agentId, sub, found.owner, event);
-    if (result !== 'acked') return errorAck(result === 'timeout' ? 'TIMEOUT' : 'AGENT_OFFLINE');
+    if (result !== 'acked') {
+      await store.approvals.releaseDelivery(ref).catch(() => {});
+      return errorAck(result === 'timeout' ? 'TIMEOUT' : 'AGENT_OFFLINE');
+    }
     await store.approvals.markDelivered(ref, config.APPROVAL_TTL_S).catch((err: unknown) => {
       this.ctx.handlerFailures.warn('approval-mark', err, 'could not record an approval delivery (a retry would deliver it again)');
     });
@@ -133,6 +141,10 @@ export class Approvals {
     }
   }
 }
+
+/** Beyond the runtime's ack timeout, what a delivery's claim allows for the hops between replicas. */
+const CLAIM_MARGIN_MS = 2000;
+const IN_FLIGHT = 'this decision is being delivered to the bot by another call (another tab); retry to learn when it arrived';
 
 /** The tool part with the user's decision: `approval-responded` when it was waiting for one. */
 function decided(part: ToolPart, decision: ApprovalDecision): ToolPart {

@@ -20,13 +20,28 @@ export class MemoryApprovalStore implements ApprovalStore {
     return { decision, first: true, delivered: false };
   }
 
+  private readonly claims = new Map<string, number>();
+
+  async claimDelivery(ref: ApprovalRef, ms: number): Promise<boolean> {
+    const now = Date.now();
+    if ((this.claims.get(key(ref)) ?? 0) > now) return false;
+    this.claims.set(key(ref), now + ms);
+    return true;
+  }
+
+  async releaseDelivery(ref: ApprovalRef): Promise<void> {
+    this.claims.delete(key(ref));
+  }
+
   async markDelivered(ref: ApprovalRef): Promise<void> {
     const held = this.held.get(key(ref));
     if (held) held.delivered = true;
+    this.claims.delete(key(ref));
   }
 
   clear(): void {
     this.held.clear();
+    this.claims.clear();
   }
 }
 

@@ -12,7 +12,8 @@ return { held, 0, redis.call('EXISTS', KEYS[2]) }`);
 
 /**
  * Approval decisions as plain keys with EX, in the bot's hash slot: `…{<agentId>}:approval:<messageId>:<approvalId>`
- * holds the first decision (set only when absent, in one script), `…:delivered` marks its delivery.
+ * holds the first decision (set only when absent, in one script), `…:sending` the claim of the call
+ * delivering it, `…:delivered` marks its delivery.
  */
 export class RedisApprovalStore implements ApprovalStore {
   constructor(
@@ -28,6 +29,14 @@ export class RedisApprovalStore implements ApprovalStore {
       [JSON.stringify(decision), ttlS],
     );
     return { decision: JSON.parse(json) as ApprovalDecision, first: first === 1, delivered: delivered === 1 };
+  }
+
+  async claimDelivery(ref: ApprovalRef, ms: number): Promise<boolean> {
+    return (await this.redis.set(`${this.key(ref)}:sending`, '1', 'PX', ms, 'NX')) === 'OK';
+  }
+
+  async releaseDelivery(ref: ApprovalRef): Promise<void> {
+    await this.redis.del(`${this.key(ref)}:sending`);
   }
 
   async markDelivered(ref: ApprovalRef, ttlS: number): Promise<void> {

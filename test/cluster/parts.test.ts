@@ -1,0 +1,191 @@
+// Answers in parts across two hub processes on one real Redis (docs/parts.md): a tab moving between
+// replicas mid tool-call gets the parts so far and the rest; approvals given on the other replica
+// reach the bot exactly once and show on every tab, also after the stream ended and the bot's
+// runtime came back elsewhere; conflicts, other users; history and REST show the parts.
+import type { Socket } from 'socket.io-client';
+import type {
+  AgentApproval,
+  ApprovalAck,
+  ClientInboundMessage,
+  MessageEnd,
+  MessagePart,
+  MessagePartEvent,
+  ToolPart,
+} from '../../src/protocol';
+import { startTestCluster, type TestCluster } from '../helpers/cluster';
+import { ack, partsView, streamPeers, type Peer } from '../helpers/streams';
+import { mintToken } from '../helpers/tokens';
+
+let cluster: TestCluster;
+let R: string[];
+beforeAll(async () => {
+  cluster = await startTestCluster({ STREAM_DELTA_RATE_PER_S: '5000', STREAM_DELTA_RATE_BURST: '5000' }, 2);
+  R = cluster.handle.replicas.map((r) => r.url);
+}, 60_000);
+afterAll(() => cluster?.close(), 60_000);
+
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.disconnect();
+});
+
+type Ack = { ok: boolean; id?: string; ts?: string; seq?: number; index?: number; error?: { code: string } };
+const peers = streamPeers(() => cluster, sockets);
+const { tab } = peers;
+
+/** A runtime that acks every approval and keeps them in order. */
+async function runtime(url: string, agentId: string): Promise<Peer & { approvals: AgentApproval[] }> {
+  const peer = await peers.runtime(url, agentId);
+  const approvals: AgentApproval[] = [];
+  peer.socket.on('approval', (a: AgentApproval, done: (r: unknown) => void) => {
+    approvals.push(a);
+    done({ ok: true });
+  });
+  return { ...peer, approvals };
+}
+
+const askTool = (approvalId: string): ToolPart => ({
+  type: 'tool',
+  toolCallId: `call-${approvalId}`,
+  toolName: 'transfer',
+  state: 'approval-requested',
+  input: { amount: 10 },
+  approval: { id: approvalId },
+});
+const approve = (c: Socket, messageId: string, approvalId: string, approved = true) =>
+  ack<ApprovalAck>(c, 'approval', { messageId, approvalId, approved });
+
+it('a tab reconnecting to the other replica mid tool-call gets the parts so far and the rest, nothing doubled or skipped', async () => {
+  const rt = await runtime(R[0], 'cp-tool');
+  const steady = await tab(R[1], 'cp-tool', 'u1');
+  const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts: [{ type: 'reasoning', text: 'plan' }] });
+  expect(
+    await ack<Ack>(rt.socket, 'stream:part', {
+      id,
+      part: { type: 'tool', toolCallId: 'c1', toolName: 'search', state: 'input-streaming' },
+    }),
+  ).toEqual({
+    ok: true,
+    seq: 1,
+    index: 1,
+  });
+  let input = '';
+  let seq = 1;
+  const writer = (async () => {
+    for (let i = 0; i < 300; i++) {
+      const piece = i === 0 ? '{"q":"' : `w${i} `;
+      input += piece;
+      seq++;
+      // Tool input, reasoning and (later) text deltas interleave; every tenth waits for its ack.
+      const payload = i % 3 === 1 ? { id, index: 0, text: ` r${i}` } : { id, index: 1, text: piece };
+      if (i % 3 === 1) input = input.slice(0, -piece.length);
+      if (i % 10 === 0) expect(await ack<Ack>(rt.socket, 'stream:delta', payload)).toEqual({ ok: true, seq });
+      else rt.socket.emit('stream:delta', payload);
+      if (i % 30 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const visits: ReturnType<typeof partsView>[] = [];
+  let last: Peer | undefined;
+  for (let n = 0; n < 12; n++) {
+    last?.socket.disconnect();
+    last = await tab(R[n % 2], 'cp-tool', 'u1');
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    visits.push(partsView(last.rec, id!));
+  }
+  await writer;
+  input += '"}';
+  seq++;
+  expect(await ack<Ack>(rt.socket, 'stream:delta', { id, index: 1, text: '"}' })).toEqual({ ok: true, seq });
+  seq++;
+  expect(await ack<Ack>(rt.socket, 'stream:update', { id, index: 1, part: { state: 'input-available', input: { q: 'x' } } })).toEqual({
+    ok: true,
+    seq,
+  });
+  seq++;
+  expect(await ack<Ack>(rt.socket, 'stream:delta', { id, text: 'Done.' })).toEqual({ ok: true, seq });
+  const watcher = last!;
+  await watcher.rec.wait('message:delta', (d: { seq: number }) => d.seq === seq);
+  const before = partsView(watcher.rec, id!);
+  expect(await ack<Ack>(rt.socket, 'stream:end', { id })).toMatchObject({ ok: true });
+  const end = await steady.rec.wait<MessageEnd>('message:end');
+  await watcher.rec.wait<MessageEnd>('message:end');
+  const tool = end.parts![1] as ToolPart;
+  expect(tool).toMatchObject({ state: 'input-available', inputText: input, input: { q: 'x' } });
+  expect(end.parts![2]).toEqual({ type: 'text', text: 'Done.' });
+  for (const visit of visits) expect({ gaps: visit.gaps, doubles: visit.doubles }).toEqual({ gaps: 0, doubles: 0 });
+  // Every visit held a prefix of the tool's input: what it had was right, whatever it had not yet.
+  for (const visit of visits) expect(input.startsWith((visit.parts[1] as ToolPart | undefined)?.inputText ?? '')).toBe(true);
+  // The last tab, live until the end, held exactly the final parts.
+  expect(before).toMatchObject({ seq, gaps: 0, doubles: 0 });
+  expect(before.parts).toEqual(end.parts);
+  for (const peer of [steady, watcher]) {
+    const live = partsView({ ...peer.rec, events: peer.rec.events.filter((e) => e.event !== 'message:end') }, id!);
+    expect(live).toMatchObject({ parts: end.parts, gaps: 0, doubles: 0 });
+  }
+}, 60_000);
+
+it('an approval given in a tab on the other replica reaches the bot exactly once and every tab sees it; a conflicting one gets APPROVAL_DECIDED; another user cannot decide', async () => {
+  const rt = await runtime(R[0], 'cp-appr');
+  const [a, b] = [await tab(R[0], 'cp-appr', 'u1'), await tab(R[1], 'cp-appr', 'u1')];
+  const stranger = await tab(R[1], 'cp-appr', 'u2');
+  const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
+  expect(await ack<Ack>(rt.socket, 'stream:part', { id, part: askTool('x1') })).toMatchObject({ ok: true, seq: 1 });
+  expect(await approve(stranger.socket, id!, 'x1')).toMatchObject({ ok: false, error: { code: 'MESSAGE_NOT_FOUND' } });
+  // Both tabs decide at once, the same way: one decision recorded, one delivery. The call that is
+  // not delivering it may be told to retry (TIMEOUT, retryable) while the other one is; its retry is ok.
+  const [first, second] = await Promise.all([approve(b.socket, id!, 'x1'), approve(a.socket, id!, 'x1')]);
+  const outcomes = [first, second].map((r) => (r.ok ? 'ok' : r.error.code)).sort();
+  expect([
+    ['ok', 'ok'],
+    ['TIMEOUT', 'ok'],
+  ]).toContainEqual(outcomes);
+  expect(await approve(a.socket, id!, 'x1')).toMatchObject({ ok: true, decision: { approved: true, decidedBy: 'u1' } });
+  expect(await approve(b.socket, id!, 'x1')).toMatchObject({ ok: true, decision: { approved: true, decidedBy: 'u1' } });
+  for (const peer of [a, b]) {
+    const shown = await peer.rec.wait<MessagePartEvent>('message:part', (p) => p.seq === 2);
+    expect(shown).toMatchObject({ id, index: 0, part: { state: 'approval-responded', approval: { id: 'x1', approved: true } } });
+    // The part (seq 1), then its decision once (seq 2).
+    expect(peer.rec.of<MessagePartEvent>('message:part').map((p) => p.seq)).toEqual([1, 2]);
+  }
+  expect(await approve(a.socket, id!, 'x1', false)).toMatchObject({
+    ok: false,
+    error: { code: 'APPROVAL_DECIDED' },
+    decision: { approved: true },
+  });
+  expect(rt.approvals).toEqual([expect.objectContaining({ id: 'x1', messageId: id, toolCallId: 'call-x1', from: 'u1', approved: true })]);
+  expect(stranger.rec.of('message:part')).toEqual([]);
+  await ack<Ack>(rt.socket, 'stream:end', { id });
+  const end = await b.rec.wait<MessageEnd>('message:end');
+  expect(end.parts![0]).toMatchObject({ state: 'approval-responded', approval: { approved: true } });
+  expect(rt.approvals).toHaveLength(1);
+}, 30_000);
+
+it('an approval given after the stream ended and the runtime reconnected on the other replica reaches it once; history and REST show the parts', async () => {
+  const rt = await runtime(R[0], 'cp-late');
+  const a = await tab(R[1], 'cp-late', 'u1');
+  const parts: MessagePart[] = [
+    { type: 'text', text: 'Transfer 10? ' },
+    { type: 'source', sourceId: 's1', url: 'https://bank.example/terms' },
+    askTool('x2'),
+  ];
+  const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts });
+  rt.socket.disconnect();
+  expect(await a.rec.wait<MessageEnd>('message:end')).toMatchObject({ id, status: 'interrupted', parts });
+  const back = await runtime(R[1], 'cp-late');
+  const given = await approve(a.socket, id!, 'x2');
+  expect(given).toMatchObject({ ok: true });
+  expect(await a.rec.wait<MessagePartEvent>('message:part')).toMatchObject({ id, seq: 0, index: 2, part: { state: 'approval-responded' } });
+  expect(await approve(a.socket, id!, 'x2')).toMatchObject({ ok: true });
+  expect(back.approvals).toEqual([expect.objectContaining({ id: 'x2', messageId: id, approved: true })]);
+  expect(rt.approvals).toEqual([]);
+  const decided = [
+    ...parts.slice(0, 2),
+    { ...askTool('x2'), state: 'approval-responded', approval: { id: 'x2', approved: true, decidedBy: 'u1', ts: expect.any(String) } },
+  ];
+  const page = await ack<{ messages: ClientInboundMessage[] }>(a.socket, 'history', {});
+  expect(page.messages).toEqual([expect.objectContaining({ id, text: 'Transfer 10? ', parts: decided, status: 'interrupted' })]);
+  const adminToken = mintToken({ sub: 'ops', roles: ['ADMIN'] }, cluster.handle.secrets.ADMIN_JWT_SECRET);
+  const res = await fetch(`${R[0]}/agents/cp-late/conversations/u1/messages`, { headers: { authorization: `Bearer ${adminToken}` } });
+  expect(res.status).toBe(200);
+  expect(((await res.json()) as { data: ClientInboundMessage[] }).data).toEqual([expect.objectContaining({ id, parts: decided })]);
+}, 30_000);
