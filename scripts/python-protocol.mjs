@@ -84,7 +84,8 @@ function typedDicts(doc) {
     if (Array.isArray(node)) return node.forEach(visit);
     if (!node || typeof node !== 'object') return;
     const ref = node.$ref;
-    if (typeof ref !== 'string') return Object.values(node).forEach(visit);
+    // Examples are data, not schemas: a $ref-looking value inside one is not a reference.
+    if (typeof ref !== 'string') return Object.entries(node).forEach(([key, value]) => key !== 'examples' && visit(value));
     if (ref.startsWith('#/components/schemas/')) {
       const name = ref.slice('#/components/schemas/'.length);
       if (!names.has(name)) {

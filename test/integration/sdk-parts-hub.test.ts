@@ -30,10 +30,8 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     return { agent, chat, agentId };
   }
 
-  it('streams every part type in order; the tab holds the whole message as it grows, approves, and history has the parts', async () => {
+  it('streams every part type in order; the tab holds the whole message as it grows, and history has the parts', async () => {
     const { agent, chat } = await pair();
-    const approvals: AgentApproval[] = [];
-    agent.onApproval((a) => void approvals.push(a));
     const updates: MessageUpdate[] = [];
     chat.on('message:update', (u) => updates.push(u));
 
@@ -47,22 +45,6 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await call.writeInput('{"city":');
     await call.writeInput('"Paris"}');
     await call.inputAvailable();
-    const asking = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
-    const approvalId = await call.requestApproval();
-
-    // The tab shows the request; the user approves there.
-    expect((await asking).text).toBe('Let me check. ');
-    const responded = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-responded');
-    const decision = await chat.approve(s.id, approvalId, true, 'go ahead');
-    expect(decision).toEqual({ approved: true, reason: 'go ahead', decidedBy: 'u1', ts: expect.any(String) });
-    await expect(call.decision()).resolves.toMatchObject({
-      id: approvalId,
-      messageId: s.id,
-      toolCallId: 'call_1',
-      from: 'u1',
-      approved: true,
-    });
-    await responded;
 
     await call.output({ celsius: 21 });
     await s.write('It is 21 °C.');
@@ -87,7 +69,6 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
         inputText: '{"city":"Paris"}',
         input: { city: 'Paris' },
         output: { celsius: 21 },
-        approval: { id: approvalId, approved: true, reason: 'go ahead', decidedBy: 'u1', ts: decision.ts },
       },
       { type: 'text', text: 'It is 21 °C.' },
       { type: 'source', sourceId: 's1', url: 'https://example.com/paris', title: 'Forecast' },
@@ -104,10 +85,46 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     const seqs = updates.filter((u) => u.id === s.id).map((u) => u.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(seqs.length);
-
-    expect(approvals).toHaveLength(1);
     const page = await chat.history();
     expect(page.messages.find((m) => m.id === s.id)?.parts).toEqual(expected);
+  });
+
+  it('asks for approval in a stream: the tab decides, every part of the answer shows it, the bot gets it once and goes on', async () => {
+    const { agent, chat } = await pair();
+    const approvals: AgentApproval[] = [];
+    agent.onApproval((a) => void approvals.push(a));
+    const s = await agent.stream('u1');
+    await s.write('Shall I refund order 42? ');
+    const call = s.tool({ toolName: 'refund', toolCallId: 'call_1' });
+    await call.inputAvailable({ order: 42 });
+    const asking = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
+    const approvalId = await call.requestApproval();
+    expect((await asking).text).toBe('Shall I refund order 42? ');
+
+    const responded = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-responded');
+    const decision = await chat.approve(s.id, approvalId, true, 'go ahead');
+    expect(decision).toEqual({ approved: true, reason: 'go ahead', decidedBy: 'u1', ts: expect.any(String) });
+    await expect(call.decision()).resolves.toMatchObject({
+      id: approvalId,
+      messageId: s.id,
+      toolCallId: 'call_1',
+      from: 'u1',
+      approved: true,
+    });
+    expect(toolOf(await responded)?.approval).toEqual({
+      id: approvalId,
+      approved: true,
+      reason: 'go ahead',
+      decidedBy: 'u1',
+      ts: decision.ts,
+    });
+
+    await call.output({ refunded: true });
+    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    await s.end();
+    expect(toolOf(await ended)).toMatchObject({ state: 'output-available', output: { refunded: true }, approval: { approved: true } });
+    await chat.history({ limit: 1 }); // a round trip: a second delivery would have arrived by now
+    expect(approvals.map((a) => a.id)).toEqual([approvalId]);
   });
 
   it('decides after the stream ended: the runtime gets it once, the tab gets the part, a conflicting decision is refused', async () => {
@@ -139,6 +156,35 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await expect(chat.approve(s.id, 'no-such-approval', true)).rejects.toMatchObject({ code: 'MESSAGE_NOT_FOUND' });
     await chat.history({ limit: 1 }); // a round trip: a second delivery would have arrived by now
     expect(approvals.map((a) => [a.id, a.approved])).toEqual([[approvalId, false]]);
+  });
+
+  it('hands a decision given after the runtime restarted to the new runtime, once', async () => {
+    const { agent, chat, agentId } = await pair();
+    const s = await agent.stream('u1');
+    const call = s.tool({ toolName: 'deploy' });
+    await call.inputAvailable({ env: 'prod' });
+    const approvalId = await call.requestApproval();
+    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    await s.end();
+    await ended;
+    agent.close();
+
+    const restarted = new RelayAgent({ url: t.url, apiKey: TEST_AGENT_KEY, agentId });
+    closers.push(() => restarted.close());
+    const approvals: AgentApproval[] = [];
+    const delivered = new Promise<void>((resolve) =>
+      restarted.onApproval((a) => {
+        approvals.push(a);
+        resolve();
+      }),
+    );
+    await restarted.connect();
+    await chat.approve(s.id, approvalId, true);
+    await delivered;
+    await chat.history({ limit: 1 });
+    expect(approvals).toEqual([
+      expect.objectContaining({ id: approvalId, messageId: s.id, toolCallId: call.toolCallId, from: 'u1', approved: true }),
+    ]);
   });
 
   it('replies with parts, and a user sends file parts to the bot', async () => {
@@ -173,6 +219,6 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
   });
 });
 
-function toolOf(m: MessageUpdate): ToolPart | undefined {
+function toolOf(m: { parts?: MessagePart[] }): ToolPart | undefined {
   return m.parts?.find((p): p is ToolPart => p.type === 'tool');
 }

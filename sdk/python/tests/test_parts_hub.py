@@ -36,17 +36,11 @@ def _apply(parts: list[dict[str, Any]], change: dict[str, Any]) -> None:
         parts[index] = {**parts[index], "text": parts[index]["text"] + change["text"]}
 
 
-async def test_a_stream_with_every_part_type_reaches_the_tab_in_order_and_the_approval_reaches_the_bot_once(
+async def test_a_stream_with_every_part_type_reaches_the_tab_in_order_nothing_doubled_or_skipped(
     make_agent: Callable[..., RelayAgent], make_client: Any, bot_id: str
 ) -> None:
     agent = make_agent(bot_id, coalesce_ms=5)
-    approvals: list[Approval] = []
     done: asyncio.Queue[str] = asyncio.Queue()
-    approval_ids: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-
-    @agent.on_approval
-    async def decided(approval: Approval) -> None:
-        approvals.append(approval)
 
     @agent.on_message
     async def answer(message: Message) -> None:
@@ -57,32 +51,23 @@ async def test_a_stream_with_every_part_type_reaches_the_tab_in_order_and_the_ap
             await thinking.write("the weather.")
             await s.write("check. ")
             call = s.tool("get_weather", tool_call_id="call_1", title="Weather in Paris")
-            await call.write_input('{"city":')
-            await call.write_input('"Paris"}')
+            for piece in ('{"city":', '"Paris"}'):
+                await call.write_input(piece)
             await call.input_available()
-            assert s.id is not None
-            await approval_ids.put((s.id, await call.request_approval()))
-            decision = await asyncio.wait_for(call.decision(), 10)
-            if decision.approved:
-                await call.output({"celsius": 21})
-            else:
-                await call.denied()
+            await call.output({"celsius": 21})
             await s.write("It is 21 °C.")
             await s.source("https://example.com/paris", source_id="s1", title="Forecast")
             await s.file("https://example.com/map.png", "image/png")
             await s.data("forecast", {"days": [21, 23]}, id="f1")
             await s.suggest(["Tomorrow?"])
+            assert s.id is not None
             await done.put(s.id)
 
     await agent.connect()
     client = await make_client(bot_id, "alice")
     await client.send("weather?")
     start = await client.next("message:start")
-    stream_id, approval_id = await asyncio.wait_for(approval_ids.get(), 10)
-    assert stream_id == start["id"]
-    ack = await client.call("approval", {"messageId": stream_id, "approvalId": approval_id, "approved": True})
-    assert ack["ok"] is True and ack["decision"]["approved"] is True
-    assert await asyncio.wait_for(done.get(), 10) == stream_id
+    assert await asyncio.wait_for(done.get(), 10) == start["id"]
     end = await client.next("message:end", timeout=10)
 
     expected = [
@@ -98,7 +83,6 @@ async def test_a_stream_with_every_part_type_reaches_the_tab_in_order_and_the_ap
             "inputText": '{"city":"Paris"}',
             "input": {"city": "Paris"},
             "output": {"celsius": 21},
-            "approval": {"id": approval_id, "approved": True, "decidedBy": "alice", "ts": ack["decision"]["ts"]},
         },
         {"type": "text", "text": "It is 21 °C."},
         {"type": "source", "sourceId": "s1", "url": "https://example.com/paris", "title": "Forecast"},
@@ -107,13 +91,48 @@ async def test_a_stream_with_every_part_type_reaches_the_tab_in_order_and_the_ap
         {"type": "suggestions", "items": [{"text": "Tomorrow?"}]},
     ]
     assert (end["status"], end["text"], end["parts"]) == ("complete", "Let me check. It is 21 °C.", expected)
-    # The tab's changes, applied in seq order from the start's snapshot, give the same parts: none doubled or skipped.
-    changes = _changes(client, stream_id)
+    # The tab's changes, applied in seq order to the start's snapshot, give the same parts: none doubled or skipped.
+    changes = _changes(client, start["id"])
     assert [c["seq"] for c in changes] == list(range(start["seq"] + 1, start["seq"] + 1 + len(changes)))
     parts: list[dict[str, Any]] = list(start.get("parts") or ([{"type": "text", "text": start["text"]}] if start["text"] else []))
     for change in changes:
         _apply(parts, change)
     assert parts == expected
+
+
+async def test_an_approval_given_on_the_tab_reaches_the_tool_call_and_on_approval_once(
+    make_agent: Callable[..., RelayAgent], make_client: Any, bot_id: str
+) -> None:
+    agent = make_agent(bot_id)
+    approvals: list[Approval] = []
+    asked: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+    outcome: asyncio.Queue[bool] = asyncio.Queue()
+
+    @agent.on_approval
+    async def decided(approval: Approval) -> None:
+        approvals.append(approval)
+
+    @agent.on_message
+    async def answer(message: Message) -> None:
+        async with agent.stream(message.sender, reply_to=message.id) as s:
+            call = s.tool("refund", tool_call_id="call_1")
+            await call.input_available({"order": 42})
+            assert s.id is not None
+            await asked.put((s.id, await call.request_approval()))
+            decision = await asyncio.wait_for(call.decision(), 10)
+            await (call.output({"refunded": True}) if decision.approved else call.denied())
+            await outcome.put(decision.approved)
+
+    await agent.connect()
+    client = await make_client(bot_id, "alice")
+    await client.send("refund 42")
+    stream_id, approval_id = await asyncio.wait_for(asked.get(), 10)
+    ack = await client.call("approval", {"messageId": stream_id, "approvalId": approval_id, "approved": True})
+    assert ack["ok"] is True and ack["decision"]["approved"] is True
+    assert await asyncio.wait_for(outcome.get(), 10) is True
+    end = await client.next("message:end", timeout=10)
+    assert end["parts"][0]["state"] == "output-available"
+    assert end["parts"][0]["approval"] == {"id": approval_id, "approved": True, "decidedBy": "alice", "ts": ack["decision"]["ts"]}
     assert [(a.id, a.approved, a.sender) for a in approvals] == [(approval_id, True, "alice")]
 
 
