@@ -25,7 +25,9 @@
 // --stream-saturation, --stream-storm. `--phases=allocation` (not in the default set) runs
 // bench/allocation.mjs: bytes allocated (V8 heap and malloc) and retained per round trip by payload
 // size, one and two replicas, and per streamed delta byte; its options are --alloc-sizes,
-// --alloc-configs, --alloc-seconds (and --rounds, 3 there by default).
+// --alloc-configs, --alloc-seconds (and --rounds, 3 there by default). `--phases=widget` (not in the
+// default set) runs bench/widget.mjs: the chat widget rendering a streamed markdown answer in
+// Chromium; its options are --widget-tokens (4000) and --widget-rate (deltas/s, 100).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,6 +40,7 @@ import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { allocationLoad, allocationPhase, allocationTable } from './allocation.mjs';
 import { scalePhase, scaleRows } from './scale.mjs';
 import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
+import { widgetPhase, widgetTable } from './widget.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
@@ -708,6 +711,8 @@ async function main() {
       results.allocation = await allocationPhase(ctx, allocationLoad(args));
     }
     if (PHASES.has('scale')) results.scale = await scalePhase(args);
+    if (PHASES.has('widget'))
+      results.widget = await widgetPhase({ log, tokens: Number(args['widget-tokens'] ?? 4000), rate: Number(args['widget-rate'] ?? 100) });
   } finally {
     gen.child.disconnect?.();
     gen2.child.disconnect?.();
@@ -729,6 +734,8 @@ async function main() {
     results.streaming ? streamingTable(results.streaming, { comparisonRows, format }) : '',
     '',
     results.allocation ? allocationTable(results.allocation) : '',
+    '',
+    results.widget ? widgetTable(results.widget) : '',
     '',
     `Load: ${AGENT_IDS.length} agent runtimes and ${LOAD.clients} websocket clients per server in one generator process. Hub and ` +
       `baseline run side by side and are measured in alternating slices (${ROUNDS} each, order swapped every round) so other load on the ` +

@@ -36,16 +36,16 @@ if (existsSync(join(root, 'src/demo/client/demo.client.ts'))) {
 
 /**
  * The demo page's script: dist/demo/client/demo.js (ES module) and its source map, apart from the
- * compiled server files in dist/demo since the hub serves that directory. It loads the SDK from
- * the file the hub serves (`/sdk/embed.mjs`, one directory up from `/demo/demo.js`) instead of a
+ * compiled server files in dist/demo since the hub serves that directory. It loads the widget from
+ * the file the hub serves (`/sdk/widget.mjs`, one directory up from `/demo/demo.js`) instead of a
  * second copy of it, so the page runs what integrators get.
  */
 async function buildDemoClient() {
   const { build } = await import('esbuild');
-  const servedSdk = {
-    name: 'served-embed-sdk',
+  const servedWidget = {
+    name: 'served-widget',
     setup(b) {
-      b.onResolve({ filter: /^(\.\.\/)+sdk\/browser\/src(\/index)?$/ }, () => ({ path: '../sdk/embed.mjs', external: true }));
+      b.onResolve({ filter: /^(\.\.\/)+sdk\/widget\/src(\/index)?$/ }, () => ({ path: '../sdk/widget.mjs', external: true }));
     },
   };
   const { metafile } = await build({
@@ -57,17 +57,17 @@ async function buildDemoClient() {
     sourcemap: true,
     target: 'es2020',
     platform: 'browser',
-    plugins: [servedSdk],
+    plugins: [servedWidget],
     metafile: true,
     legalComments: 'none',
     // As in the SDK's build: es2020 output without a defineProperty helper call per class field.
     tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
     logLevel: 'warning',
   });
-  // An import of one SDK file by its own path would bundle a second SDK; only the index is external.
+  // An import of one widget file by its own path would bundle a second widget; only the index is external.
   const bundled = Object.keys(metafile.inputs).filter((input) => !input.startsWith('src/demo/client/'));
   if (bundled.length > 0)
-    throw new Error(`the demo script must import the SDK as '../../../sdk/browser/src' only; it bundled ${bundled.join(', ')}`);
+    throw new Error(`the demo script must import the widget as '../../../sdk/widget/src' only; it bundled ${bundled.join(', ')}`);
   const size = metafile.outputs['dist/demo/client/demo.js'].bytes;
   console.log(`dist/demo/client/demo.js: ${(size / 1024).toFixed(1)} KB min`);
 }

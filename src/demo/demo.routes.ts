@@ -50,7 +50,7 @@ const pagePolicy = helmet.contentSecurityPolicy({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The development demo: `GET /` serves a chat page built on the embed SDK (`/sdk/embed.mjs`), its
+ * The development demo: `GET /` serves the chat widget on a plain page (`/sdk/widget.mjs`), its
  * script is `GET /demo/demo.js` (bundled at build time from `src/demo/client/`), and
  * `POST /demo/token` mints a short-lived client token for an anonymous demo user. The token route
  * is unauthenticated, so this router is mounted only when `DEMO_ENABLED` (never in production);

@@ -122,11 +122,11 @@ describe('demo page across a hub restart (hub as a child process, Chromium)', ()
     hub = undefined;
   });
 
-  const echoes = (p: Page) => p.locator('#log li.bot').allTextContents();
+  const echoes = (p: Page) => p.locator('relay-chat .msg.bot .md').allTextContents();
 
   async function type(p: Page, text: string): Promise<void> {
-    await p.fill('#text', text);
-    await p.press('#text', 'Enter');
+    await p.fill('relay-chat textarea', text);
+    await p.press('relay-chat textarea', 'Enter');
   }
 
   it.each(['SIGKILL', 'SIGTERM'] as const)(
@@ -152,36 +152,46 @@ describe('demo page across a hub restart (hub as a child process, Chromium)', ()
 
       // A 1 s backoff cap (read by the demo page) keeps the wait after the restart short and bounded.
       await page.goto(`${hub.url}/?backoffCapMs=1000`);
-      await page.waitForSelector('#state[data-state="connected"]');
-      await page.waitForSelector('#bot[data-online="true"]');
+      await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+      await page.waitForSelector('relay-chat .panel[data-online="true"]');
       await type(page, 'before');
-      await page.waitForSelector('#log li.me[data-status="sent"]');
+      await page.waitForSelector('relay-chat .msg.user[data-delivery="sent"]');
       // The bot streams its answer: wait for it to end, not to start.
-      await page.waitForFunction(() => document.querySelectorAll('#log li.bot:not([data-streaming])').length === 1);
+      await page.waitForFunction(
+        () => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.bot:not([data-streaming])').length === 1,
+      );
       expect(await echoes(page)).toEqual(['echo: before']);
 
       await hub.stop(signal);
-      await page.waitForSelector('#state:not([data-state="connected"])');
+      await page.waitForSelector('relay-chat .panel:not([data-state="connected"])');
 
       const whileDown = ['while down 1', 'while down 2', 'while down 3'];
       for (const text of whileDown) await type(page, text);
       // Waiting in the SDK outbox, not failed.
-      expect(await page.locator('#log li.me[data-status="pending"]').allTextContents()).toEqual(whileDown);
+      expect(await page.locator('relay-chat .msg.user[data-delivery="sending"] .bubble').allTextContents()).toEqual(whileDown);
 
       const tokensBeforeRestart = tokensIssued;
       await hub.start();
-      await page.waitForSelector('#state[data-state="connected"]');
+      await page.waitForSelector('relay-chat .panel[data-state="connected"]');
       expect(tokensIssued).toBeGreaterThan(tokensBeforeRestart);
 
-      await page.waitForFunction(() => document.querySelectorAll('#log li.me[data-status="sent"]').length === 4);
+      await page.waitForFunction(
+        () => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.user[data-delivery="sent"]').length === 4,
+      );
       // One more round trip: the bot answers in order on one socket, so a duplicate of an earlier
       // message would show up before this echo.
       await type(page, 'after');
-      await page.waitForFunction(() => Array.from(document.querySelectorAll('#log li.bot')).some((li) => li.textContent === 'echo: after'));
-      await page.waitForFunction(() => document.querySelectorAll('#log li.bot[data-streaming]').length === 0);
+      await page.waitForFunction(() =>
+        Array.from(document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.bot')).some(
+          (el) => el.querySelector('.md')?.textContent === 'echo: after',
+        ),
+      );
+      await page.waitForFunction(
+        () => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.bot[data-streaming]').length === 0,
+      );
       expect(await echoes(page)).toEqual(['before', ...whileDown, 'after'].map((text) => `echo: ${text}`));
-      expect(await page.locator('#log li.me[data-status="failed"]').count()).toBe(0);
-      expect(await page.locator('#state').getAttribute('data-state')).toBe('connected');
+      expect(await page.locator('relay-chat .msg.user[data-delivery="failed"]').count()).toBe(0);
+      expect(await page.locator('relay-chat .panel').getAttribute('data-state')).toBe('connected');
     },
     30_000,
   );

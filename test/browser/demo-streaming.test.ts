@@ -26,8 +26,8 @@ describe('demo page in Chromium: streamed answers', () => {
     hub = await startHub({ DEMO_ENABLED: 'true' });
     page = await browser.newPage();
     await page.goto(`${hub.url}/`);
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForSelector('#bot[data-online="true"]');
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForSelector('relay-chat .panel[data-online="true"]');
   });
   afterEach(async () => {
     await page?.context().close();
@@ -35,10 +35,13 @@ describe('demo page in Chromium: streamed answers', () => {
   });
 
   /** The text of the bot's answer on screen (the newest bot message). */
-  const answer = (p: Page) => p.$eval('#log li.bot:last-of-type .text', (el) => el.textContent ?? '');
+  const answer = (p: Page) => p.$eval('relay-chat .msg.bot:last-of-type .md', (el) => el.textContent ?? '');
   /** Waits until the answer on screen has more than `chars` characters, and returns it. */
   async function grownPast(p: Page, chars: number): Promise<string> {
-    await p.waitForFunction((n) => (document.querySelector('#log li.bot:last-of-type .text')?.textContent?.length ?? 0) > n, chars);
+    await p.waitForFunction(
+      (n) => (document.querySelector('relay-chat')!.shadowRoot!.querySelector('.msg.bot:last-of-type .md')?.textContent?.length ?? 0) > n,
+      chars,
+    );
     return answer(p);
   }
   async function screenshot(p: Page, name: string): Promise<void> {
@@ -48,16 +51,16 @@ describe('demo page in Chromium: streamed answers', () => {
     expect((await readFile(file)).subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE)).toBe(true);
   }
   async function ask(p: Page, text: string): Promise<void> {
-    await p.fill('#text', text);
-    await p.press('#text', 'Enter');
+    await p.fill('relay-chat textarea', text);
+    await p.press('relay-chat textarea', 'Enter');
   }
 
   it('shows "thinking…", then the answer growing word by word, then the final text with thumbs that rate it', async () => {
     await ask(page, LONG);
-    await page.waitForSelector('#activity:not([hidden])');
-    expect(await page.textContent('#activity')).toBe('thinking…');
-    await page.waitForSelector('#log li.bot[data-streaming="true"]');
-    expect(await page.isVisible('#stop')).toBe(true);
+    await page.waitForSelector('relay-chat .thinking:not([hidden])');
+    expect(await page.textContent('relay-chat .thinking')).toBe('Thinking…');
+    await page.waitForSelector('relay-chat .msg.bot[data-streaming]');
+    expect(await page.isVisible('relay-chat .send.stop')).toBe(true);
 
     const early = await grownPast(page, 40);
     await screenshot(page, 'demo-streaming-early.png');
@@ -66,18 +69,20 @@ describe('demo page in Chromium: streamed answers', () => {
     expect(ANSWER.startsWith(early)).toBe(true);
     expect(ANSWER.startsWith(later)).toBe(true);
     expect(later.length).toBeGreaterThan(early.length);
-    expect(await page.isHidden('#activity')).toBe(true);
+    expect(await page.isHidden('relay-chat .thinking')).toBe(true);
 
-    await page.waitForSelector('#log li.bot:not([data-streaming])');
+    await page.waitForSelector('relay-chat .msg.bot:not([data-streaming])');
     expect(await answer(page)).toBe(ANSWER);
     // The thumbs add nothing to the message's text; the rating is kept with the message in the log.
-    expect(await page.textContent('#log li.bot')).toBe(ANSWER);
-    expect(await page.isHidden('#stop')).toBe(true);
-    await page.click('#log li.bot .thumbs button.up');
-    await page.waitForSelector('#log li.bot .thumbs button.up[aria-pressed="true"]');
+    expect(await page.textContent('relay-chat .msg.bot')).toBe(ANSWER);
+    expect(await page.isHidden('relay-chat .send.stop')).toBe(true);
+    await page.click('relay-chat .msg.bot .actions [data-rating="up"]');
+    await page.waitForSelector('relay-chat .msg.bot .actions [data-rating="up"][aria-pressed="true"]');
     const rated = await page.evaluate(async () => {
       const { messages } = await (
-        window as unknown as { chat: { history(): Promise<{ messages: Array<{ author: string; feedback?: { rating: string } }> }> } }
+        document.querySelector('relay-chat') as unknown as {
+          chat: { history(): Promise<{ messages: Array<{ author: string; feedback?: { rating: string } }> }> };
+        }
       ).chat.history();
       return messages.find((m) => m.author === 'agent')?.feedback?.rating;
     });
@@ -87,16 +92,21 @@ describe('demo page in Chromium: streamed answers', () => {
   it('ends the answer where it was when Stop is pressed', async () => {
     await ask(page, LONG);
     await grownPast(page, 60);
-    await page.click('#stop');
-    await page.waitForSelector('#log li.bot[data-status="cancelled"]');
+    await page.click('relay-chat .send.stop');
+    await page.waitForSelector('relay-chat .msg.bot .status:text("Stopped")');
     const stopped = await answer(page);
     expect(ANSWER.startsWith(stopped)).toBe(true);
     expect(stopped.length).toBeLessThan(ANSWER.length);
-    expect(await page.isHidden('#stop')).toBe(true);
+    expect(await page.isHidden('relay-chat .send.stop')).toBe(true);
     // The bot honoured the stop: the text does not move any more (the stream is over).
-    const ids = await page.$$eval('#log li.bot', (items) => items.map((li) => (li as HTMLElement).dataset.id));
+    const ids = await page.$$eval('relay-chat .msg.bot', (items) => items.map((li) => (li as HTMLElement).dataset.id));
     const history = await page.evaluate(
-      async () => (await (window as unknown as { chat: { history(): Promise<{ messages: unknown[] }> } }).chat.history()).messages,
+      async () =>
+        (
+          await (
+            document.querySelector('relay-chat') as unknown as { chat: { history(): Promise<{ messages: unknown[] }> } }
+          ).chat.history()
+        ).messages,
     );
     expect(history).toEqual(expect.arrayContaining([expect.objectContaining({ id: ids[0], text: stopped, status: 'cancelled' })]));
   });
@@ -104,17 +114,17 @@ describe('demo page in Chromium: streamed answers', () => {
   it('continues the answer after a reload mid-answer: the text so far at once, then it keeps growing', async () => {
     await ask(page, LONG);
     const before = await grownPast(page, 80);
-    const id = await page.$eval('#log li.bot', (li) => (li as HTMLElement).dataset.id);
+    const id = await page.$eval('relay-chat .msg.bot', (li) => (li as HTMLElement).dataset.id);
     await page.reload();
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForSelector(`#log li.bot[data-id="${id}"]`);
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForSelector(`relay-chat .msg.bot[data-id="${id}"]`);
     const resumed = await answer(page);
     expect(resumed.startsWith(before)).toBe(true);
     await screenshot(page, 'demo-streaming-after-reload.png');
     const grown = await grownPast(page, resumed.length);
     expect(ANSWER.startsWith(grown)).toBe(true);
-    await page.waitForSelector('#log li.bot:not([data-streaming])');
+    await page.waitForSelector('relay-chat .msg.bot:not([data-streaming])');
     expect(await answer(page)).toBe(ANSWER);
-    expect(await page.$$eval('#log li.bot', (items) => items.length)).toBe(1);
+    expect(await page.$$eval('relay-chat .msg.bot', (items) => items.length)).toBe(1);
   });
 });

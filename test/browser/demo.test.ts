@@ -33,17 +33,17 @@ describe('demo page in Chromium', () => {
 
   it('connects as an anonymous user, shows the bot online and gets the echo of a message', async () => {
     await page.goto(`${hub.url}/`);
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForSelector('#bot[data-online="true"]');
-    await page.fill('#text', 'hello <b>demo</b>');
-    await page.press('#text', 'Enter');
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForSelector('relay-chat .panel[data-online="true"]');
+    await page.fill('relay-chat textarea', 'hello <b>demo</b>');
+    await page.press('relay-chat textarea', 'Enter');
     // The echo streams in word by word: its final text is there once the item stops streaming.
-    const echo = page.locator('#log li.bot:not([data-streaming])');
+    const echo = page.locator('relay-chat .msg.bot:not([data-streaming]) .md');
     await echo.waitFor();
     // Shown as text, never as markup.
     expect(await echo.textContent()).toBe('echo: hello <b>demo</b>');
-    expect(await page.locator('#log li.bot b').count()).toBe(0);
-    await page.waitForSelector('#log li.me[data-status="sent"]');
+    expect(await page.locator('relay-chat .msg.bot .md b').count()).toBe(0);
+    await page.waitForSelector('relay-chat .msg.user[data-delivery="sent"]');
 
     await mkdir(ARTIFACTS, { recursive: true });
     const screenshot = resolve(ARTIFACTS, 'demo-page.png');
@@ -55,23 +55,34 @@ describe('demo page in Chromium', () => {
 
   /** Conversation items on screen, oldest first: [class, text, id]. */
   const conversation = (p: Page) =>
-    p.$$eval('#log li[data-id]', (items) => items.map((li) => [li.className, li.textContent, (li as HTMLElement).dataset.id]));
+    p.$$eval('relay-chat .msg[data-id]', (items) =>
+      items.map((el) => [
+        el.classList.contains('user') ? 'me' : 'bot',
+        el.querySelector('.bubble, .md')!.textContent,
+        (el as HTMLElement).dataset.id,
+      ]),
+    );
 
   /** Types `text` and waits for its echo. */
   async function say(p: Page, text: string): Promise<void> {
-    await p.fill('#text', text);
-    await p.press('#text', 'Enter');
+    await p.fill('relay-chat textarea', text);
+    await p.press('relay-chat textarea', 'Enter');
     await p.waitForFunction(
-      (t) => Array.from(document.querySelectorAll('#log li.bot')).some((li) => li.textContent === `echo: ${t}`),
+      (t) =>
+        Array.from(document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.bot')).some(
+          (el) => el.querySelector('.md')?.textContent === `echo: ${t}`,
+        ),
       text,
     );
-    await p.waitForFunction(() => document.querySelectorAll('#log li.me:not([data-status="sent"])').length === 0);
+    await p.waitForFunction(
+      () => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.user:not([data-delivery="sent"])').length === 0,
+    );
   }
 
   it('shows the earlier conversation after a reload, resuming from the last message seen', async () => {
     await page.goto(`${hub.url}/`);
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForSelector('#bot[data-online="true"]');
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForSelector('relay-chat .panel[data-online="true"]');
     await say(page, 'first');
     await say(page, 'second');
     const before = await conversation(page);
@@ -83,8 +94,8 @@ describe('demo page in Chromium', () => {
     ]);
 
     await page.reload();
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 4);
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForFunction(() => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg[data-id]').length === 4);
     expect(await conversation(page)).toEqual(before);
     // The reloaded page handed the hub the last id it had seen (kept in sessionStorage).
     const resumed = [...hub.hub.io.of('/ws/client').sockets.values()]
@@ -112,24 +123,24 @@ describe('demo page in Chromium', () => {
   it('loads older messages with "Load earlier messages" and by scrolling to the top', async () => {
     await page.setViewportSize({ width: 420, height: 320 });
     await page.goto(`${hub.url}/?pageSize=3`);
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForSelector('#bot[data-online="true"]');
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForSelector('relay-chat .panel[data-online="true"]');
     for (const text of ['one', 'two', 'three', 'four']) await say(page, text);
     const all = (await conversation(page)).map(([, text]) => text);
 
     await page.reload();
-    await page.waitForSelector('#state[data-state="connected"]');
-    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 3);
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
+    await page.waitForFunction(() => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg[data-id]').length === 3);
     expect((await conversation(page)).map(([, text]) => text)).toEqual(all.slice(5));
-    await page.click('#earlier');
-    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 6);
+    await page.click('relay-chat .earlier');
+    await page.waitForFunction(() => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg[data-id]').length === 6);
     expect((await conversation(page)).map(([, text]) => text)).toEqual(all.slice(2));
-    expect(await page.isVisible('#earlier')).toBe(true);
+    expect(await page.isVisible('relay-chat .earlier')).toBe(true);
 
-    await page.evaluate(() => document.getElementById('scroller')!.scrollTo(0, 0));
-    await page.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 8);
+    await page.evaluate(() => document.querySelector('relay-chat')!.shadowRoot!.querySelector('.scroller')!.scrollTo(0, 0));
+    await page.waitForFunction(() => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg[data-id]').length === 8);
     expect((await conversation(page)).map(([, text]) => text)).toEqual(all);
-    await page.waitForSelector('#earlier', { state: 'hidden' });
+    await page.waitForSelector('relay-chat .earlier', { state: 'hidden' });
   });
 
   it("shows the user's messages from another tab as the user's own", async () => {
@@ -138,16 +149,18 @@ describe('demo page in Chromium', () => {
     try {
       const first = await profile.newPage();
       await first.goto(`${hub.url}/`);
-      await first.waitForSelector('#state[data-state="connected"]');
-      await first.waitForSelector('#bot[data-online="true"]');
+      await first.waitForSelector('relay-chat .panel[data-state="connected"]');
+      await first.waitForSelector('relay-chat .panel[data-online="true"]');
       const other = await profile.newPage();
       await other.goto(`${hub.url}/`);
-      await other.waitForSelector('#state[data-state="connected"]');
+      await other.waitForSelector('relay-chat .panel[data-state="connected"]');
 
       await say(first, 'typed in the first tab');
-      await other.waitForFunction(() => document.querySelectorAll('#log li[data-id]').length === 2);
+      await other.waitForFunction(() => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg[data-id]').length === 2);
       // The answer streams to both tabs; the other one may get its end a moment after the first.
-      await other.waitForFunction(() => document.querySelectorAll('#log li.bot[data-streaming]').length === 0);
+      await other.waitForFunction(
+        () => document.querySelector('relay-chat')!.shadowRoot!.querySelectorAll('.msg.bot[data-streaming]').length === 0,
+      );
       const mine = await conversation(first);
       expect(await conversation(other)).toEqual(mine);
       expect(mine.map(([kind, text]) => [kind, text])).toEqual([
@@ -161,7 +174,7 @@ describe('demo page in Chromium', () => {
 
   it('keeps the same demo user across a reload', async () => {
     await page.goto(`${hub.url}/`);
-    await page.waitForSelector('#state[data-state="connected"]');
+    await page.waitForSelector('relay-chat .panel[data-state="connected"]');
     const user = await page.evaluate(() => localStorage.getItem('relay-hub-demo-user'));
     expect(user).toMatch(/^[0-9a-f-]{36}$/);
     const firstToken = page.waitForResponse((res) => res.url().endsWith('/demo/token'));

@@ -50,12 +50,15 @@ describe("the README's first browser widget in Chromium", () => {
     page.on('response', (res) => res.status() >= 400 && failed.push(`${res.status()} ${res.url()}`));
     page.on('pageerror', (err) => failed.push(err.message));
     await page.goto(`file://${file}`);
-    await page.fill('#text', 'hello from the README');
-    await page.press('#text', 'Enter');
-    await page.locator('#log li', { hasText: 'my-bot: You said: hello from the README' }).waitFor();
-    expect(await page.locator('#log li').allTextContents()).toEqual([
-      'me: hello from the README',
-      'my-bot: You said: hello from the README',
+    // The one tag mounted the widget, open, titled, talking to the hub the script came from.
+    await page.locator('relay-chat .panel[data-online="true"]').waitFor();
+    expect(await page.locator('relay-chat .title').textContent()).toBe('my-bot');
+    await page.fill('relay-chat textarea', 'hello from the README');
+    await page.press('relay-chat textarea', 'Enter');
+    await page.locator('relay-chat .msg.bot:not([data-streaming]) .md', { hasText: 'You said: hello from the README' }).waitFor();
+    expect(await page.locator('relay-chat .msg .bubble, relay-chat .msg .md').allTextContents()).toEqual([
+      'hello from the README',
+      'You said: hello from the README',
     ]);
     expect(failed).toEqual([]);
     bot.close();

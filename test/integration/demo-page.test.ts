@@ -20,7 +20,7 @@ describe('the demo page at / and its script', () => {
     expect(found.filter((s) => !/\bsrc=/.test(s.attrs)).map((s) => s.attrs)).toEqual([' id="demo-settings" type="application/json"']);
   });
 
-  it('serves the bundled script, revalidated on each load, importing the SDK file the hub serves', async () => {
+  it('serves the bundled script, revalidated on each load, importing the widget file the hub serves', async () => {
     const script = await fetch(`${t.url}/demo/demo.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/^(text|application)\/javascript/);
@@ -28,7 +28,7 @@ describe('the demo page at / and its script', () => {
     expect(script.headers.get('etag')).toBeTruthy();
     const code = await script.text();
     const imports = [...code.matchAll(/\bfrom\s*"([^"]+)"/g)].map((m) => m[1]);
-    expect(imports).toEqual(['../sdk/embed.mjs']);
+    expect(imports).toEqual(['../sdk/widget.mjs']);
     expect((await fetch(new URL(imports[0], `${t.url}/demo/demo.js`))).status).toBe(200);
     // Minified, with a source map beside it.
     expect(code).toMatch(/\/\/# sourceMappingURL=demo\.js\.map\s*$/);

@@ -77,13 +77,16 @@ function closure(installed: Map<string, Installed>, name: string, seen = new Set
 }
 
 /** The README's first bot, as written, pointed at the test's hub. */
-function readmeBot(url: string): string {
+function readmeBot(): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Your first bot'));
   const code = /```js\n([\s\S]*?)```/.exec(section)![1];
   expect(code).toContain("from '@relay-hub/agent'");
   expect(code.split('\n').filter(Boolean).length).toBeLessThanOrEqual(10);
-  return code.replaceAll('http://localhost:3000', url);
+  // The hub's address comes from RELAY_HUB_URL, which the README exports once.
+  expect(code).toContain('process.env.RELAY_HUB_URL');
+  expect(code).not.toContain('localhost');
+  return code;
 }
 
 describe('the SDK packages, packed from a fresh clone', () => {
@@ -138,8 +141,11 @@ describe('the SDK packages, packed from a fresh clone', () => {
       const size = execFileSync('du', ['-sk', join(project, 'node_modules')], { encoding: 'utf8' }).split('\t')[0];
       console.log(`${name} ${version}: ${installed.size} packages installed (${[...installed.keys()].sort().join(', ')}), ${size} KB`);
 
-      writeFileSync(join(project, 'bot.mjs'), readmeBot(t.url));
-      const bot = execFile(bin, ['bot.mjs'], { cwd: project, env: { ...process.env, AGENT_API_KEYS: TEST_AGENT_KEY } });
+      writeFileSync(join(project, 'bot.mjs'), readmeBot());
+      const bot = execFile(bin, ['bot.mjs'], {
+        cwd: project,
+        env: { ...process.env, AGENT_API_KEYS: TEST_AGENT_KEY, RELAY_HUB_URL: t.url },
+      });
       try {
         let output = '';
         await new Promise<void>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { RelayChat, type ClientInboundMessage, type MessageEnd, type StreamingMessage } from '../../browser/src';
+import { RelayChat, type ClientInboundMessage, type MessageEnd, type RelayChatOptions, type StreamingMessage } from '../../browser/src';
 import { Composer } from './composer';
 import { h } from './dom';
 import { icon } from './icons';
@@ -51,7 +51,13 @@ export class RelayChatElement extends HTMLElement {
 
   /** A function returning a token (or a promise of one), called before every connect. */
   getToken: (() => string | Promise<string>) | undefined;
-  private chat: RelayChat | undefined;
+  /** More options of the browser SDK's `RelayChat` (backoff, persist, …); set before the element connects. */
+  chatOptions: Partial<RelayChatOptions> = {};
+  /**
+   * The browser SDK's `RelayChat` this element talks through (undefined until it connects): read it
+   * for its events or `history()`; the element owns it and closes it when removed.
+   */
+  chat: RelayChat | undefined;
   private readonly root: ShadowRoot;
   private built = false;
   private labels: Strings = STRINGS;
@@ -78,6 +84,7 @@ export class RelayChatElement extends HTMLElement {
   /** Streams open now, and whether each has shown content yet. */
   private readonly open = new Map<string, boolean>();
   private waiting = false;
+  private loadingEarlier = false;
   private localSeq = 0;
   private highlighter: Promise<Highlighter> | undefined;
 
@@ -134,7 +141,7 @@ export class RelayChatElement extends HTMLElement {
   attributeChangedCallback(name: string, before: string | null, after: string | null): void {
     if (!this.built || before === after) return;
     if (name === 'open') this.openChanged(after !== null);
-    else if (['agent-id', 'url', 'token', 'token-url'].includes(name)) {
+    else if (['agent-id', 'url', 'path', 'token', 'token-url'].includes(name)) {
       this.disconnectedCallback();
       this.connect();
     } else this.decorate();
@@ -156,7 +163,11 @@ export class RelayChatElement extends HTMLElement {
       actions: {
         feedback: (id, rating, comment) => (this.chat ? this.chat.feedback(id, rating, comment) : Promise.reject(new Error(s.error))),
         retry: (id) => this.retry(id),
-        loadEarlier: () => void this.loadHistory(true),
+        loadEarlier: () => {
+          if (this.loadingEarlier) return;
+          this.loadingEarlier = true;
+          void this.loadHistory(true).finally(() => (this.loadingEarlier = false));
+        },
         suggestions: (items) => this.showSuggestions(items),
       },
       decide: (messageId, approvalId, approved) => {
@@ -216,6 +227,7 @@ export class RelayChatElement extends HTMLElement {
     const s = this.labels;
     const title = this.getAttribute('title') || s.title;
     this.titleEl.textContent = title;
+    this.transcript.greet(this.getAttribute('greeting'));
     const avatar = this.getAttribute('avatar');
     this.avatarEl.replaceChildren(
       avatar && /^https?:|^\//.test(avatar) ? h('img', { src: avatar, alt: '' }) : title.trim().slice(0, 1).toUpperCase(),
@@ -257,7 +269,7 @@ export class RelayChatElement extends HTMLElement {
     if (!agentId || !url || !token) return;
     let chat: RelayChat;
     try {
-      chat = new RelayChat({ url, agentId, token });
+      chat = new RelayChat({ ...this.chatOptions, url, agentId, token, path: this.getAttribute('path') ?? this.chatOptions.path });
     } catch (e) {
       this.statusLine.textContent = e instanceof Error ? e.message : String(e);
       return;
@@ -266,10 +278,8 @@ export class RelayChatElement extends HTMLElement {
     this.statusLine.textContent = this.labels.connecting;
     this.everConnected = false;
     this.historyLoaded = false;
-    const greeting = this.getAttribute('greeting');
-    if (greeting && !this.transcript.get('greeting'))
-      this.transcript.upsert({ id: 'greeting', author: 'agent', text: greeting, status: undefined });
     chat.on('state', ({ state }) => {
+      this.panel.setAttribute('data-state', state);
       if (state === 'connected') {
         this.everConnected = true;
         if (!this.historyLoaded) void this.loadHistory(false);
@@ -278,6 +288,7 @@ export class RelayChatElement extends HTMLElement {
     });
     chat.on('agent:status', ({ online }) => {
       this.agentOnline = online;
+      this.panel.setAttribute('data-online', String(online));
       this.presence();
     });
     chat.on('gap', () => void this.loadHistory(false));
@@ -316,14 +327,14 @@ export class RelayChatElement extends HTMLElement {
     const chat = this.chat;
     if (!chat) return;
     try {
-      const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit: 30 } : { limit: 30 });
+      const limit = Math.min(100, Math.max(1, Number(this.getAttribute('page-size')) || 30));
+      const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit } : { limit });
       this.historyLoaded = true;
       if (page.messages.length > 0 && (earlier || !this.oldestId)) this.oldestId = page.messages[0].id;
       const views = page.messages.map((m) => toView(m as Inbound));
       if (earlier) this.transcript.prepend(views, page.hasMore);
       else {
-        const fresh = views.filter((v) => !this.transcript.get(v.id));
-        this.transcript.prepend(fresh, page.hasMore);
+        this.transcript.merge(views, page.hasMore);
         for (const v of views) if (v.streaming) this.track(v);
       }
     } catch {

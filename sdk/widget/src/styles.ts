@@ -46,6 +46,7 @@ header{display:flex;align-items:center;gap:8px;padding-block:8px;padding-inline:
 .scroller{flex:1;overflow-y:auto;overscroll-behavior:contain;padding:16px;display:flex;flex-direction:column}
 .scroller:focus-visible{outline-offset:-2px}
 .list{display:flex;flex-direction:column;gap:16px}
+.greeting{margin-bottom:16px;white-space:pre-wrap;overflow-wrap:anywhere}
 .earlier{align-self:center;margin-bottom:16px}
 .btn{all:unset;box-sizing:border-box;display:inline-flex;align-items:center;gap:8px;padding:4px 16px;min-height:32px;border-radius:8px;border:1px solid var(--bd);background:var(--bg);color:var(--fg);font-size:14px;cursor:pointer}
 .btn:hover{background:var(--sb)}

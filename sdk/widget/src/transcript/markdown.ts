@@ -7,7 +7,7 @@ import { codeBlock, type CodeBlockContext } from './code-block';
  * lexes; this module builds the nodes from the tokens itself, so no HTML string is ever parsed:
  * raw HTML in a message shows as text, only the elements below can appear, links keep `http:`,
  * `https:` and `mailto:` URLs only and open with `rel="noopener noreferrer"`, and images show as
- * links (nothing is fetched from a site the bot names). docs/adr/0012-widget-markdown.md says why
+ * links (nothing is fetched from a site the bot names). docs/adr/0011-widget-markdown-and-highlighting.md says why
  * this replaces an HTML sanitizer.
  */
 export function lex(text: string): Token[] {

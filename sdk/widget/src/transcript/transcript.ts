@@ -32,12 +32,16 @@ export class Transcript {
   readonly element: HTMLElement;
   private readonly scroller: HTMLElement;
   private readonly list = h('div', { class: 'list' });
+  private readonly greeting = h('div', { class: 'greeting', hidden: true });
   private readonly earlier: HTMLButtonElement;
   private readonly thinking: HTMLElement;
   private readonly jump: HTMLButtonElement;
   private readonly live = h('div', { class: 'sr-only', 'aria-live': 'polite' });
   private readonly views = new Map<string, MessageView>();
   private atBottom = true;
+  private lastTop = 0;
+  private scrollFrame = 0;
+  private suggested = '';
   private readonly renderers: Map<string, DataRenderer>;
 
   constructor(private readonly opts: TranscriptOptions) {
@@ -63,8 +67,19 @@ export class Transcript {
     this.scroller.addEventListener('scroll', () => {
       this.atBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight <= BOTTOM_SLACK;
       if (this.atBottom) this.jump.hidden = true;
+      // Scrolled up to the top with more history to show: load it, as "Load earlier" does (only when
+      // the reader scrolled up, not when the transcript moved itself).
+      const top = this.scroller.scrollTop;
+      if (top < this.lastTop && top < 8 && !this.earlier.hidden) opts.actions.loadEarlier?.();
+      this.lastTop = top;
     });
     this.element = h('div', { class: 'transcript' }, this.scroller, this.jump, this.live);
+  }
+
+  /** Shows the bot's greeting above the conversation (plain text), or none. */
+  greet(text: string | null): void {
+    this.greeting.hidden = !text;
+    this.greeting.textContent = text ?? '';
   }
 
   /** Registers the renderer of `data` parts named `name`. */
@@ -82,14 +97,48 @@ export class Transcript {
     });
   }
 
-  /** Changes a shown message's id (a user's message once the hub acknowledged it). */
+  /**
+   * Changes a shown message's id (a user's message once the hub acknowledged it). When a copy with
+   * that id is shown already (history loaded between the send and its ack), the copy goes: this one
+   * stands where the user wrote it.
+   */
   rename(from: string, to: string): void {
     const view = this.views.get(from);
-    if (!view || this.views.has(to)) return;
+    if (!view) return;
+    this.views.get(to)?.element.remove();
     this.views.delete(from);
     this.views.set(to, view);
     view.message.id = to;
     view.element.setAttribute('data-id', to);
+  }
+
+  /**
+   * Shows a page of history (oldest first) among the shown messages: each in its place by time (the
+   * hub's timestamps), shown ones updated, so a page loaded after a gap fills in where it belongs.
+   */
+  merge(messages: ViewMessage[], hasMore: boolean): void {
+    this.follow(() => {
+      for (const m of messages) {
+        const shown = this.views.get(m.id);
+        if (shown) {
+          shown.update({ ...shown.message, ...m });
+          continue;
+        }
+        const el = this.create(m).element;
+        // After the last shown message at or before it; messages without a time (not sent yet) are newest.
+        let after: Element | null = null;
+        for (let node = this.list.lastElementChild; node; node = node.previousElementSibling) {
+          const ts = this.views.get(node.getAttribute('data-id') ?? '')?.message.ts;
+          if (ts !== undefined && m.ts !== undefined && ts <= m.ts) {
+            after = node;
+            break;
+          }
+        }
+        this.list.insertBefore(el, after ? after.nextSibling : this.list.firstChild);
+      }
+      this.earlier.hidden = !hasMore;
+      this.newest();
+    });
   }
 
   /** The message shown with this id. */
@@ -152,18 +201,26 @@ export class Transcript {
   private follow(change: () => void): void {
     const was = this.atBottom;
     change();
-    if (was) {
-      this.scroller.scrollTop = this.scroller.scrollHeight;
-      // A growing block renders on the next frame: follow it there too.
-      requestAnimationFrame(() => {
-        if (this.atBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
-      });
-    } else this.jump.hidden = false;
+    if (!was) {
+      this.jump.hidden = false;
+      return;
+    }
+    // Once per frame, after the growing block rendered (its frame callback was asked for first):
+    // reading the height at every delta would force a layout per delta.
+    if (this.scrollFrame) return;
+    this.scrollFrame = requestAnimationFrame(() => {
+      this.scrollFrame = 0;
+      if (this.atBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+    });
   }
 
   private newest(): void {
     const last = this.list.lastElementChild;
     const view = last ? this.views.get(last.getAttribute('data-id') ?? '') : undefined;
-    this.opts.actions.suggestions?.(view && view.message.author !== 'user' ? view.suggestions : []);
+    const items = view && view.message.author !== 'user' ? view.suggestions : [];
+    const key = JSON.stringify(items);
+    if (key === this.suggested) return;
+    this.suggested = key;
+    this.opts.actions.suggestions?.(items);
   }
 }
