@@ -158,7 +158,8 @@ try {
     "a streamed reply's delta (append, publish)": (i) => {
       const stream = streams[i % CONVERSATIONS];
       const publication = { channel: room(stream.clientId), before: '[', after: ']' };
-      return store.streams.append(stream, 'token ', STREAM_BOUNDS, publication, false);
+      const frame = { head: `{"id":${JSON.stringify(stream.id)},"seq":`, tail: ',"text":"token ","index":0}' };
+      return store.streams.append(stream, { record: '[0,"token "]\n', bytes: 6 }, STREAM_BOUNDS, publication, frame, false);
     },
     "plain SPUBLISH of a request (the baseline's unit)": () =>
       redis.spublish(replicaChannel('replica-b'), `{"t":"req","id":"${id()}","text":"${TEXT}"}`),

@@ -26,7 +26,7 @@ const tools = {
 };
 
 const agentId = env('AGENT_ID', 'ai-bot');
-const agent = new RelayAgent({ url: env('RELAY_URL'), apiKey: env('AGENT_API_KEY'), agentId });
+const agent = new RelayAgent({ url: env('RELAY_HUB_URL'), apiKey: env('AGENT_API_KEY'), agentId });
 agent.on('error', (err) => console.error('relay:', err.message));
 
 agent.onMessage(async (message, { signal }) => {

@@ -32,7 +32,7 @@ TOOLS = [
 
 async def main() -> None:
     agent = RelayAgent(
-        os.environ["RELAY_URL"],
+        os.environ["RELAY_HUB_URL"],
         os.environ["AGENT_API_KEY"],
         os.environ.get("AGENT_ID", "openai-bot"),
         cancel_on_stop=True,  # a stop in the chat cancels the handler, wherever it waits for the model

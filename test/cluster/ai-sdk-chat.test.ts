@@ -208,6 +208,13 @@ it("the AI SDK bot's answer (reasoning, text, a source, tool calls) streams as p
   await first.until((c) => c.status === 'ready' && textOf(assistant(c)[0]).endsWith('Sent to Ana.'), 15_000, 'the reply to the approval');
   expect(assistant(first)).toHaveLength(1);
   expect(assistant(first)[0].id).toBe(final.id);
+  // The other chat sees the decision on the ended answer, and the bot's reply.
+  await second.until(
+    (c) => assistant(c)[0].parts.some((p) => p.type === 'dynamic-tool' && p.state === 'approval-responded'),
+    15_000,
+    'the decision in the second chat',
+  );
+  await second.until((c) => textOf(assistant(c)[1]) === 'Sent to Ana.', 15_000, "the bot's reply in the second chat");
 }, 60_000);
 
 it("a chat whose connection drops mid-answer picks the answer up again on reconnect: the AI SDK's message grows on, nothing doubled", async () => {

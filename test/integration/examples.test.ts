@@ -46,7 +46,7 @@ async function runExample(agentId: string): Promise<ChildProcess> {
     cwd: join(ROOT, 'examples', 'ai-sdk-bot'),
     env: {
       ...process.env,
-      RELAY_URL: hub.url,
+      RELAY_HUB_URL: hub.url,
       AGENT_API_KEY: TEST_AGENT_KEY,
       AGENT_ID: agentId,
       OPENAI_BASE_URL: fake.url,

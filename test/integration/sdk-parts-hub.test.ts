@@ -158,6 +158,35 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     expect(approvals.map((a) => [a.id, a.approved])).toEqual([[approvalId, false]]);
   });
 
+  it('hands a decision given after the runtime restarted to the new runtime, once', async () => {
+    const { agent, chat, agentId } = await pair();
+    const s = await agent.stream('u1');
+    const call = s.tool({ toolName: 'deploy' });
+    await call.inputAvailable({ env: 'prod' });
+    const approvalId = await call.requestApproval();
+    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    await s.end();
+    await ended;
+    agent.close();
+
+    const restarted = new RelayAgent({ url: t.url, apiKey: TEST_AGENT_KEY, agentId });
+    closers.push(() => restarted.close());
+    const approvals: AgentApproval[] = [];
+    const delivered = new Promise<void>((resolve) =>
+      restarted.onApproval((a) => {
+        approvals.push(a);
+        resolve();
+      }),
+    );
+    await restarted.connect();
+    await chat.approve(s.id, approvalId, true);
+    await delivered;
+    await chat.history({ limit: 1 });
+    expect(approvals).toEqual([
+      expect.objectContaining({ id: approvalId, messageId: s.id, toolCallId: call.toolCallId, from: 'u1', approved: true }),
+    ]);
+  });
+
   it('replies with parts, and a user sends file parts to the bot', async () => {
     const { agent, chat } = await pair();
     const received: AgentInboundMessage[] = [];

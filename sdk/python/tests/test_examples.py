@@ -51,7 +51,7 @@ async def example(hub: HubProcess, bot_id: str) -> AsyncIterator[Callable[[int],
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(STAND_INS), str(ROOT / "sdk" / "python")]),
-            "RELAY_URL": hub.url,
+            "RELAY_HUB_URL": hub.url,
             "AGENT_API_KEY": AGENT_KEY,
             "AGENT_ID": bot_id,
             "OPENAI_BASE_URL": url,

@@ -4,7 +4,8 @@ import type { Strings } from './strings';
 
 /**
  * The composer: an auto-growing textarea (1 to 6 lines; Enter sends, Shift+Enter breaks the line)
- * and one button that is Send, disabled while the text is empty, or Stop while the bot answers.
+ * and one button that is Send, disabled while the text is empty, or Stop while the bot answers
+ * (Enter still sends then: the next message waits its turn at the bot, as offline ones do).
  */
 export class Composer {
   readonly element: HTMLFormElement;
@@ -50,7 +51,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!text || this.answering) return;
+    if (!text) return;
     this.input.value = '';
     this.fit();
     this.on.send(text);

@@ -334,8 +334,7 @@ export class RelayChatElement extends HTMLElement {
       const views = page.messages.map((m) => toView(m as Inbound));
       if (earlier) this.transcript.prepend(views, page.hasMore);
       else {
-        const fresh = views.filter((v) => !this.transcript.get(v.id));
-        this.transcript.prepend(fresh, page.hasMore);
+        this.transcript.merge(views, page.hasMore);
         for (const v of views) if (v.streaming) this.track(v);
       }
     } catch {

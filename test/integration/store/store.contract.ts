@@ -375,6 +375,32 @@ export function describeStoreContract(
         expect(await store.presence.getAgent('nobody')).toEqual({ agentId: 'nobody', runtimes: 0, clients: 0 });
       });
     });
+
+    describe('approvals (docs/parts.md)', () => {
+      const decision = (approved: boolean, decidedBy = 'u1') => ({ approved, decidedBy, ts: new Date().toISOString() });
+
+      it('records the first decision only; a later one gets it back, another approval id is its own', async () => {
+        const ref = { agentId: 'bot', messageId: 'm-1', approvalId: 'a1' };
+        const yes = { ...decision(true), reason: 'fine' };
+        expect(await store.approvals.decide(ref, yes, 60)).toEqual({ decision: yes, first: true, delivered: false });
+        expect(await store.approvals.decide(ref, decision(false, 'u1'), 60)).toEqual({ decision: yes, first: false, delivered: false });
+        const other = { ...ref, approvalId: 'a2' };
+        const no = decision(false);
+        expect(await store.approvals.decide(other, no, 60)).toEqual({ decision: no, first: true, delivered: false });
+        expect(await store.approvals.decide({ ...ref, agentId: 'other-bot' }, no, 60)).toMatchObject({ first: true });
+      });
+
+      it('lets one call at a time claim a delivery, released or ended by the delivered mark', async () => {
+        const ref = { agentId: 'bot', messageId: 'm-2', approvalId: 'a1' };
+        await store.approvals.decide(ref, decision(true), 60);
+        expect(await store.approvals.claimDelivery(ref, 5000)).toBe(true);
+        expect(await store.approvals.claimDelivery(ref, 5000)).toBe(false);
+        await store.approvals.releaseDelivery(ref);
+        expect(await store.approvals.claimDelivery(ref, 5000)).toBe(true);
+        await store.approvals.markDelivered(ref, 60);
+        expect(await store.approvals.decide(ref, decision(true), 60)).toMatchObject({ first: false, delivered: true });
+      });
+    });
   });
 }
 

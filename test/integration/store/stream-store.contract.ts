@@ -304,6 +304,27 @@ export function describeStreamStoreContract(
       });
     });
 
+    it('finds a bot message of the conversation (a stream by its final once ended) and keeps a replacement for every read', async () => {
+      const user = msg('hi', 'user');
+      const reply = { ...msg(''), parts: [{ type: 'source', sourceId: 's', url: 'https://example.com' }] as MessagePart[] };
+      await log.append('bot', 'u1', user);
+      await log.append('bot', 'u1', reply);
+      expect(await log.findBotMessage('bot', 'u1', reply.id)).toEqual(reply);
+      expect(await log.findBotMessage('bot', 'u1', user.id)).toBeNull();
+      expect(await log.findBotMessage('bot', 'u2', reply.id)).toBeNull();
+      expect(await log.findBotMessage('bot', 'u1', v7())).toBeNull();
+      const start = await open();
+      expect(await log.findBotMessage('bot', 'u1', start.id)).toEqual(start);
+      const final = (await streams.end('bot', start.id, { status: 'complete', text: 'done' }, true))!.final;
+      expect(await log.findBotMessage('bot', 'u1', start.id)).toEqual(final);
+      const changed = { ...reply, parts: [{ type: 'source', sourceId: 't' }] as MessagePart[] };
+      expect(await log.replaceBotMessage('bot', 'u1', changed)).toBe(true);
+      expect(await log.replaceBotMessage('bot', 'u1', { ...user, text: 'x' })).toBe(false);
+      expect(await log.replaceBotMessage('bot', 'u2', changed)).toBe(false);
+      expect(await history()).toEqual([user, changed, final]);
+      expect(await log.readAfter('bot', 'u1', user.id, 10)).toEqual({ ok: true, messages: [changed, final] });
+    });
+
     it('opens and ends streams without logging them when the log is off', async () => {
       const message = msg('');
       await streams.open({ message, clientId: 'u1', owner: 's' }, bounds, false);

@@ -2,7 +2,7 @@ import type { ClientInboundMessage, MessageEnd, MessagePart } from '../../../../
 import type { UIMessageChunk } from '../../../../src/protocol/ui-message-chunk';
 import { RelayChat, type RelayChatOptions } from '../index';
 import { MessageChunker, type HubContent } from './ui-chunks';
-import { toUIMessage, type RelayUIMessage } from './ui-messages';
+import { toUIMessage, toUIPart, type RelayUIMessage } from './ui-messages';
 
 /** A message the AI SDK hands to `sendMessages` (its `UIMessage`, as far as the transport reads it). */
 export interface SentUIMessage {
@@ -22,7 +22,7 @@ export interface SendMessagesOptions {
 
 /** What {@link RelayChatTransport.attach} needs of an AI SDK chat (`Chat` of `@ai-sdk/react`, any `AbstractChat`). */
 export interface AttachableChat {
-  messages: Array<{ id: string }>;
+  messages: Array<{ id: string; parts: unknown[] }>;
   readonly status: 'submitted' | 'streaming' | 'ready' | 'error';
   resumeStream(): Promise<void>;
 }
@@ -130,7 +130,8 @@ export class RelayChatTransport {
    * Keeps an AI SDK chat in step with the conversation's other tabs and devices (the AI SDK has no
    * channel for what it did not ask for): the user's messages sent elsewhere are appended, an answer
    * this chat did not ask for is followed with `chat.resumeStream()` (or appended once it ended,
-   * when the chat was busy), and a plain bot message is appended. Returns a function that stops it.
+   * when the chat was busy), a plain bot message is appended, and a change to an ended answer (a
+   * decision on its approval) replaces that part. Returns a function that stops it.
    */
   attach(chat: AttachableChat): () => void {
     const known = (id: string) => chat.messages.some((m) => m.id === id);
@@ -146,6 +147,15 @@ export class RelayChatTransport {
           if (!m.streaming) chat.messages = [...chat.messages, toUIMessage(m)];
           else if (chat.status === 'ready' || chat.status === 'error') void chat.resumeStream();
         });
+      }),
+      // A part of an answer that has ended changed (a decision on its approval, made in any tab).
+      this.chat.on('message:part', (c) => {
+        const at = chat.messages.findIndex((m) => m.id === c.id);
+        if (at === -1) return;
+        const held = chat.messages[at];
+        const parts = [...held.parts];
+        parts[c.index] = toUIPart(c.part, c.index);
+        chat.messages = [...chat.messages.slice(0, at), { ...held, parts }, ...chat.messages.slice(at + 1)];
       }),
       this.chat.on('message:end', (m: MessageEnd) => {
         void this.sending.then(() => {

@@ -38,7 +38,8 @@ export function toUIMessage(message: ClientInboundMessage): RelayUIMessage {
   return { id: message.id, role: message.author === 'user' ? 'user' : 'assistant', parts: partsOf(message).map(toUIPart) };
 }
 
-function toUIPart(part: MessagePart, index: number): RelayUIPart {
+/** One hub part as the AI SDK's part; `index` names a data part that has no id. */
+export function toUIPart(part: MessagePart, index: number): RelayUIPart {
   switch (part.type) {
     case 'text':
     case 'reasoning':

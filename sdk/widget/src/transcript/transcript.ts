@@ -97,14 +97,48 @@ export class Transcript {
     });
   }
 
-  /** Changes a shown message's id (a user's message once the hub acknowledged it). */
+  /**
+   * Changes a shown message's id (a user's message once the hub acknowledged it). When a copy with
+   * that id is shown already (history loaded between the send and its ack), the copy goes: this one
+   * stands where the user wrote it.
+   */
   rename(from: string, to: string): void {
     const view = this.views.get(from);
-    if (!view || this.views.has(to)) return;
+    if (!view) return;
+    this.views.get(to)?.element.remove();
     this.views.delete(from);
     this.views.set(to, view);
     view.message.id = to;
     view.element.setAttribute('data-id', to);
+  }
+
+  /**
+   * Shows a page of history (oldest first) among the shown messages: each in its place by time (the
+   * hub's timestamps), shown ones updated, so a page loaded after a gap fills in where it belongs.
+   */
+  merge(messages: ViewMessage[], hasMore: boolean): void {
+    this.follow(() => {
+      for (const m of messages) {
+        const shown = this.views.get(m.id);
+        if (shown) {
+          shown.update({ ...shown.message, ...m });
+          continue;
+        }
+        const el = this.create(m).element;
+        // After the last shown message at or before it; messages without a time (not sent yet) are newest.
+        let after: Element | null = null;
+        for (let node = this.list.lastElementChild; node; node = node.previousElementSibling) {
+          const ts = this.views.get(node.getAttribute('data-id') ?? '')?.message.ts;
+          if (ts !== undefined && m.ts !== undefined && ts <= m.ts) {
+            after = node;
+            break;
+          }
+        }
+        this.list.insertBefore(el, after ? after.nextSibling : this.list.firstChild);
+      }
+      this.earlier.hidden = !hasMore;
+      this.newest();
+    });
   }
 
   /** The message shown with this id. */
