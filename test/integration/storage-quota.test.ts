@@ -144,7 +144,7 @@ describe('storage quota per bot: Redis with maxmemory noeviction, two replicas',
     for (let round = 0; round < 10; round++) {
       // 2 × 30 replies of 60 KiB to fresh clientIds, and 2 × 10 streams of 4 × 60 KiB each, per round.
       const flood = attackers.flatMap((socket, s) => [
-        ...Array.from({ length: 30 }, (_, i) => ack(socket, 'reply', { to: `junk-${round}-${s}-${i}`, text: junk }).then(count)),
+        ...Array.from({ length: 30 }, (_, i) => ack<Ack>(socket, 'reply', { to: `junk-${round}-${s}-${i}`, text: junk }).then(count)),
         ...Array.from({ length: 10 }, async (_, i) => {
           const started = await ack<Ack>(socket, 'stream:start', { to: `streamed-${round}-${s}-${i}` });
           count(started);

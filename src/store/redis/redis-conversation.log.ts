@@ -100,7 +100,10 @@ local function append(stream, clock, marker, id, json, max, ttl, field, Q)
   local before = redis.call('XLEN', stream)
   redis.call('XADD', stream, 'MAXLEN', '~', max, sid, field or 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
-  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, redis.call('XLEN', stream), ttl)
+  -- Only a stream past max entries may have been trimmed.
+  local after = before + 1
+  if after > tonumber(max) then after = redis.call('XLEN', stream) end
+  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, after, ttl)
   if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
 end`;
@@ -114,7 +117,7 @@ const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_QUOTA}${LUA_FIN
 local Q = quota_of(#KEYS - 2, 7)
 local marker = #KEYS == 6 and KEYS[3] or nil
 if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return { 0, {} } end
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
 return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q), Q.evicted }`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
@@ -123,7 +126,7 @@ return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], ni
 // evicted clientIds }.
 const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}
 local Q = quota_of(#KEYS - 2, 8)
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
 local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return { appended, Q.evicted }`);

@@ -41,13 +41,13 @@ if redis.call('ZCARD', Q.streams) >= max_open then
 end
 local need = STREAM_OVERHEAD
 if ARGV[8] == '1' then need = need + #ARGV[10] + #ARGV[9] + ENTRY_OVERHEAD end
-if not q_room(Q, need, Q.member, ARGV[8] == '1') then return -4 end
+if not q_reserve(Q, need, Q.member) then return -4 end
 redis.call('HSET', KEYS[1], 'm', ARGV[1], 'head', ARGV[2], 'tail', ARGV[3], 'data', ARGV[4], 'client', ARGV[5], 'owner', ARGV[6], 'seq', 0)
 redis.call('SET', KEYS[2], '', 'PX', ARGV[7])
 redis.call('PEXPIRE', KEYS[1], ARGV[7])
 redis.call('SADD', KEYS[3], ARGV[9])
 redis.call('PEXPIRE', KEYS[3], ARGV[7])
-q_charge(Q, 's:' .. ARGV[9], STREAM_OVERHEAD)
+q_take(Q, 's:' .. ARGV[9], STREAM_OVERHEAD)
 q_touch(Q, Q.streams, ARGV[9], tonumber(ARGV[7]))
 if ARGV[8] == '1' then return { append(KEYS[4], KEYS[5], KEYS[6], ARGV[9], ARGV[10], ARGV[11], ARGV[12], nil, Q), Q.evicted } end
 return { 1, Q.evicted }`);
