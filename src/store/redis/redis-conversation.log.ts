@@ -222,6 +222,12 @@ redis.call('DEL', KEYS[5])
 q_forget(Q, Q.convs, 'c:', Q.member)
 return existed`);
 
+// KEYS: a conversation's stream, its user-index marker. ARGV: the marker's TTL (s). Sets the marker while
+// the conversation exists: 1, else 0.
+const MARK_INDEXED = new LuaScript(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[1])
+return 1`);
+
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
 
@@ -327,7 +333,11 @@ export class RedisConversationLog implements ConversationLog {
         .exec();
       const failed = replies?.find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
-      await this.redis.set(this.conversationKeys(agentId, clientId)[1], '1', 'EX', Math.max(1, Math.floor(ttl / 2)));
+      const [stream, marker] = this.conversationKeys(agentId, clientId);
+      // Dropped by the bot's quota since (on another replica, whose SREM may have come first): out again.
+      if ((await MARK_INDEXED.run<number>(this.redis, [stream, marker], [Math.max(1, Math.floor(ttl / 2))])) === 0) {
+        await this.redis.srem(user, agentId);
+      }
     } catch (err) {
       this.indexFailed(err);
     }
