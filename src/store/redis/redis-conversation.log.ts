@@ -100,7 +100,10 @@ local function append(stream, clock, marker, id, json, max, ttl, field, Q)
   local before = redis.call('XLEN', stream)
   redis.call('XADD', stream, 'MAXLEN', '~', max, sid, field or 'id', id, 'm', json)
   redis.call('EXPIRE', stream, ttl)
-  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, redis.call('XLEN', stream), ttl)
+  -- Only a stream past max entries may have been trimmed.
+  local after = before + 1
+  if after > tonumber(max) then after = redis.call('XLEN', stream) end
+  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, after, ttl)
   if marker and redis.call('EXISTS', marker) == 0 then return 2 end
   return 1
 end`;
@@ -114,7 +117,7 @@ const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_QUOTA}${LUA_FIN
 local Q = quota_of(#KEYS - 2, 7)
 local marker = #KEYS == 6 and KEYS[3] or nil
 if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return { 0, {} } end
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
 return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q), Q.evicted }`);
 
 // KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
@@ -123,7 +126,7 @@ return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], ni
 // evicted clientIds }.
 const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}
 local Q = quota_of(#KEYS - 2, 8)
-if not q_room(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member, true) then return { -3, {} } end
+if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
 local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return { appended, Q.evicted }`);
@@ -238,6 +241,12 @@ redis.call('DEL', KEYS[5])
 q_forget(Q, Q.convs, 'c:', Q.member)
 return existed`);
 
+// KEYS: a conversation's stream, its user-index marker. ARGV: the marker's TTL (s). Sets the marker while
+// the conversation exists: 1, else 0.
+const MARK_INDEXED = new LuaScript(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[1])
+return 1`);
+
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
 
@@ -343,7 +352,11 @@ export class RedisConversationLog implements ConversationLog {
         .exec();
       const failed = replies?.find(([err]) => err !== null)?.[0];
       if (failed) throw failed;
-      await this.redis.set(this.conversationKeys(agentId, clientId)[1], '1', 'EX', Math.max(1, Math.floor(ttl / 2)));
+      const [stream, marker] = this.conversationKeys(agentId, clientId);
+      // Dropped by the bot's quota since (on another replica, whose SREM may have come first): out again.
+      if ((await MARK_INDEXED.run<number>(this.redis, [stream, marker], [Math.max(1, Math.floor(ttl / 2))])) === 0) {
+        await this.redis.srem(user, agentId);
+      }
     } catch (err) {
       this.indexFailed(err);
     }

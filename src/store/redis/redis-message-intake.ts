@@ -81,7 +81,7 @@ if existing or #runtimes == 0 then return { existing or '', runtimes, -1, subscr
 local appended, evicted = -1, {}
 if ARGV[4] ~= '' then
   local Q = quota_of(7, 10)
-  if not q_room(Q, #ARGV[4] + #ARGV[3] + ENTRY_OVERHEAD, Q.member, true) then
+  if not q_reserve(Q, #ARGV[4] + #ARGV[3] + ENTRY_OVERHEAD, Q.member) then
     redis.call('DEL', KEYS[1])
     return { '', {}, -1, -1, 0, -1, 0, 1, Q.evicted }
   end

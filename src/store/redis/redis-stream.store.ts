@@ -47,13 +47,13 @@ if redis.call('ZCARD', Q.streams) >= max_open then
 end
 local need = STREAM_OVERHEAD
 if ARGV[5] == '1' then need = need + #ARGV[7] + #ARGV[6] + ENTRY_OVERHEAD end
-if not q_room(Q, need, Q.member, ARGV[5] == '1') then return -4 end
+if not q_reserve(Q, need, Q.member) then return -4 end
 redis.call('HSET', KEYS[1], 'm', ARGV[1], 'client', ARGV[2], 'owner', ARGV[3], 'seq', 0, 'bytes', 0)
 redis.call('SET', KEYS[2], '', 'PX', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-q_charge(Q, 's:' .. ARGV[6], STREAM_OVERHEAD)
+q_take(Q, 's:' .. ARGV[6], STREAM_OVERHEAD)
 q_touch(Q, Q.streams, ARGV[6], tonumber(ARGV[4]))
 if ARGV[5] == '1' then return { append(KEYS[4], KEYS[5], KEYS[6], ARGV[6], ARGV[7], ARGV[8], ARGV[9], nil, Q), Q.evicted } end
 return { 1, Q.evicted }`);
@@ -63,8 +63,9 @@ return { 1, Q.evicted }`);
 // the publication up to the change's seq and from after it, the hub's clock (ms), the quota's four, the
 // stream's id. Returns -1 (not open), -2 (too large), -3 (no room in the bot's quota) or the seq, with
 // the clientIds of the conversations the quota dropped to make room when there are any: { seq, evicted }.
-// The quota counts the change as stored and costs two increments (q_delta) while the bot is under it. HINCRBY answers whether the stream is open (a missing hash counts
-// from 0, and only the first change needs to ask further); a change past the bound is undone before
+// The quota counts the change as stored and costs two increments (q_delta) while the bot is under it.
+// HINCRBY answers whether the stream is open (a missing hash counts from 0, and only the first change
+// needs to ask further); a change past the bound is undone before
 // anything is appended (the relay refuses those before they get here), and the expiry is renewed only
 // when the caller asks (docs/streaming.md, "The hub ends every stream").
 const APPEND = new LuaScript(`local now = tonumber(ARGV[8])${LUA_QUOTA}

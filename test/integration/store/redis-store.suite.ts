@@ -67,6 +67,43 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
   });
 
   describe(`RedisStore specifics: ${name}`, () => {
+    it("keeps the quota ledger's total equal to the sum of its parts through appends, trims, streams, drops and erasures", async () => {
+      const client = connect();
+      clients.push(client);
+      const quota = { maxBytes: 40_000, maxConversations: 4, maxOpenStreams: 3 };
+      const store = new RedisStore(client, { prefix: `ledger${++n}:`, history: { maxMessages: 5, ttlS: 60 }, quota });
+      const ledger = `ledger${n}:{bot}:quota:bytes`;
+      let k = 0;
+      const msg = (text: string) => ({
+        id: `0190a000-0000-7000-8000-${String(++k).padStart(12, '0')}`,
+        ts: 't',
+        agentId: 'bot',
+        author: 'agent' as const,
+        text,
+      });
+      const consistent = async () => {
+        const fields = await client.hgetall(ledger);
+        const parts = Object.entries(fields).filter(([f]) => f !== '#');
+        expect(Number(fields['#'] ?? 0)).toBe(parts.reduce((sum, [, v]) => sum + Number(v), 0));
+        for (const [, v] of parts) expect(Number(v)).toBeGreaterThanOrEqual(0);
+      };
+      const bounds = { maxBytes: 100_000, ttlMs: 60_000 };
+      for (let i = 0; i < 40; i++) await store.conversations.append('bot', `u${i % 7}`, msg('x'.repeat(100 + 97 * i)), true);
+      await consistent();
+      const start = msg('');
+      await store.streams.open({ message: start, clientId: 'u1', owner: 's' }, bounds, true);
+      const target = { agentId: 'bot', id: start.id, clientId: 'u1' };
+      for (let i = 0; i < 8; i++) await store.streams.append(target, 'y'.repeat(5_000), bounds, null, i % 2 === 0);
+      await consistent();
+      await store.conversations.append('bot', null, msg('to everyone'), true).catch(() => {});
+      await store.streams.end('bot', start.id, { status: 'complete' }, true);
+      await consistent();
+      await store.conversations.deleteConversation('bot', 'u1');
+      await store.conversations.deleteUser('u2');
+      await consistent();
+      expect(await client.zcard(`ledger${n}:{bot}:quota:convs`)).toBeLessThanOrEqual(4);
+    });
+
     it('claims a dedupe key exactly once under concurrent claims from several replicas', async () => {
       const [a, b] = twoReplicas();
       const records = Array.from({ length: 20 }, (_, i) => ({ id: `id-${i}`, ts: 't', delivered: false }));
