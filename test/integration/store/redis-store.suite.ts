@@ -3,7 +3,7 @@ import type { AgentStatusChange } from '../../../src/store/redis/redis-presence.
 import { RedisStore } from '../../../src/store/redis/redis.store';
 import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
 import { describeConversationLogContract } from './conversation-log.contract';
-import { describeStreamStoreContract } from './stream-store.contract';
+import { describeStreamStoreContract, textDelta } from './stream-store.contract';
 import { describeStoreContract } from './store.contract';
 import { describeQuotaContract } from './quota.contract';
 import { describeControlStoreContract } from './control-store.contract';
@@ -93,7 +93,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
       const start = msg('');
       await store.streams.open({ message: start, clientId: 'u1', owner: 's' }, bounds, true);
       const target = { agentId: 'bot', id: start.id, clientId: 'u1' };
-      for (let i = 0; i < 8; i++) await store.streams.append(target, 'y'.repeat(5_000), bounds, null, i % 2 === 0);
+      for (let i = 0; i < 8; i++) await store.streams.append(target, textDelta('y'.repeat(5_000)), bounds, null, null, i % 2 === 0);
       await consistent();
       await store.conversations.append('bot', null, msg('to everyone'), true).catch(() => {});
       await store.streams.end('bot', start.id, { status: 'complete' }, true);
