@@ -126,6 +126,7 @@ function patchError(held: MessagePart, patch: PartPatch, index: number): string 
   }
   if (patch.approval !== undefined) {
     if (held.approval?.approved !== undefined) return `${where} (tool).approval: already decided by the user`;
+    if (held.state === 'approval-requested') return `${where} (tool).approval: asked already; the user's decision comes as approval`;
     const approval = patch.approval as Record<string, unknown>;
     if (approval.approved !== undefined || approval.decidedBy !== undefined || approval.ts !== undefined) {
       return `${where} (tool).approval: approved, decidedBy and ts are set by the hub from the user's decision`;

@@ -297,6 +297,12 @@ export class StreamService {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
     const change: PartChange = { kind: 'update', index, patch };
+    // A user's decision may have been recorded on another replica: the part as shared state holds it.
+    const asked = owned.parts[index];
+    if (asked?.type === 'tool' && asked.state === 'approval-requested') {
+      const fresh = (await this.ctx.store.streams.get(owned.agentId, id))?.parts[index];
+      if (fresh?.type === 'tool' && this.owned.get(id) === owned) owned.parts[index] = fresh;
+    }
     const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
     if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
     const held = owned.parts[index];
