@@ -205,6 +205,20 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     expect(await shown).toMatchObject({ text: 'See the docs.', parts });
   });
 
+  it('ends a stream with parts that replace what it streamed', async () => {
+    const { agent, chat } = await pair();
+    const s = await agent.stream('u1');
+    await s.write('draft');
+    s.reasoning('thinking');
+    const parts: MessagePart[] = [
+      { type: 'text', text: 'Final answer.' },
+      { type: 'source', sourceId: '1', url: 'https://example.com/a' },
+    ];
+    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    await s.end({ parts });
+    expect(await ended).toMatchObject({ text: 'Final answer.', parts, status: 'complete' });
+  });
+
   it('refuses a bad part with its code and the tab sees nothing of it', async () => {
     const { agent, chat } = await pair();
     const s = await agent.stream('u1');

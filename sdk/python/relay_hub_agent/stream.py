@@ -321,17 +321,22 @@ class ReplyStream:
             self._check_writable()
 
     async def end(
-        self, text: str | None = None, data: Mapping[str, Any] | None = None, status: StreamStatus = "complete"
+        self,
+        text: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        status: StreamStatus = "complete",
+        *,
+        parts: Sequence[_protocol.MessagePart] | None = None,
     ) -> StreamEnd:
         """Sends what is buffered, then ends the stream (``stream:end``); returns the hub's receipt.
 
-        ``text``, when given, replaces the accumulated text (a bot may correct itself). Once
+        ``text`` (and ``parts``), when given, replace what accumulated (a bot may correct itself). Once
         stopped, the stream has ended ``cancelled`` whatever ``status`` says. Calling it again
         returns the same receipt.
         """
         if self.id is None:
             raise RuntimeError("the stream was not started")
-        self._schedule_end(text, data, status)
+        self._schedule_end(text, data, status, parts)
         assert self._end_task is not None
         return await asyncio.shield(self._end_task)
 
@@ -371,13 +376,25 @@ class ReplyStream:
         if self._end_task is not None:
             raise RuntimeError("the stream has ended")
 
-    def _schedule_end(self, text: str | None, data: Mapping[str, Any] | None, status: StreamStatus) -> None:
+    def _schedule_end(
+        self,
+        text: str | None,
+        data: Mapping[str, Any] | None,
+        status: StreamStatus,
+        parts: Sequence[_protocol.MessagePart] | None = None,
+    ) -> None:
         if self._end_task is None:
             if self.stopped:
-                text, data, status = None, None, "cancelled"
-            self._end_task = asyncio.create_task(self._finish(text, data, status))
+                text, data, status, parts = None, None, "cancelled", None
+            self._end_task = asyncio.create_task(self._finish(text, data, status, parts))
 
-    async def _finish(self, text: str | None, data: Mapping[str, Any] | None, status: StreamStatus) -> StreamEnd:
+    async def _finish(
+        self,
+        text: str | None,
+        data: Mapping[str, Any] | None,
+        status: StreamStatus,
+        parts: Sequence[_protocol.MessagePart] | None = None,
+    ) -> StreamEnd:
         try:
             self._wake.set()
             if self._flusher is not None:
@@ -394,6 +411,8 @@ class ReplyStream:
                 payload["text"] = text
             if data is not None:
                 payload["data"] = dict(data)
+            if parts is not None:
+                payload["parts"] = [dict(p) for p in parts]
             ack = await self._conn.call(_protocol.STREAM_END, payload, self._ack_timeout)
             if not isinstance(ack, dict) or ack.get("ok") is not True:
                 raise ack_error(ack.get("error") if isinstance(ack, dict) else None)

@@ -168,3 +168,12 @@ async def test_input_that_is_not_json_is_refused_before_anything_is_sent(
         with pytest.raises(RelayAgentError):
             await call.decision()
     assert [kind for kind, _ in hub_side.log] == ["part", "delta"]
+
+
+async def test_end_sends_parts_that_replace_what_was_streamed(bare_peer: BarePeer, hub_side: PartsPeer, agent: RelayAgent) -> None:
+    await _connect(bare_peer, agent)
+    s = await agent.stream("u").start()
+    await s.write("draft")
+    parts: list[Any] = [{"type": "text", "text": "Final."}, {"type": "source", "sourceId": "1", "url": "https://example.com"}]
+    await s.end(parts=parts)
+    assert await hub_side.ends.get() == {"id": s.id, "status": "complete", "parts": parts}

@@ -50,9 +50,10 @@ export interface StreamLink {
   release(stream: AgentStream): void;
 }
 
-/** `end` options: `text` replaces everything written; `status` defaults to `complete` (`cancelled` once stopped). */
+/** `end` options: `text` (and `parts`) replace everything written; `status` defaults to `complete` (`cancelled` once stopped). */
 export interface StreamEndOptions {
   text?: string;
+  parts?: MessagePart[];
   data?: MessageData;
   status?: AgentStreamStatus;
 }
@@ -292,6 +293,7 @@ export class AgentStream implements PartStream {
     const payload: StreamEnd = { id: this.id };
     if (options.text !== undefined) payload.text = options.text;
     if (options.data !== undefined) payload.data = options.data;
+    if (options.parts !== undefined) payload.parts = options.parts;
     const status = options.status ?? (this.signal.aborted ? 'cancelled' : undefined);
     if (status !== undefined) payload.status = status;
     const ack = await this.link.end(payload);
