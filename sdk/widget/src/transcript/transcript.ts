@@ -41,6 +41,7 @@ export class Transcript {
   private atBottom = true;
   private lastTop = 0;
   private scrollFrame = 0;
+  private topTimer: ReturnType<typeof setTimeout> | undefined;
   private suggested = '';
   private readonly renderers: Map<string, DataRenderer>;
 
@@ -69,8 +70,15 @@ export class Transcript {
       if (this.atBottom) this.jump.hidden = true;
       // Scrolled up to the top with more history to show: load it, as "Load earlier" does (only when
       // the reader scrolled up, not when the transcript moved itself).
+      // It waits for the scroll to settle there, so a click on "Load earlier" that scrolled the
+      // button into view loads one page, not two.
       const top = this.scroller.scrollTop;
-      if (top < this.lastTop && top < 8 && !this.earlier.hidden) opts.actions.loadEarlier?.();
+      if (top < this.lastTop && top < 8 && !this.earlier.hidden) {
+        clearTimeout(this.topTimer);
+        this.topTimer = setTimeout(() => {
+          if (this.scroller.scrollTop < 8 && !this.earlier.hidden) opts.actions.loadEarlier?.();
+        }, 150);
+      }
       this.lastTop = top;
     });
     this.element = h('div', { class: 'transcript' }, this.scroller, this.jump, this.live);
