@@ -329,6 +329,19 @@ describe('who may operate (docs/handoff.md)', () => {
     expect(res.error).toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
   });
 
+  it('stops an answer under way when an operator takes the conversation over: the runtime is told to stop and the user sees it end cancelled', async () => {
+    const bot = await t.agent('bot-e');
+    const user = await t.client('bot-e', { sub: 'u1' });
+    const stream = await bot.stream('u1');
+    await stream.write('part one ');
+    const ended = nextEvent<{ id: string; status: string; text: string }>(user, 'message:end');
+    await api.takeOverConversation({ client: bearerClient(t.url, adminToken()), path: { agentId: 'bot-e', clientId: 'u1' } });
+    await waitFor(() => stream.signal.aborted, 5000, 'the stop to reach the runtime');
+    // The runtime ends it as the SDK does on a stop (or the hub would after STREAM_STOP_GRACE_MS).
+    await stream.end();
+    expect(await ended).toMatchObject({ id: stream.id, status: 'cancelled', text: 'part one ' });
+  });
+
   it('refuses an operator message from an operator who does not hold the conversation, sending nothing', async () => {
     const bot = await t.agent('bot-d');
     await bot.handoff('u1');
