@@ -43,7 +43,10 @@ export function attachRelay(
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
   registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
-  registerClientHandlers(ctx, namespaces.client, service, streams, new UserActions(ctx, namespaces, streams, dispatcher, service.users));
+  const actions = new UserActions(ctx, namespaces, streams, dispatcher, service.users);
+  // An answer under way when an operator takes the conversation over stops, as if the user pressed Stop.
+  service.control.stopStreams = (agentId, clientId) => actions.stopConversation(agentId, clientId);
+  registerClientHandlers(ctx, namespaces.client, service, streams, actions);
   namespaces.operator.use(operatorMiddleware(ctx));
   registerOperatorHandlers(ctx, namespaces.operator, service, streams);
   return { service, streams };

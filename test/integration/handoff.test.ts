@@ -181,6 +181,39 @@ describe('human handoff on two replicas over Redis (docs/handoff.md)', () => {
     }
   });
 
+  it('streams a followed conversation to its console on the other replica, and the bot’s traces to the bot’s consoles only', async () => {
+    const bot = await a.agent('watched');
+    const user = await a.client('watched', { sub: 'u9' });
+    await bot.reply('u9', 'earlier');
+    const ops = await consoleSocket(b.url, operatorToken('ana', ['watched'], 'Ana'), 'watched');
+    const otherBot = await consoleSocket(b.url, operatorToken('ben', ['other'], 'Ben'), 'other');
+    sockets.push(ops, otherBot);
+    const ack = (await ops.emitWithAck('conversation:watch', { clientId: 'u9' })) as { ok: boolean; messages: ClientInboundMessage[] };
+    expect(ack).toMatchObject({ ok: true, control: { clientId: 'u9', control: 'bot' }, streams: [] });
+    expect(ack.messages.map((m) => m.text)).toEqual(['earlier']);
+    // The lease reaches replica a (the runtime's) by a server-side emit: wait until a stream there is mirrored.
+    const deltas = collect<{ text: string }>(ops, 'message:delta');
+    const ended = nextEvent<{ text: string; status: string }>(ops, 'message:end');
+    await waitFor(
+      async () => {
+        const s = await bot.stream('u9');
+        await s.write('grow');
+        await s.end();
+        return deltas.length > 0;
+      },
+      5000,
+      'a mirrored delta',
+    );
+    expect(await ended).toMatchObject({ text: 'grow', status: 'complete' });
+    const userTraces = collect(user, 'debug');
+    const traced = nextEvent<{ clientId: string; trace: unknown }>(ops, 'debug');
+    const otherTraces = collect(otherBot, 'debug');
+    await bot.debug({ step: 'prompt' }, 'u9');
+    expect(await traced).toMatchObject({ agentId: 'watched', clientId: 'u9', trace: { step: 'prompt' } });
+    expect(otherTraces).toEqual([]);
+    expect(userTraces).toEqual([]);
+  });
+
   it('keeps the control state across a restart of the hub (Redis)', async () => {
     const bot = await a.agent('restart');
     await bot.handoff('u1', { reason: 'r' });
@@ -296,6 +329,19 @@ describe('who may operate (docs/handoff.md)', () => {
     expect(res.error).toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
   });
 
+  it('stops an answer under way when an operator takes the conversation over: the runtime is told to stop and the user sees it end cancelled', async () => {
+    const bot = await t.agent('bot-e');
+    const user = await t.client('bot-e', { sub: 'u1' });
+    const stream = await bot.stream('u1');
+    await stream.write('part one ');
+    const ended = nextEvent<{ id: string; status: string; text: string }>(user, 'message:end');
+    await api.takeOverConversation({ client: bearerClient(t.url, adminToken()), path: { agentId: 'bot-e', clientId: 'u1' } });
+    await waitFor(() => stream.signal.aborted, 5000, 'the stop to reach the runtime');
+    // The runtime ends it as the SDK does on a stop (or the hub would after STREAM_STOP_GRACE_MS).
+    await stream.end();
+    expect(await ended).toMatchObject({ id: stream.id, status: 'cancelled', text: 'part one ' });
+  });
+
   it('refuses an operator message from an operator who does not hold the conversation, sending nothing', async () => {
     const bot = await t.agent('bot-d');
     await bot.handoff('u1');
@@ -340,5 +386,39 @@ describe('idle hand-back (HANDOFF_IDLE_TIMEOUT_S)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(700);
     expect(await toBot).toMatchObject({ clientId: 'u1', control: 'bot' });
     await bot.reply('u1', 'I am back');
+  });
+});
+
+describe('changes of control in metrics and the audit log', () => {
+  const logLines: string[] = [];
+  let t: TestHub;
+  beforeAll(async () => {
+    t = await startHub({ LOG_LEVEL: 'info' }, { logLines });
+  });
+  afterAll(() => t.close());
+
+  it('counts each change by state and cause, and writes an audit line naming who did it (never the text)', async () => {
+    const bot = await t.agent('audited');
+    await bot.handoff('u1', { reason: 'r' });
+    const ana = bearerClient(t.url, operatorToken('ana', ['audited'], 'Ana'));
+    const path = { agentId: 'audited', clientId: 'u1' };
+    await api.takeOverConversation({ client: ana, path });
+    await api.createOperatorMessage({ client: ana, path, body: { text: 'secret words' } });
+    await api.releaseConversation({ client: ana, path });
+    const counted = await t.hub.metrics.registry.getSingleMetric('relay_control_changes_total')!.get();
+    expect(Object.fromEntries(counted.values.map((v) => [`${v.labels.to}/${v.labels.cause}`, v.value]))).toEqual({
+      'waiting/handoff': 1,
+      'human/takeover': 1,
+      'bot/release': 1,
+    });
+    const audit = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.component === 'audit');
+    expect(audit.map((l) => [l.audit, l.from, l.to, l.cause, l.operator])).toEqual([
+      ['conversation.control', 'bot', 'waiting', 'handoff', undefined],
+      ['conversation.control', 'waiting', 'human', 'takeover', 'ana'],
+      ['conversation.operator-message', undefined, undefined, undefined, 'ana'],
+      ['conversation.control', 'human', 'bot', 'release', 'ana'],
+    ]);
+    expect(audit[1].actor).toEqual({ kind: 'operator', sub: 'ana', admin: false });
+    expect(logLines.join('\n')).not.toContain('secret words');
   });
 });

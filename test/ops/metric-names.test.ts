@@ -221,6 +221,7 @@ test('the dashboard has a row for each thing an operator watches, each panel wit
     'Redis',
     'Event loop',
     'Memory',
+    'Handoff',
   ]);
   const panels = dashboard.panels.filter((p) => p.type !== 'row');
   expect(panels.filter((p) => !p.description || (p.targets ?? []).length === 0).map((p) => p.title)).toEqual([]);

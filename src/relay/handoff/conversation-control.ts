@@ -51,6 +51,8 @@ type Actor = { kind: 'agent' } | { kind: 'operator'; sub: string; admin: boolean
 export class ConversationControl {
   private readonly stamps = new MessageStamper();
   private readonly audit: Logger;
+  /** Stops the open streams of a conversation an operator took over (set by the relay, which owns the streams). */
+  stopStreams: (agentId: string, clientId: string) => Promise<void> = async () => {};
 
   constructor(
     private readonly ctx: RelayContext,
@@ -242,6 +244,11 @@ export class ConversationControl {
     this.nsp.agent.to(Rooms.runtimes(agentId)).emit(Events.conversationControl, change);
     this.feed.control(change);
     this.feed.message(agentId, clientId, entry, true);
+    if (state === ControlStates.human) {
+      await this.stopStreams(agentId, clientId).catch((err: unknown) =>
+        this.ctx.handlerFailures.warn('control-stop-streams', err, 'open streams of a conversation taken over could not be stopped'),
+      );
+    }
   }
 }
 

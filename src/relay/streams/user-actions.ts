@@ -102,6 +102,18 @@ export class UserActions {
     return { ok: true };
   }
 
+  /**
+   * Stops every open stream of a conversation, as if its user pressed Stop: an operator took it
+   * over (docs/handoff.md), so an answer under way must not keep reaching the user.
+   */
+  async stopConversation(agentId: string, clientId: string): Promise<void> {
+    for (const open of await this.ctx.store.streams.openOf(agentId, clientId)) {
+      const stop: AgentStop = { id: open.message.id, from: clientId };
+      this.nsp.agent.to(open.owner).emit(Events.stop, stop);
+      this.streams.cancelAfterGrace({ agentId, id: open.message.id });
+    }
+  }
+
   private async runtimeFor(agentId: string, sub: string): Promise<RuntimeEntry | undefined> {
     return pickByRendezvous(sub, await this.ctx.store.presence.listRuntimes(agentId), (r) => r.socketId);
   }
