@@ -44,7 +44,10 @@ export function userMessage(stamp: Stamp, content: MessageContent, clientMessage
 
 /** A user's message as its runtime gets it (H→A `message`). */
 export function agentInboundMessage(stamp: Stamp, from: string, content: MessageContent, observed = false): AgentInboundMessage {
-  const message = withContent<AgentInboundMessage>({ id: stamp.id, ts: stamp.ts, agentId: stamp.agentId, from } as AgentInboundMessage, content);
+  const message = withContent<AgentInboundMessage>(
+    { id: stamp.id, ts: stamp.ts, agentId: stamp.agentId, from } as AgentInboundMessage,
+    content,
+  );
   // While an operator holds the conversation the bot keeps the context but must not answer (docs/handoff.md).
   if (observed) message.observed = true;
   return message;

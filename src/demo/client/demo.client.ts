@@ -57,7 +57,8 @@ for (const [name, value] of Object.entries({
   'agent-id': settings.agentId,
   path: base.pathname.replace(/\/$/, ''),
   title: 'relay-hub demo',
-  greeting: 'Hello! I echo what you write, streamed word by word. Ask me for "parts" to see every kind of answer part, or for a "human" to reach a person.',
+  greeting:
+    'Hello! I echo what you write, streamed word by word. Ask me for "parts" to see every kind of answer part, or for a "human" to reach a person.',
   'page-size': query.get('pageSize') ?? '30',
   open: '',
 })) {

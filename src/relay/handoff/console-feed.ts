@@ -61,7 +61,12 @@ export class ConsoleFeed {
   }
 
   /** A stream event (`message:start`, `message:delta`, `message:part`, `message:end`) of a conversation, to its followers. */
-  stream(agentId: string, clientId: string, event: 'message:start' | 'message:delta' | 'message:part' | 'message:end', payload: unknown): void {
+  stream(
+    agentId: string,
+    clientId: string,
+    event: 'message:start' | 'message:delta' | 'message:part' | 'message:end',
+    payload: unknown,
+  ): void {
     if (this.watchedHere(agentId, clientId)) this.nsp.operator.to(Rooms.watchers(agentId, clientId)).emit(event, payload);
   }
 

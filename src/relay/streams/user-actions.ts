@@ -19,7 +19,8 @@ import { Approvals } from './approvals';
 import type { StreamService } from './stream.service';
 import type { UserBudgets } from '../user-budgets';
 
-const ACTIONS_LIMITED = "this user's feedback, stops and approval decisions over all their sockets are past USER_MESSAGE_RATE_PER_S; retry later";
+const ACTIONS_LIMITED =
+  "this user's feedback, stops and approval decisions over all their sockets are past USER_MESSAGE_RATE_PER_S; retry later";
 
 /**
  * What a user does to the bot's answers (docs/streaming.md, docs/parts.md): stop one (by its id, or

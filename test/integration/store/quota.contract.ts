@@ -134,7 +134,10 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       expect(await store.conversations.deleteConversation('bot', 'u1')).toBe(true);
       expect(await store.conversations.deleteUser('u2')).toBe(2);
       for (const target of [conversation, user]) {
-        expect(await store.streams.append(target, textDelta(' and after'), bounds, null, null, true)).toEqual({ ok: false, reason: 'not-found' });
+        expect(await store.streams.append(target, textDelta(' and after'), bounds, null, null, true)).toEqual({
+          ok: false,
+          reason: 'not-found',
+        });
         expect(await store.streams.end('bot', target.id, { status: 'complete' }, true)).toBeNull();
         expect(await store.streams.get('bot', target.id)).toBeNull();
         expect(await texts(store, 'bot', target.clientId)).toEqual([]);
