@@ -41,6 +41,7 @@ describe('relay protocol page at /asyncapi (Chromium)', () => {
     expect(await page.locator('section[data-channel]').evaluateAll((els) => els.map((e) => e.getAttribute('data-channel')))).toEqual([
       '/ws/client',
       '/ws/agent',
+      '/ws/operator',
     ]);
 
     const op = page.locator('section[data-channel="/ws/client"] article[data-operation="clientReceiveMessage"]');
