@@ -49,7 +49,7 @@ describe('relay protocol page at /asyncapi (Chromium)', () => {
     expect(await op.getAttribute('data-event')).toBe('message');
     expect(await op.locator('.dir').textContent()).toBe('C→H');
     const payloadFields = await op.locator('table').first().locator('td:first-child code').allTextContents();
-    expect(payloadFields).toEqual(['clientMessageId', 'text', 'data']);
+    expect(payloadFields).toEqual(['clientMessageId', 'text', 'data', 'parts']);
     await expect(op.locator('.label', { hasText: 'Ack / reply' }).textContent()).resolves.toContain('SendAck');
 
     const expired = page.locator('#catalogue-HandshakeCode tr[data-code="TOKEN_EXPIRED"]');
