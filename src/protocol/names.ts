@@ -11,8 +11,11 @@ export const Namespaces = {
   operator: '/ws/operator',
 } as const;
 
-/** Event names, by direction. Nothing else spells an event name as a string. */
-export const Events = {
+/**
+ * The events of the client namespace, both directions: what the browser SDK bundles (a subset, so
+ * it ships without the names only runtimes and operators use).
+ */
+export const ClientEvents = {
   /** C→H a chat message; H→C a message from the bot; H→A a client message. */
   message: 'message',
   /** H→C right after connect. */
@@ -27,22 +30,6 @@ export const Events = {
   sessionClosed: 'session:closed',
   /** C→H a page of the conversation's earlier messages (docs/protocol.md). */
   history: 'history',
-  /** A→H a reply to one client or `'*'`. */
-  reply: 'reply',
-  /** A→H a trace; H→C the same, to admin sockets only. */
-  debug: 'debug',
-  /** A→H opens a streamed reply to one client (docs/streaming.md). */
-  streamStart: 'stream:start',
-  /** A→H a piece of text appended to an open stream. */
-  streamDelta: 'stream:delta',
-  /** A→H appends a new part to an open stream (docs/parts.md). */
-  streamPart: 'stream:part',
-  /** A→H merges fields into a part of an open stream. */
-  streamUpdate: 'stream:update',
-  /** A→H ends a stream with its final text and status. */
-  streamEnd: 'stream:end',
-  /** A→H what the bot is doing for one client (thinking, typing, a tool, idle). */
-  activity: 'activity',
   /** H→C a streamed message began, or is open on (re)connect: the text so far and its seq. */
   messageStart: 'message:start',
   /** H→C a piece of an open stream's text. */
@@ -59,17 +46,38 @@ export const Events = {
   stop: 'stop',
   /** C→H a rating of a bot message; H→A the same, best effort. */
   feedback: 'feedback',
-  /** A→H the bot asks for a person for one user (docs/handoff.md). */
-  handoff: 'handoff',
   /** H→C, H→A and H→O: who answers a conversation changed (docs/handoff.md). */
   conversationControl: 'conversation:control',
+} as const;
+
+/** Event names, by direction. Nothing else spells an event name as a string. */
+// Pure, so that a bundle that uses only ClientEvents drops the rest (docs/browser-sdk.md, "Getting it": the size budget).
+export const Events = /* @__PURE__ */ Object.assign({}, ClientEvents, {
+  /** A→H a reply to one client or `'*'`. */
+  reply: 'reply',
+  /** A→H a trace; H→C the same, to admin sockets only. */
+  debug: 'debug',
+  /** A→H opens a streamed reply to one client (docs/streaming.md). */
+  streamStart: 'stream:start',
+  /** A→H a piece of text appended to an open stream. */
+  streamDelta: 'stream:delta',
+  /** A→H appends a new part to an open stream (docs/parts.md). */
+  streamPart: 'stream:part',
+  /** A→H merges fields into a part of an open stream. */
+  streamUpdate: 'stream:update',
+  /** A→H ends a stream with its final text and status. */
+  streamEnd: 'stream:end',
+  /** A→H what the bot is doing for one client (thinking, typing, a tool, idle). */
+  activity: 'activity',
+  /** A→H the bot asks for a person for one user (docs/handoff.md). */
+  handoff: 'handoff',
   /** O→H follow one conversation live; acked with its newest messages and open streams. */
   conversationWatch: 'conversation:watch',
   /** H→O a message of a conversation an operator follows, or of one handed off. */
   conversationMessage: 'conversation:message',
   /** H→O right after an operator's connect. */
   operatorSession: 'operator:session',
-} as const;
+} as const);
 
 /** How a streamed message ended. A runtime may end with the first three; the hub sets the others. */
 export const StreamStatuses = {

@@ -1,3 +1,5 @@
+import { positive } from './checks';
+
 /** Reconnect delay settings. */
 export interface BackoffOptions {
   /** Upper bound of the first delay, in ms. Default 500. */
@@ -54,10 +56,4 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`RelayChat: ${name} must be a positive number`);
-  return value;
 }

@@ -1,7 +1,11 @@
 // The retryable lists, not the catalogues: their descriptions would add about 1 KB to the bundle.
 import { isRetryable, type AckCode, type HandshakeCode, type SessionClosedCode } from '../../../src/protocol';
 
-/** Codes raised by the SDK itself, on top of the hub's handshake, session and ack codes. */
+/**
+ * Codes raised by the SDK itself, on top of the hub's handshake, session and ack codes. The SDK
+ * spells them as literals (this object is the catalogue for types and docs, and stays out of the
+ * bundle; docs/browser-sdk.md, "Getting it", has the size budget).
+ */
 export const SdkCodes = {
   /** `send` while the outbox already holds `outboxLimit` messages. */
   OUTBOX_FULL: 'OUTBOX_FULL',
@@ -43,6 +47,11 @@ export class RelayChatError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The rejection of anything asked of a chat after `close()`. */
+export function closedError(): RelayChatError {
+  return new RelayChatError('CLOSED', 'the chat is closed');
 }
 
 /** What the reconnect loop does after a refused handshake or a hub-ended session. */

@@ -1,14 +1,5 @@
-import type { Socket } from 'socket.io-client';
-import {
-  Events,
-  HISTORY_MAX_LIMIT,
-  type ClientInboundMessage,
-  type ClientToHubEvents,
-  type HistoryRequest,
-  type HubToClientEvents,
-} from '../../../src/protocol';
+import { HISTORY_MAX_LIMIT, type ClientInboundMessage, type HistoryRequest } from '../../../src/protocol';
 import { RelayChatError } from './codes';
-import { request } from './request';
 import type { StreamingMessage } from './streams';
 
 /** Arguments of `chat.history()`: the newest `limit` (1–100, default 50) messages older than `before`. */
@@ -44,19 +35,7 @@ export function historyRequest(options: HistoryOptions | undefined): HistoryRequ
   return request;
 }
 
-/**
- * Asks the hub for one page (see {@link request} for the failures).
- * @internal Left out of the published types, which then need no socket.io-client types.
- */
-export function requestHistory(
-  socket: Socket<HubToClientEvents, ClientToHubEvents> | undefined,
-  live: boolean,
-  payload: HistoryRequest,
-  timeoutMs: number,
-  closed: () => boolean,
-): Promise<HistoryPage> {
-  return request(socket, live, Events.history, payload, timeoutMs, closed).then((ack) => ({
-    messages: Array.isArray(ack.messages) ? ack.messages : [],
-    hasMore: ack.hasMore === true,
-  }));
+/** The page a `history` ack holds, read defensively. */
+export function historyPage(ack: { messages?: HistoryPage['messages']; hasMore?: boolean }): HistoryPage {
+  return { messages: Array.isArray(ack.messages) ? ack.messages : [], hasMore: ack.hasMore === true };
 }

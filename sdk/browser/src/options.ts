@@ -2,6 +2,7 @@ import { AGENT_ID_PATTERN, Namespaces } from '../../../src/protocol';
 import type { BackoffOptions } from './backoff';
 import type { PersistOption } from './resume-point';
 import type { TokenOption } from './token-source';
+import { badOption, positive } from './checks';
 
 /**
  * Options of {@link RelayChat}. Only `url`, `agentId` and `token` are required.
@@ -68,10 +69,10 @@ export interface Endpoint {
 
 export function resolveEndpoint(options: RelayChatOptions): Endpoint {
   if (typeof options?.url !== 'string' || !/^(https?|wss?):\/\/[^/]/.test(options.url)) {
-    throw new TypeError('RelayChat: url must be the hub origin, e.g. https://relay.example.com');
+    throw badOption('url', 'the hub origin, e.g. https://relay.example.com');
   }
   if (typeof options.agentId !== 'string' || !AGENT_ID_PATTERN.test(options.agentId)) {
-    throw new TypeError('RelayChat: agentId must be 1–128 characters of [A-Za-z0-9._:-]');
+    throw badOption('agentId', '1–128 characters of [A-Za-z0-9._:-]');
   }
   const prefix = (options.path ?? '').replace(/\/+$/, '');
   return {
@@ -81,10 +82,4 @@ export function resolveEndpoint(options: RelayChatOptions): Endpoint {
     ackTimeoutMs: positive(options.ackTimeoutMs, 30_000, 'ackTimeoutMs'),
     maxMessageBytes: positive(options.maxMessageBytes, 65_536, 'maxMessageBytes'),
   };
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`RelayChat: ${name} must be a positive number`);
-  return value;
 }

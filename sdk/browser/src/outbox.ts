@@ -1,5 +1,6 @@
 import type { MessageData, MessagePart } from '../../../src/protocol';
-import { RelayChatError, SdkCodes } from './codes';
+import { RelayChatError } from './codes';
+import { positive } from './checks';
 
 export const DEFAULT_OUTBOX_LIMIT = 100;
 
@@ -32,7 +33,7 @@ export class Outbox {
     readonly limit = DEFAULT_OUTBOX_LIMIT,
     private readonly newId: () => string = randomId,
   ) {
-    if (!Number.isInteger(limit) || limit < 1) throw new TypeError('RelayChat: outboxLimit must be a positive integer');
+    positive(limit, limit, 'outboxLimit', true);
   }
 
   get size(): number {
@@ -42,7 +43,7 @@ export class Outbox {
   /** Queues a message; the promise settles when it is acked, or rejects at once with `OUTBOX_FULL`. */
   add(text: string, data?: MessageData, parts?: MessagePart[]): Promise<SendResult> {
     if (this.entries.length >= this.limit) {
-      return Promise.reject(new RelayChatError(SdkCodes.OUTBOX_FULL, `outbox holds ${this.limit} unacknowledged messages`, true));
+      return Promise.reject(new RelayChatError('OUTBOX_FULL', `outbox holds ${this.limit} unacknowledged messages`, true));
     }
     return new Promise<SendResult>((resolve, reject) => {
       this.entries.push({ clientMessageId: this.newId(), text, data, parts, flight: undefined, resolve, reject });

@@ -1,3 +1,5 @@
+import { positive } from './checks';
+
 // Hand-written rather than lru-cache: the embed bundle has a 16 KB min+gzip budget, and this is 20 lines.
 /**
  * A bounded set of recently seen ids, oldest evicted first. Used to drop inbound duplicates, e.g.
@@ -8,7 +10,7 @@ export class RecentIds {
   private readonly ids = new Set<string>();
 
   constructor(private readonly limit = 1000) {
-    if (!Number.isInteger(limit) || limit < 1) throw new TypeError('RelayChat: dedupeLimit must be a positive integer');
+    positive(limit, limit, 'dedupeLimit', true);
   }
 
   /** Records `id`; returns true when it was already recorded. */

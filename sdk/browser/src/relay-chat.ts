@@ -1,6 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import {
-  Events,
+  ClientEvents as Events,
   HISTORY_MAX_LIMIT,
   type AgentActivity,
   type AgentStatus,
@@ -22,9 +22,9 @@ import {
   type SessionInfo,
 } from '../../../src/protocol';
 import { Backoff } from './backoff';
-import { classifyHandshake, classifySessionClosed, errorFromAck, RelayChatError, SdkCodes, type RelayChatErrorCode } from './codes';
+import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError, type RelayChatErrorCode } from './codes';
 import { Emitter } from './emitter';
-import { historyRequest, requestHistory, type HistoryOptions, type HistoryPage } from './history';
+import { historyPage, historyRequest, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
 import { Outbox, type OutboxEntry, type SendResult } from './outbox';
 import { checkPayload } from './payload';
@@ -190,7 +190,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * `options` may carry `data` and `parts` (a user's `file` and `data` parts, docs/browser-sdk.md).
    */
   send(text: string, options: SendOptions = {}): Promise<SendResult> {
-    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    if (this.stopped) return Promise.reject(closedError());
     const { data, parts, ...rest } = options;
     // `send(text, data)` of earlier releases would lose its data silently here.
     const invalid = Object.keys(rest).length
@@ -215,11 +215,12 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * `SERVER_UNAVAILABLE`, …), and with `CLOSED` after `close()`.
    */
   history(options?: HistoryOptions): Promise<HistoryPage> {
-    if (this.stopped) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+    if (this.stopped) return Promise.reject(closedError());
     const request = historyRequest(options);
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;
-    return requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped).then((page) => {
+    return this.ask(Events.history, request).then((ack) => {
+      const page = historyPage(ack);
       let newest: string | undefined;
       page.messages = page.messages.map((m) => {
         // The log holds an open stream at its start with text '': show what this chat holds
@@ -274,7 +275,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     return this.ask(Events.approval, payload).then((ack) => ack.decision);
   }
 
-  private ask<E extends 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
+  private ask<E extends 'history' | 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
     return request(this.socket, this.current === 'connected', event, payload, this.endpoint.ackTimeoutMs, () => this.stopped);
   }
 
@@ -322,7 +323,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.sessionTimer = setTimeout(() => {
         if (socket !== this.socket) return;
         this.dispose(socket);
-        this.emit('error', new RelayChatError(SdkCodes.CONNECT_FAILED, 'the hub sent no session', true));
+        this.emit('error', new RelayChatError('CONNECT_FAILED', 'the hub sent no session', true));
         this.retry();
       }, this.endpoint.ackTimeoutMs);
     });
@@ -330,17 +331,15 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
       const code = typeof data?.code === 'string' ? data.code : undefined;
-      const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
-      if (classifyHandshake(code, data?.retryable, ctx) === 'stop') return this.halt(code);
+      if (classifyHandshake(code, data?.retryable, this.failureContext()) === 'stop') return this.halt(code);
       if (code === 'TOKEN_INVALID') this.invalidRetried = true;
-      this.emit('error', new RelayChatError(code ?? SdkCodes.CONNECT_FAILED, err.message, true));
+      this.emit('error', new RelayChatError(code ?? 'CONNECT_FAILED', err.message, true));
       this.retry();
     });
     socket.on('disconnect', (reason) => {
       this.dispose(socket);
       if (reason === 'io server disconnect') {
-        const ctx = { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
-        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, ctx) === 'stop') return this.halt(closedBy?.code);
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, this.failureContext()) === 'stop') return this.halt(closedBy?.code);
       }
       this.setState('connecting', closedBy?.code);
       this.retry();
@@ -386,8 +385,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       if (typeof m?.id !== 'string') return;
       this.ended.seen(m.id);
       // A history page may have marked an open stream's id seen; its end is still news.
-      if (this.seen.seen(m.id) && !this.streams.end(m.id)) return;
-      this.streams.end(m.id);
+      const held = this.streams.end(m.id);
+      if (this.seen.seen(m.id) && !held) return;
       this.delivered(m.id);
       this.emit('message:end', m);
     });
@@ -434,8 +433,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     for (let failures = 0; socket === this.socket && !this.stopped;) {
       let page: HistoryPage;
       try {
-        const request = before === undefined ? { limit: HISTORY_MAX_LIMIT } : { before, limit: HISTORY_MAX_LIMIT };
-        page = await requestHistory(socket, this.current === 'connected', request, this.endpoint.ackTimeoutMs, () => this.stopped);
+        // `before: undefined` does not survive JSON: the first page is the newest.
+        page = historyPage(await this.ask(Events.history, { before, limit: HISTORY_MAX_LIMIT }));
       } catch (err) {
         if (socket !== this.socket || this.stopped) return;
         if (!(err as RelayChatError).retryable || ++failures > CATCH_UP_RETRIES) {
@@ -471,7 +470,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (socket !== this.socket || !socket.connected) return;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.authRefresh, { token }, (err, ack) => {
       if (socket !== this.socket) return;
-      if (err) this.emit('error', new RelayChatError('TIMEOUT', 'auth:refresh was not acknowledged', true));
+      if (err) this.emit('error', new RelayChatError('TIMEOUT', 'auth:refresh: no answer in time', true));
       else if (!ack?.ok) this.emit('error', errorFromAck(ack?.error, 'auth:refresh refused'));
     });
   }
@@ -490,7 +489,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
       if (entry.flight !== flight) return;
-      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'the hub did not acknowledge the message in time') : ack);
+      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'no answer in time') : ack);
       this.flush();
     });
   }
@@ -504,6 +503,10 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.seen.seen(ack.id);
       this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
     } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
+  }
+
+  private failureContext() {
+    return { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
   }
 
   /** Moves the resume point to a message the app now has. */
@@ -540,7 +543,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.retryTimer = undefined;
     this.unwatch();
     if (this.socket) this.dispose(this.socket);
-    this.outbox.rejectAll(new RelayChatError(code ?? SdkCodes.CLOSED, code ? `the chat stopped: ${code}` : 'the chat is closed'));
+    this.outbox.rejectAll(code ? new RelayChatError(code, `the chat stopped: ${code}`) : closedError());
     this.setState('disconnected', code);
   }
 

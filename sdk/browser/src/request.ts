@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import type { ClientToHubEvents, HubToClientEvents } from '../../../src/protocol';
-import { errorFromAck, RelayChatError, SdkCodes } from './codes';
+import { closedError, errorFromAck, RelayChatError } from './codes';
 
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
 type Ack<E extends keyof ClientToHubEvents> = Parameters<Parameters<ClientToHubEvents[E]>[1]>[0];
@@ -20,14 +20,14 @@ export function request<E extends keyof ClientToHubEvents>(
   timeoutMs: number,
   closed: () => boolean,
 ): Promise<Extract<Ack<E>, { ok: true }>> {
-  if (closed()) return Promise.reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+  if (closed()) return Promise.reject(closedError());
   if (!socket?.connected || !live) return Promise.reject(notConnected());
   return new Promise((resolve, reject) => {
     (socket.timeout(timeoutMs).emit as (e: string, p: unknown, cb: (err: Error | null, ack?: Ack<E>) => void) => void)(
       event,
       payload,
       (err, ack) => {
-        if (closed()) reject(new RelayChatError(SdkCodes.CLOSED, 'the chat is closed'));
+        if (closed()) reject(closedError());
         else if (err) reject(socket.connected ? new RelayChatError('TIMEOUT', 'no answer in time', true) : notConnected());
         else if (!ack?.ok) reject(errorFromAck((ack as { error?: { code?: string } } | undefined)?.error, `${event} refused`));
         else resolve(ack as Extract<Ack<E>, { ok: true }>);
@@ -38,5 +38,5 @@ export function request<E extends keyof ClientToHubEvents>(
 
 /** The rejection of a request without a live connection (before it, or lost while waiting). */
 export function notConnected(): RelayChatError {
-  return new RelayChatError(SdkCodes.NOT_CONNECTED, 'not connected', true);
+  return new RelayChatError('NOT_CONNECTED', 'not connected', true);
 }

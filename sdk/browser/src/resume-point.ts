@@ -1,4 +1,5 @@
-import { RelayChatError, SdkCodes } from './codes';
+import { RelayChatError } from './codes';
+import { badOption } from './checks';
 
 /** The part of the Web Storage API the SDK uses (`sessionStorage`, `localStorage` or your own). */
 export interface StorageLike {
@@ -35,7 +36,7 @@ export class ResumePoint {
     private readonly report: (error: RelayChatError) => void,
   ) {
     if (typeof persist === 'object' && typeof persist?.setItem !== 'function') {
-      throw new TypeError('RelayChat: persist must be a boolean or a Storage');
+      throw badOption('persist', 'a boolean or a Storage');
     }
   }
 
@@ -95,7 +96,7 @@ export class ResumePoint {
   private fail(err: unknown): void {
     if (this.reported) return;
     this.reported = true;
-    this.report(new RelayChatError(SdkCodes.STORAGE_FAILED, `storage failed, the last message id is kept in memory: ${String(err)}`));
+    this.report(new RelayChatError('STORAGE_FAILED', `storage failed, the last message id is kept in memory: ${String(err)}`));
   }
 }
 

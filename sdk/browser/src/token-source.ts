@@ -1,4 +1,5 @@
-import { RelayChatError, SdkCodes } from './codes';
+import { RelayChatError } from './codes';
+import { badOption, positive } from './checks';
 
 /** A client JWT, or a function that fetches a fresh one (typically from the integrator's backend). */
 export type TokenOption = string | (() => Promise<string>);
@@ -18,9 +19,9 @@ export class TokenSource {
     private readonly timeoutMs = DEFAULT_TOKEN_TIMEOUT_MS,
   ) {
     if (typeof token !== 'function' && (typeof token !== 'string' || token === '')) {
-      throw new TypeError('RelayChat: token must be a non-empty string or a function returning a Promise of one');
+      throw badOption('token', 'a non-empty string or a function returning a Promise of one');
     }
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('RelayChat: tokenTimeoutMs must be a positive number');
+    positive(timeoutMs, timeoutMs, 'tokenTimeoutMs');
   }
 
   /** True when the token comes from a getter, so asking again may yield a fresh one. */
@@ -39,22 +40,19 @@ export class TokenSource {
   private fetch(getter: () => Promise<string>): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
-        reject(new RelayChatError(SdkCodes.TOKEN_TIMEOUT, `token getter did not settle within ${this.timeoutMs} ms`, true));
+        reject(new RelayChatError('TOKEN_TIMEOUT', `token getter did not settle within ${this.timeoutMs} ms`, true));
       }, this.timeoutMs);
       // Calling inside a promise turns a synchronous throw of the getter into a rejection.
       new Promise<string>((inner) => inner(getter())).then(
         (value) => {
           clearTimeout(timer);
           if (typeof value === 'string' && value !== '') resolve(value);
-          else
-            reject(
-              new RelayChatError(SdkCodes.TOKEN_FETCH_FAILED, 'token getter resolved to something other than a non-empty string', true),
-            );
+          else reject(new RelayChatError('TOKEN_FETCH_FAILED', 'token getter resolved to something other than a non-empty string', true));
         },
         (err: unknown) => {
           clearTimeout(timer);
           const reason = err instanceof Error ? err.message : String(err);
-          reject(new RelayChatError(SdkCodes.TOKEN_FETCH_FAILED, `token getter failed: ${reason}`, true));
+          reject(new RelayChatError('TOKEN_FETCH_FAILED', `token getter failed: ${reason}`, true));
         },
       );
     });
