@@ -3,10 +3,13 @@
  * the relay protocol; nothing else spells an event name as a string. No runtime dependencies, so
  * the browser SDK imports it without weight.
  */
+/** The client namespace, alone so the browser SDK bundles only its own. */
+export const CLIENT_NAMESPACE = '/ws/client';
+
 /** Socket.IO namespaces. */
 export const Namespaces = {
   agent: '/ws/agent',
-  client: '/ws/client',
+  client: CLIENT_NAMESPACE,
   /** The operator console's feed (docs/handoff.md). */
   operator: '/ws/operator',
 } as const;

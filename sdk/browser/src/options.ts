@@ -1,4 +1,4 @@
-import { AGENT_ID_PATTERN, Namespaces } from '../../../src/protocol';
+import { AGENT_ID_PATTERN, CLIENT_NAMESPACE } from '../../../src/protocol';
 import type { BackoffOptions } from './backoff';
 import type { PersistOption } from './resume-point';
 import type { TokenOption } from './token-source';
@@ -76,7 +76,7 @@ export function resolveEndpoint(options: RelayChatOptions): Endpoint {
   }
   const prefix = (options.path ?? '').replace(/\/+$/, '');
   return {
-    uri: options.url.replace(/\/+$/, '') + Namespaces.client,
+    uri: options.url.replace(/\/+$/, '') + CLIENT_NAMESPACE,
     path: `${prefix && !prefix.startsWith('/') ? '/' : ''}${prefix}/socket.io/`,
     agentId: options.agentId,
     ackTimeoutMs: positive(options.ackTimeoutMs, 30_000, 'ackTimeoutMs'),

@@ -215,7 +215,6 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * `SERVER_UNAVAILABLE`, …), and with `CLOSED` after `close()`.
    */
   history(options?: HistoryOptions): Promise<HistoryPage> {
-    if (this.stopped) return Promise.reject(closedError());
     const request = historyRequest(options);
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;

@@ -96,7 +96,7 @@ export class ResumePoint {
   private fail(err: unknown): void {
     if (this.reported) return;
     this.reported = true;
-    this.report(new RelayChatError('STORAGE_FAILED', `storage failed, the last message id is kept in memory: ${String(err)}`));
+    this.report(new RelayChatError('STORAGE_FAILED', `storage failed (resume point kept in memory): ${String(err)}`));
   }
 }
 

@@ -47,7 +47,7 @@ export class TokenSource {
         (value) => {
           clearTimeout(timer);
           if (typeof value === 'string' && value !== '') resolve(value);
-          else reject(new RelayChatError('TOKEN_FETCH_FAILED', 'token getter resolved to something other than a non-empty string', true));
+          else reject(new RelayChatError('TOKEN_FETCH_FAILED', 'token getter resolved to no token', true));
         },
         (err: unknown) => {
           clearTimeout(timer);

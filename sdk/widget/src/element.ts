@@ -18,6 +18,9 @@ type Inbound = Omit<ClientInboundMessage | StreamingMessage | MessageEnd, 'statu
   streaming?: boolean;
   status?: string;
   feedback?: ClientInboundMessage['feedback'];
+  /** On `system` messages, the state entered; on those and `operator` ones, who (docs/handoff.md). */
+  control?: string;
+  operator?: { name: string };
 };
 
 const ATTRS = [
@@ -87,6 +90,8 @@ export class RelayChatElement extends HTMLElement {
   private loadingEarlier = false;
   private localSeq = 0;
   private highlighter: Promise<Highlighter> | undefined;
+  /** The operator holding the conversation (docs/handoff.md), named in the header meanwhile. */
+  private operator: string | undefined;
 
   constructor() {
     super();
@@ -225,7 +230,7 @@ export class RelayChatElement extends HTMLElement {
   /** Applies the attributes that only change looks: title, avatar, theme, direction, greeting. */
   private decorate(): void {
     const s = this.labels;
-    const title = this.getAttribute('title') || s.title;
+    const title = this.operator || this.getAttribute('title') || s.title;
     this.titleEl.textContent = title;
     this.transcript.greet(this.getAttribute('greeting'));
     const avatar = this.getAttribute('avatar');
@@ -297,6 +302,11 @@ export class RelayChatElement extends HTMLElement {
       this.inbound({ ...(this.transcript.get(u.id) as Inbound), ...(u as Partial<Inbound>), streaming: true }),
     );
     chat.on('message:end', (m) => this.inbound({ ...m, streaming: false }));
+    chat.on('control', (c) => {
+      // The hub logs the change too (history shows it); live, only this event says so.
+      this.controlled(c);
+      if (c.control !== 'waiting') this.inbound({ ...c, id: `local-${++this.localSeq}`, author: 'system', text: '' } as Inbound);
+    });
     chat.on('activity', (a) => {
       this.waiting = a.state !== 'idle' && ![...this.open.values()].some(Boolean);
       this.thinking(a.state === 'idle' ? undefined : a.label || this.labels.thinking);
@@ -331,7 +341,9 @@ export class RelayChatElement extends HTMLElement {
       const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit } : { limit });
       this.historyLoaded = true;
       if (page.messages.length > 0 && (earlier || !this.oldestId)) this.oldestId = page.messages[0].id;
-      const views = page.messages.map((m) => toView(m as Inbound));
+      const views = page.messages.map((m) => toView(m as Inbound, this.labels));
+      const line = page.messages.filter((m) => m.author === 'system').pop();
+      if (line && !earlier) this.controlled(line as Inbound);
       if (earlier) this.transcript.prepend(views, page.hasMore);
       else {
         this.transcript.merge(views, page.hasMore);
@@ -342,8 +354,15 @@ export class RelayChatElement extends HTMLElement {
     }
   }
 
+  /** Who answers now: the header names the operator while one holds the conversation. */
+  private controlled(c: Pick<Inbound, 'control' | 'operator'>): void {
+    this.operator = c.control === 'human' ? c.operator?.name : undefined;
+    this.decorate();
+  }
+
   private inbound(m: Inbound): void {
-    const view = toView(m);
+    if (m.author === 'system') this.controlled(m);
+    const view = toView(m, this.labels);
     const known = this.transcript.get(view.id);
     this.transcript.upsert(view);
     this.track(view);
@@ -430,11 +449,17 @@ export class RelayChatElement extends HTMLElement {
 }
 
 /** A message of the SDK as the transcript shows it. */
-function toView(m: Inbound): ViewMessage {
+function toView(m: Inbound, s: Strings): ViewMessage {
+  const name = m.operator?.name;
   return {
     id: m.id,
     author: m.author,
-    text: m.text ?? '',
+    name,
+    // A change of control in the widget's language; a state it has no words for keeps the hub's.
+    text:
+      (m.author === 'system' && (m.control === 'human' ? fill(s.joined, { name: name ?? '' }) : m.control === 'bot' && s.back)) ||
+      m.text ||
+      '',
     ts: m.ts,
     parts: Array.isArray(m.parts) ? m.parts : undefined,
     streaming: m.streaming === true,

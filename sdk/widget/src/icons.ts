@@ -10,17 +10,18 @@ const PATHS = {
   copy: 'M9 9h11v11H9zM5 15H4V4h11v1',
   check: 'M5 12l5 5 9-10',
   up: 'M7 11v9H4v-9h3zm0 0l4-8c1.7 0 3 1.3 3 3v3h5.3c1.2 0 2 1.1 1.8 2.2l-1.4 7A2 2 0 0 1 17.7 20H7',
-  down: 'M17 13V4h3v9h-3zm0 0l-4 8c-1.7 0-3-1.3-3-3v-3H4.7c-1.2 0-2-1.1-1.8-2.2l1.4-7A2 2 0 0 1 6.3 4H17',
   retry: 'M4 12a8 8 0 1 0 2.3-5.7M4 4v4h4',
   tool: 'M14.7 6.3a4 4 0 0 0-5.4 5.2L3 17.8 6.2 21l6.3-6.3a4 4 0 0 0 5.2-5.4l-2.6 2.6-2.6-.6-.6-2.6z',
   warn: 'M12 3l10 18H2zM12 10v4M12 17v.5',
   file: 'M14 3H6v18h12V7zM14 3v4h4',
-  arrowDown: 'M12 5v14M5 12l7 7 7-7',
   spinner: 'M12 3a9 9 0 1 0 9 9',
   bulb: 'M9 18h6M10 21h4M12 3a6 6 0 0 0-3.5 10.9c.6.5 1 1.2 1 2.1h5c0-.9.4-1.6 1-2.1A6 6 0 0 0 12 3z',
 } as const;
 
-export type IconName = keyof typeof PATHS;
+/** Icons drawn as another turned half a turn: thumbs down, the arrow down. */
+const TURNED = { down: 'up', arrowDown: 'send' } as const;
+
+export type IconName = keyof typeof PATHS | keyof typeof TURNED;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -29,10 +30,11 @@ export function icon(name: IconName, className?: string): SVGSVGElement {
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', '0 0 24 24');
   svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
   svg.setAttribute('class', className ? `icon ${className}` : 'icon');
   const path = document.createElementNS(SVG, 'path');
-  path.setAttribute('d', PATHS[name]);
+  const turned = name in TURNED;
+  path.setAttribute('d', PATHS[turned ? TURNED[name as keyof typeof TURNED] : (name as keyof typeof PATHS)]);
+  if (turned) path.setAttribute('transform', 'rotate(180 12 12)');
   svg.appendChild(path);
   return svg;
 }

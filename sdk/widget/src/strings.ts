@@ -51,6 +51,8 @@ export const STRINGS = {
   sources: 'Sources',
   suggestions: 'Suggestions',
   code: 'code',
+  joined: '{name} joined the conversation',
+  back: "You're back with the assistant",
 };
 
 export type Strings = typeof STRINGS;

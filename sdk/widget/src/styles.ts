@@ -64,6 +64,9 @@ header{display:flex;align-items:center;gap:8px;padding-block:8px;padding-inline:
 .link-btn{all:unset;display:inline-flex;gap:4px;align-items:center;color:var(--bad);cursor:pointer;font-size:13px}
 .who+.parts{margin-top:0}
 .msg.bot .who{font-size:13px;color:var(--mu);margin:0 0 4px}
+.who .avatar{display:inline-grid;width:24px;height:24px;font-size:11px;margin-inline-end:8px}
+.sys{align-self:center;text-align:center}
+.sys .bubble{background:none;color:var(--mu);font-size:13px}
 .md>*:first-child{margin-top:0}.md>*:last-child{margin-bottom:0}
 .md p,.md ul,.md ol,.md blockquote,.md .table,.md figure,.md hr{margin:0 0 8px}
 .md h3,.md h4,.md h5,.md h6{margin:16px 0 8px;line-height:1.3}

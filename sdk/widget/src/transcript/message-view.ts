@@ -45,11 +45,21 @@ export class MessageView {
   ) {
     this.message = message;
     const mine = message.author === 'user';
-    this.element = h('article', { class: mine ? 'msg user' : 'msg bot', part: 'message', 'data-id': message.id });
-    if (mine) this.element.append(h('div', { class: 'bubble' }, message.text), this.statusLine);
+    // A change of who answers (docs/handoff.md): a centred line, nothing to rate or copy.
+    const line = message.author === 'system';
+    this.element = h('article', { class: mine ? 'msg user' : line ? 'msg sys' : 'msg bot', part: 'message', 'data-id': message.id });
+    if (mine || line) this.element.append(h('div', { class: 'bubble' }, message.text), this.statusLine);
     else {
       this.parts = new PartsView(ctx);
-      if (message.author === 'operator' && message.name) this.element.append(h('p', { class: 'who' }, message.name));
+      if (message.author === 'operator' && message.name)
+        this.element.append(
+          h(
+            'p',
+            { class: 'who' },
+            h('span', { class: 'avatar', 'aria-hidden': 'true' }, message.name.slice(0, 1).toUpperCase()),
+            message.name,
+          ),
+        );
       this.element.append(this.parts.element, this.statusLine);
     }
     this.update(message);
@@ -64,7 +74,7 @@ export class MessageView {
     this.message = message;
     const { strings } = this.ctx;
     this.element.toggleAttribute('data-streaming', !!message.streaming);
-    if (message.author === 'user') {
+    if (message.author === 'user' || message.author === 'system') {
       const bubble = this.element.firstElementChild!;
       if (bubble.textContent !== message.text) bubble.textContent = message.text;
       this.element.setAttribute('data-delivery', message.delivery ?? 'sent');
