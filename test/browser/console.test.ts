@@ -50,13 +50,13 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
   }
 
   const send = async (text: string) => {
-    await user.fill('#text', text);
-    await user.press('#text', 'Enter');
+    await user.fill('relay-chat textarea', text);
+    await user.press('relay-chat textarea', 'Enter');
   };
 
   it('walks a whole handoff: the bot asks, the operator takes over, writes, hands back, and the bot answers again', async () => {
     await user.goto(`${hub.url}/`);
-    await user.waitForSelector('#bot[data-online="true"]');
+    await user.waitForSelector('relay-chat .panel[data-online="true"]');
     const userDebug: unknown[] = [];
     await user.exposeFunction('__debugSeen', (t: unknown) => userDebug.push(t));
 
@@ -69,7 +69,7 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
 
     // The user asks for a person; the bot says so, traces it, and hands off.
     await send('I want a human please');
-    await user.waitForSelector('#log li.bot:has-text("Let me find a person")');
+    await user.waitForSelector('relay-chat .msg.bot:has-text("Let me find a person")');
     const waiting = ops.locator('#list li[role="option"]').first();
     await waiting.locator('.badge[data-control="waiting"]').waitFor();
     expect(await waiting.locator('.sub').textContent()).toContain('The user asked for a person');
@@ -90,34 +90,38 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
 
     // Take over: every tab of the user sees the operator join.
     await ops.click('#takeover');
-    await user.waitForSelector('#log li.note:has-text("Ana joined the conversation")');
+    await user.waitForSelector('relay-chat .msg.sys:has-text("Ana joined the conversation")');
+    await user.waitForSelector('relay-chat .title:has-text("Ana")');
     await ops.waitForSelector('#conversation-info:has-text("You hold")');
 
     // The user writes: the operator sees it, the bot keeps quiet.
     await send('Is anyone there?');
     await ops.waitForSelector('#transcript > .user:has-text("Is anyone there?")');
-    await user.waitForSelector('#log li.me[data-status="sent"]:has-text("Is anyone there?")');
+    await user.waitForSelector('relay-chat .msg.user[data-delivery="sent"]:has-text("Is anyone there?")');
 
     // The operator answers with their name.
     await ops.fill('#reply-text', 'Hi, I am Ana. How can I help?');
     await ops.press('#reply-text', 'Enter');
-    await user.waitForSelector('#log li.operator:has-text("Hi, I am Ana")');
-    expect(await user.locator('#log li.operator .who').textContent()).toBe('Ana');
+    // An operator's message stands on the bot's side under the operator's name (and initial).
+    const said = user.locator('relay-chat .msg.bot:has-text("Hi, I am Ana")');
+    await said.waitFor();
+    expect(await said.locator('.who').innerText()).toMatch(/Ana$/);
     await ops.waitForSelector('#transcript > .operator:has-text("Hi, I am Ana")');
-    expect(await user.locator('#log li.bot:has-text("echo: Is anyone there?")').count()).toBe(0);
+    expect(await user.locator('relay-chat .msg.bot:has-text("echo: Is anyone there?")').count()).toBe(0);
     await snapshot('2-held');
 
     // Hand back: the user is back with the assistant, which answers again (streamed, seen live in the console).
     await ops.click('#release');
-    await user.waitForSelector('#log li.note:has-text("back with the assistant")');
+    await user.waitForSelector('relay-chat .msg.sys:has-text("back with the assistant")');
     await send('thanks, bot');
-    await user.waitForSelector('#log li.bot:not([data-streaming]):has-text("echo: thanks, bot")');
+    await user.waitForSelector('relay-chat .msg.bot:not([data-streaming]):has-text("echo: thanks, bot")');
     await ops.waitForSelector('#transcript > .agent[data-streaming="false"]:has-text("echo: thanks, bot")');
     await ops.waitForSelector('#traces details summary:has-text("{")');
     await snapshot('3-back');
 
     // The traces reached the console and never the user's page.
-    const userHtml = await user.content();
+    // The page and the widget's shadow root, which the page's serialization leaves out.
+    const userHtml = (await user.content()) + (await user.evaluate(() => document.querySelector('relay-chat')!.shadowRoot!.innerHTML));
     expect(userHtml).not.toContain('handledBy');
     expect(userHtml).not.toContain('"step"');
     expect(userDebug).toEqual([]);
