@@ -17,7 +17,7 @@ export const PROBLEM_JSON = 'application/problem+json';
 /** Renders every error as RFC 9457 problem+json; unknown errors become a logged 500. */
 export function problemMiddleware(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const problem = toAppError(err);
+    const problem = toAppError(err, req.originalUrl.split('?')[0]);
     if (problem.status >= 500) logger.error({ err, method: req.method, path: req.path }, 'request failed');
     if (problem instanceof RateLimitedError) res.set('Retry-After', String(problem.retryAfterS));
     res
@@ -40,7 +40,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new NotFoundError(`No route for ${req.method} ${req.path}`));
 };
 
-function toAppError(err: unknown): AppError {
+function toAppError(err: unknown, path: string): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ValidateError) return fromValidateError(err);
   const e = err as { type?: string; status?: number; statusCode?: number; message?: string };
@@ -50,6 +50,8 @@ function toAppError(err: unknown): AppError {
     return new ValidationError([{ path: 'body', message: 'malformed JSON' }], 'The request body is not valid JSON.');
   const status = e?.status ?? e?.statusCode;
   if (status === 415) return new UnsupportedMediaTypeError(e.message);
+  // A file the static SDK route does not have (serve-static's 404) is not found, not a bad request.
+  if (status === 404) return new NotFoundError(`No file at ${path}`);
   if (typeof status === 'number' && status >= 400 && status < 500) return new AppError('BAD_REQUEST', e.message);
   return new AppError('INTERNAL');
 }
