@@ -5,6 +5,7 @@
 // is over its budget (docs/widget.md, "Sizes").
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -17,9 +18,32 @@ const outdir = outdirArg ? resolve(outdirArg.slice('--outdir='.length)) : join(r
 /** The widget with the SDK and the markdown renderer, min+gzip. */
 export const WIDGET_BUDGET = 45 * 1024;
 
+// The widget imports only marked's `Lexer` (it builds DOM nodes from the tokens itself), but marked
+// ships one module whose last statements make a `Marked` instance and hang the parser, the HTML
+// renderer and the rest on it, so nothing tree-shakes. Those statements go: the lexer stays, and
+// marked's HTML renderer and parser (about 3.3 KB gzipped) leave the bundle. Should marked's module
+// change shape, the build fails here rather than silently keeping them (docs/adr/0011).
+const lexerOnly = {
+  name: 'marked-lexer-only',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]marked[\\/]lib[\\/]marked\.esm\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const names = Object.fromEntries(
+        [...(source.match(/export\{([^}]*)\};?\s*(\/\/[^\n]*\s*)?$/)?.[1] ?? '').matchAll(/([\w$]+) as ([\w$]+)/g)].map((m) => [m[2], m[1]]),
+      );
+      // `var v=new Marked;` (minified names), the first statement after the library's classes.
+      const marked = names.Marked?.replace(/\$/g, '\\$');
+      const start = marked ? source.search(new RegExp(`var [\\w$]+=new ${marked}(\\(\\))?;`)) : -1;
+      if (!names.Lexer || start < 0) throw new Error(`${args.path}: marked's module changed shape; update lexerOnly in build.mjs`);
+      return { contents: `${source.slice(0, start)}export{${names.Lexer} as Lexer};`, loader: 'js' };
+    });
+  },
+};
+const widget = { ...common, plugins: [...common.plugins, lexerOnly] };
+
 mkdirSync(outdir, { recursive: true });
-await build({ ...common, entryPoints: [join(here, 'auto.ts')], format: 'esm', outfile: join(outdir, 'widget.mjs') });
-await build({ ...common, entryPoints: [join(here, 'script-tag.ts')], format: 'iife', outfile: join(outdir, 'widget.js') });
+await build({ ...widget, entryPoints: [join(here, 'auto.ts')], format: 'esm', outfile: join(outdir, 'widget.mjs') });
+await build({ ...widget, entryPoints: [join(here, 'script-tag.ts')], format: 'iife', outfile: join(outdir, 'widget.js') });
 await build({ ...common, entryPoints: [join(here, 'highlight.chunk.ts')], format: 'esm', outfile: join(outdir, 'widget-highlight.mjs') });
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;

@@ -32,6 +32,16 @@ describe('widget bundles', () => {
     expect(read('widget-highlight.mjs').toString()).toMatch(/registerLanguage/);
   });
 
+  it("holds marked's lexer only: its HTML renderer and parser are left out (sdk/widget/src/build.mjs)", () => {
+    for (const name of ['widget.js', 'widget.mjs']) {
+      const code = read(name).toString();
+      expect(code).toContain('blockquote');
+      // Strings of marked's HTML renderer and of its `parse` error page.
+      expect(code).not.toContain('<blockquote>');
+      expect(code).not.toContain('An error occurred');
+    }
+  });
+
   it('sets no HTML from strings: no innerHTML, outerHTML, insertAdjacentHTML or document.write in the widget code', () => {
     const src = [
       'element.ts',
