@@ -92,6 +92,8 @@ export class RelayChatElement extends HTMLElement {
   private highlighter: Promise<Highlighter> | undefined;
   /** The operator holding the conversation (docs/handoff.md), named in the header meanwhile. */
   private operator: string | undefined;
+  /** This user's id at the hub (the session's `clientId`): approvals it decided read "by you". */
+  private me: string | undefined;
 
   constructor() {
     super();
@@ -296,6 +298,7 @@ export class RelayChatElement extends HTMLElement {
       this.panel.setAttribute('data-online', String(online));
       this.presence();
     });
+    chat.on('session', (info) => (this.me = info.clientId));
     chat.on('gap', () => void this.loadHistory(false));
     chat.on('message', (m) => this.inbound(m as Inbound));
     chat.on('message:update', (u) =>
@@ -341,7 +344,7 @@ export class RelayChatElement extends HTMLElement {
       const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit } : { limit });
       this.historyLoaded = true;
       if (page.messages.length > 0 && (earlier || !this.oldestId)) this.oldestId = page.messages[0].id;
-      const views = page.messages.map((m) => toView(m as Inbound, this.labels));
+      const views = page.messages.map((m) => toView(m as Inbound, this.labels, this.me));
       const line = page.messages.filter((m) => m.author === 'system').pop();
       if (line && !earlier) this.controlled(line as Inbound);
       if (earlier) this.transcript.prepend(views, page.hasMore);
@@ -362,7 +365,7 @@ export class RelayChatElement extends HTMLElement {
 
   private inbound(m: Inbound): void {
     if (m.author === 'system') this.controlled(m);
-    const view = toView(m, this.labels);
+    const view = toView(m, this.labels, this.me);
     const known = this.transcript.get(view.id);
     this.transcript.upsert(view);
     this.track(view);
@@ -449,7 +452,7 @@ export class RelayChatElement extends HTMLElement {
 }
 
 /** A message of the SDK as the transcript shows it. */
-function toView(m: Inbound, s: Strings): ViewMessage {
+function toView(m: Inbound, s: Strings, me: string | undefined): ViewMessage {
   const name = m.operator?.name;
   return {
     id: m.id,
@@ -461,7 +464,12 @@ function toView(m: Inbound, s: Strings): ViewMessage {
       m.text ||
       '',
     ts: m.ts,
-    parts: Array.isArray(m.parts) ? m.parts : undefined,
+    // The hub names who decided an approval by their id: this user's own decisions read "by you".
+    parts: Array.isArray(m.parts)
+      ? m.parts.map((p) =>
+          me && p?.type === 'tool' && p.approval?.decidedBy === me ? { ...p, approval: { ...p.approval, decidedBy: 'user' } } : p,
+        )
+      : undefined,
     streaming: m.streaming === true,
     status: m.status && m.status !== 'complete' ? m.status : undefined,
     feedback: m.feedback ? { rating: m.feedback.rating } : undefined,

@@ -1,8 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../../test/browser/chromium';
 import { startHub, type TestHub } from '../../../test/helpers/hub';
+import type { AgentApproval } from '../../../src/protocol';
 import { EVERY_PART } from './parts-fixture';
-import { screenshot, w } from './widget-page';
+import { online, screenshot, w, widgetPage } from './widget-page';
 
 type El = HTMLElement & { transcript: { upsert(m: object): void }; registerRenderer(name: string, r: (d: unknown) => Node): void };
 
@@ -143,4 +144,54 @@ describe('the widget in Chromium: answers in parts', () => {
     expect(await w(page, 'details.tool summary').innerText()).toMatch(/lookup\s*Done/);
     expect(await w(page, '.msg.bot .md').innerText()).toBe('Done.');
   });
+
+  it('through a real hub: a bot asks approval, two tabs show it, the second decides, the first shows it decided, the bot gets it once', async () => {
+    const bot = await hub.agent('refund-bot');
+    // Counted at the bot's socket, before the SDK's dedupe: the hub must deliver the decision once.
+    const frames: unknown[] = [];
+    (bot as unknown as { socket: { on(e: string, f: (a: unknown) => void): void } }).socket.on('approval', (a) => frames.push(a));
+    const decisions: AgentApproval[] = [];
+    bot.onApproval((a) => void decisions.push(a));
+    let finished!: () => void;
+    const answered = new Promise<void>((r) => (finished = r));
+    bot.onMessage(async (m) => {
+      const s = await bot.stream(m.from, { replyTo: m.id });
+      s.reasoning('Order 42 qualifies; a refund needs the user to agree.');
+      await s.write('I can refund **order 42**.');
+      const call = s.tool({ toolName: 'refund', title: 'Refund order 42' });
+      await call.inputAvailable({ order: 42, amount: '19.90 EUR' });
+      await call.requestApproval();
+      const { approved } = await call.decision();
+      if (approved) await call.output({ refunded: true });
+      else await call.denied();
+      await s.end();
+      finished();
+    });
+    const first = await widgetPage(browser, hub, 'refund-bot', { sub: 'refund-user', data: { open: '', title: 'Refunds' } });
+    try {
+      const second = await widgetPage(browser, hub, 'refund-bot', { sub: 'refund-user', data: { open: '' }, context: first.context });
+      const [tab1, tab2] = [first.page, second.page];
+      await online(tab1);
+      await online(tab2);
+      await w(tab1, 'textarea').fill('Please refund order 42');
+      await w(tab1, 'textarea').press('Enter');
+      for (const tab of [tab1, tab2]) {
+        await w(tab, '.approval[aria-label="Refund order 42"] button:text("Approve")').waitFor();
+        expect(await w(tab, '.msg.bot details.tool summary').innerText()).toMatch(/Refund order 42\s*Needs your approval/);
+      }
+      await screenshot(tab1, 'approval-1-asked.png');
+      await w(tab2, '.approval button:text("Approve")').click();
+      // The first tab, untouched and not reloaded, shows the decision; its buttons are gone.
+      await w(tab1, '.approval .decided').waitFor();
+      expect(await w(tab1, '.approval .decided').innerText()).toBe('Approved by you');
+      expect(await w(tab1, '.approval button').count()).toBe(0);
+      await answered;
+      for (const tab of [tab1, tab2]) await w(tab, '.msg.bot:not([data-streaming]) details.tool summary:has-text("Done")').waitFor();
+      await screenshot(tab1, 'approval-2-decided.png');
+      expect(decisions.map((d) => [d.approved, d.from])).toEqual([[true, expect.any(String)]]);
+      expect(frames).toHaveLength(1);
+    } finally {
+      await first.context.close();
+    }
+  }, 30_000);
 });

@@ -19,6 +19,8 @@ export interface WidgetPageOptions {
   reducedMotion?: 'reduce' | 'no-preference';
   /** The token's user. */
   sub?: string;
+  /** Open the page in this browser context (another tab of the same browser) instead of a new one. */
+  context?: BrowserContext;
 }
 
 /**
@@ -31,12 +33,14 @@ export async function widgetPage(
   agentId: string,
   options: WidgetPageOptions = {},
 ): Promise<{ context: BrowserContext; page: Page; reload(): Promise<void> }> {
-  const context = await browser.newContext({
-    viewport: options.viewport ?? { width: 1024, height: 768 },
-    colorScheme: options.colorScheme ?? 'light',
-    reducedMotion: options.reducedMotion ?? 'reduce',
-    permissions: ['clipboard-read', 'clipboard-write'],
-  });
+  const context =
+    options.context ??
+    (await browser.newContext({
+      viewport: options.viewport ?? { width: 1024, height: 768 },
+      colorScheme: options.colorScheme ?? 'light',
+      reducedMotion: options.reducedMotion ?? 'reduce',
+      permissions: ['clipboard-read', 'clipboard-write'],
+    }));
   const page = await context.newPage();
   const sub = options.sub ?? 'widget-user';
   // The integrator's backend: GET /chat-token answers { token } for the signed-in user.
