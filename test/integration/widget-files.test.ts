@@ -18,12 +18,15 @@ describe('the hub serves the widget (docs/widget.md)', () => {
     expect((await res.text()).length).toBeGreaterThan(1000);
   });
 
-  it.each(['widget-nope.js', 'sub/dir/missing.mjs'])('/sdk/%s: a file it does not have is 404 NOT_FOUND, not a bad request', async (name) => {
-    const res = await fetch(`${hub.url}/sdk/${name}`);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: `No file at /sdk/${name}` });
-    // The files it has are still served.
-    expect((await fetch(`${hub.url}/sdk/widget.js`)).status).toBe(200);
-  });
+  it.each(['widget-nope.js', 'sub/dir/missing.mjs'])(
+    '/sdk/%s: a file it does not have is 404 NOT_FOUND, not a bad request',
+    async (name) => {
+      const res = await fetch(`${hub.url}/sdk/${name}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await res.json()).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: `No file at /sdk/${name}` });
+      // The files it has are still served.
+      expect((await fetch(`${hub.url}/sdk/widget.js`)).status).toBe(200);
+    },
+  );
 });

@@ -28,9 +28,9 @@ const lexerOnly = {
   setup(b) {
     b.onLoad({ filter: /[\\/]marked[\\/]lib[\\/]marked\.esm\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const names = Object.fromEntries(
-        [...(source.match(/export\{([^}]*)\};?\s*(\/\/[^\n]*\s*)?$/)?.[1] ?? '').matchAll(/([\w$]+) as ([\w$]+)/g)].map((m) => [m[2], m[1]]),
-      );
+      const exported = source.match(/export\{([^}]*)\};?\s*(\/\/[^\n]*\s*)?$/)?.[1] ?? '';
+      // The local name of each export: { Lexer: 'w', Marked: 'ne', … }.
+      const names = Object.fromEntries([...exported.matchAll(/([\w$]+) as ([\w$]+)/g)].map(([, local, name]) => [name, local]));
       // `var v=new Marked;` (minified names), the first statement after the library's classes.
       const marked = names.Marked?.replace(/\$/g, '\\$');
       const start = marked ? source.search(new RegExp(`var [\\w$]+=new ${marked}(\\(\\))?;`)) : -1;
