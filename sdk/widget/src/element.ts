@@ -92,6 +92,12 @@ export class RelayChatElement extends HTMLElement {
   private highlighter: Promise<Highlighter> | undefined;
   /** The operator holding the conversation (docs/handoff.md), named in the header meanwhile. */
   private operator: string | undefined;
+  /**
+   * Lines of changes of control shown live (they have no hub id), oldest first: the hub's own line,
+   * when a replay or a page of history brings it, takes the place of the first one with its words.
+   */
+  private lines: string[] = [];
+  private clock: ReturnType<typeof setInterval> | undefined;
   /** This user's id at the hub (the session's `clientId`): approvals it decided read "by you". */
   private me: string | undefined;
 
@@ -138,9 +144,12 @@ export class RelayChatElement extends HTMLElement {
   connectedCallback(): void {
     if (!this.built) this.build();
     this.connect();
+    this.clock ??= setInterval(() => this.transcript.stamp(), 60_000);
   }
 
   disconnectedCallback(): void {
+    clearInterval(this.clock);
+    this.clock = undefined;
     this.chat?.close();
     this.chat = undefined;
   }
@@ -245,6 +254,7 @@ export class RelayChatElement extends HTMLElement {
     const dir = this.getAttribute('dir') ?? (isRtl(lang) ? 'rtl' : 'ltr');
     this.panel.setAttribute('dir', dir);
     this.panel.setAttribute('lang', lang ?? document.documentElement.lang ?? 'en');
+    this.transcript.stamp();
   }
 
   private rebuild(): void {
@@ -308,7 +318,10 @@ export class RelayChatElement extends HTMLElement {
     chat.on('control', (c) => {
       // The hub logs the change too (history shows it); live, only this event says so.
       this.controlled(c);
-      if (c.control !== 'waiting') this.inbound({ ...c, id: `local-${++this.localSeq}`, author: 'system', text: '' } as Inbound);
+      if (c.control === 'waiting') return;
+      const id = `local-${++this.localSeq}`;
+      this.inbound({ ...c, id, author: 'system', text: '' } as Inbound);
+      this.lines.push(id);
     });
     chat.on('activity', (a) => {
       this.waiting = a.state !== 'idle' && ![...this.open.values()].some(Boolean);
@@ -344,7 +357,7 @@ export class RelayChatElement extends HTMLElement {
       const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit } : { limit });
       this.historyLoaded = true;
       if (page.messages.length > 0 && (earlier || !this.oldestId)) this.oldestId = page.messages[0].id;
-      const views = page.messages.map((m) => toView(m as Inbound, this.labels, this.me));
+      const views = page.messages.map((m) => this.adopt(toView(m as Inbound, this.labels, this.me)));
       const line = page.messages.filter((m) => m.author === 'system').pop();
       if (line && !earlier) this.controlled(line as Inbound);
       if (earlier) this.transcript.prepend(views, page.hasMore);
@@ -365,14 +378,24 @@ export class RelayChatElement extends HTMLElement {
 
   private inbound(m: Inbound): void {
     if (m.author === 'system') this.controlled(m);
-    const view = toView(m, this.labels, this.me);
+    const view = this.adopt(toView(m, this.labels, this.me));
     const known = this.transcript.get(view.id);
     this.transcript.upsert(view);
     this.track(view);
-    if (m.author !== 'user' && !view.streaming) {
-      if (known?.streaming || !known) this.transcript.announce(view);
-      if (!known && !this.hasAttribute('open') && !this.inline) this.bump();
+    // News once finished: a message new to this tab, or a stream that just ended.
+    if (m.author !== 'user' && !view.streaming && (known?.streaming || !known)) {
+      this.transcript.announce(view);
+      if (!this.hasAttribute('open') && !this.inline) this.bump();
     }
+  }
+
+  /** The hub's line of a change of control shown live already: the live line takes its id. */
+  private adopt(view: ViewMessage): ViewMessage {
+    if (view.author === 'system' && !this.transcript.get(view.id)) {
+      const i = this.lines.findIndex((id) => this.transcript.get(id)?.text === view.text);
+      if (i >= 0) this.transcript.rename(this.lines.splice(i, 1)[0], view.id);
+    }
+    return view;
   }
 
   /** Keeps "thinking" until an answer shows content, and Stop while one streams. */

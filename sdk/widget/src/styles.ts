@@ -60,6 +60,9 @@ header{display:flex;align-items:center;gap:8px;padding-block:8px;padding-inline:
 .msg.user[data-delivery=sending] .bubble{opacity:.7}
 .msg.user[data-delivery=failed] .bubble{background:var(--sb);color:var(--fg);border:1px solid var(--bad)}
 .status{margin:4px 0 0;font-size:13px;color:var(--mu)}
+.day,.msg>time{margin:0;font-size:12px;line-height:16px;color:var(--mu)}
+.day{align-self:center}
+.msg>time{display:block;margin-top:4px}
 .status:empty{display:none}
 .link-btn{all:unset;display:inline-flex;gap:4px;align-items:center;color:var(--bad);cursor:pointer;font-size:13px}
 .who+.parts{margin-top:0}

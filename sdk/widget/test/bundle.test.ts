@@ -56,6 +56,7 @@ describe('widget bundles', () => {
       'transcript/parts/tool.ts',
       'transcript/parts/media.ts',
       'transcript/parts/reasoning.ts',
+      'transcript/time.ts',
       'highlight.chunk.ts',
     ]
       .map((f) => readFileSync(join(__dirname, '..', 'src', f), 'utf8'))

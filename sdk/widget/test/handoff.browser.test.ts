@@ -66,12 +66,19 @@ describe('the widget in Chromium: human handoff', () => {
     await w(page, '.msg.sys:has-text("Ana Lima joined the conversation")').waitFor();
     await w(page, '.title:has-text("Ana Lima")').waitFor();
     expect(await w(page, 'header .avatar').innerText()).toBe('A');
+    // Cut off and back: the hub's own line of the change (replayed, or in a page of history after a
+    // gap) takes the place of the one shown live instead of showing it twice.
+    await context.setOffline(true);
+    await w(page, '.panel[data-state=connecting]').waitFor();
+    await context.setOffline(false);
+    await online(page);
 
     await rest('operator-messages', { text: 'Hi, I am Ana. How can I help?' });
     const said = w(page, '.msg.bot:has-text("Hi, I am Ana")');
     await said.waitFor();
     // The initial's avatar (hidden from screen readers), then the name.
     expect(await said.locator('.who').innerText()).toBe('AAna Lima');
+    expect(await w(page, '.msg.sys').allInnerTexts()).toEqual(['Ana Lima joined the conversation']);
     expect(await said.locator('.who .avatar').getAttribute('aria-hidden')).toBe('true');
     // Left-aligned like the bot's answers, not on the user's side.
     const box = (await said.boundingBox())!;

@@ -3,6 +3,7 @@ import { icon } from '../icons';
 import { fill, type Strings } from '../strings';
 import type { Highlighter } from './code-block';
 import { MessageView, statusText, type MessageActions, type ViewMessage } from './message-view';
+import { ago, dayLabel, locale } from './time';
 import type { DataRenderer } from './parts/types';
 
 export interface TranscriptOptions {
@@ -99,8 +100,14 @@ export class Transcript {
   upsert(message: ViewMessage): void {
     this.follow(() => {
       const view = this.views.get(message.id);
-      if (view) view.update({ ...view.message, ...message });
-      else this.list.append(this.create(message).element);
+      if (view) {
+        const ts = view.message.ts;
+        view.update({ ...view.message, ...message });
+        if (view.message.ts !== ts) this.stamp();
+      } else {
+        this.list.append(this.create(message).element);
+        this.stamp();
+      }
       this.newest();
     });
   }
@@ -145,6 +152,7 @@ export class Transcript {
         this.list.insertBefore(el, after ? after.nextSibling : this.list.firstChild);
       }
       this.earlier.hidden = !hasMore;
+      this.stamp();
       this.newest();
     });
   }
@@ -159,6 +167,7 @@ export class Transcript {
     const before = this.scroller.scrollHeight - this.scroller.scrollTop;
     const nodes = messages.filter((m) => !this.views.has(m.id)).map((m) => this.create(m).element);
     this.list.prepend(...nodes);
+    this.stamp();
     this.earlier.hidden = !hasMore;
     if (this.atBottom) this.scrollToEnd(false);
     else this.scroller.scrollTop = this.scroller.scrollHeight - before;
@@ -183,6 +192,36 @@ export class Transcript {
       const el = this.thinking.lastElementChild!;
       if (label !== undefined && el.textContent !== label) el.textContent = label;
     });
+  }
+
+  /**
+   * Puts a day separator where the day changes between messages, and under each message its time
+   * ("now", "5 min. ago", else the time of day; the exact date and time on hover), in the panel's
+   * language through `Intl`. Runs when messages are added or get their time, and each minute.
+   */
+  stamp(): void {
+    const lang = locale(this.element);
+    const now = new Date();
+    let day = '';
+    for (const el of [...this.list.children]) {
+      const view = this.views.get(el.getAttribute('data-id') ?? '');
+      if (!view) {
+        el.remove(); // a separator: put back below where one belongs
+        continue;
+      }
+      const { ts, author } = view.message;
+      const at = ts && !isNaN(Date.parse(ts)) ? new Date(ts) : now;
+      if (at.toDateString() !== day) {
+        day = at.toDateString();
+        el.before(h('p', { class: 'day' }, dayLabel(at, now, lang)));
+      }
+      if (author === 'system' || at === now) continue;
+      let time = el.querySelector(':scope>time');
+      if (!time) el.insertBefore((time = h('time')), el.querySelector(':scope>.actions'));
+      time.setAttribute('datetime', ts!);
+      time.setAttribute('title', at.toLocaleString(lang, { dateStyle: 'full', timeStyle: 'short' }));
+      time.textContent = ago(at, now, lang);
+    }
   }
 
   /** Scrolls to the newest message. */
