@@ -73,8 +73,11 @@ describe('demo page in Chromium: streamed answers', () => {
 
     await page.waitForSelector('relay-chat .msg.bot:not([data-streaming])');
     expect(await answer(page)).toBe(ANSWER);
-    // The thumbs add nothing to the message's text; the rating is kept with the message in the log.
-    expect(await page.textContent('relay-chat .msg.bot')).toBe(ANSWER);
+    // The thumbs add nothing to the message's text (only its time follows the answer); the rating is
+    // kept with the message in the log.
+    const time = await page.textContent('relay-chat .msg.bot > time');
+    expect(time).toMatch(/^(now|\d+ min\. ago)$/);
+    expect(await page.textContent('relay-chat .msg.bot')).toBe(ANSWER + time);
     expect(await page.isHidden('relay-chat .send.stop')).toBe(true);
     await page.click('relay-chat .msg.bot .actions [data-rating="up"]');
     await page.waitForSelector('relay-chat .msg.bot .actions [data-rating="up"][aria-pressed="true"]');

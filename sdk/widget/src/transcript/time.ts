@@ -7,26 +7,41 @@ export function locale(el: Element): string | undefined {
   }
 }
 
-/** "now", "5 min. ago" within the hour, else the time of day. A time ahead of this clock is "now". */
-export function ago(at: Date, now: Date, lang: string | undefined): string {
-  const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000);
-  if (minutes >= 60) return at.toLocaleTimeString(lang, { hour: 'numeric', minute: '2-digit' });
-  const words = new Intl.RelativeTimeFormat(lang, { numeric: 'auto', style: 'short' });
-  return minutes < 1 ? words.format(0, 'second') : words.format(-minutes, 'minute');
+/** How a transcript says when: made once per language, since building `Intl` formatters is slow. */
+export interface Clock {
+  /** "now", "5 min. ago" within the hour, else the time of day. A time ahead of this clock is "now". */
+  ago(at: Date, now: Date): string;
+  /** A day separator's words: "Today", "Yesterday", else the date (with the year when not this one). */
+  day(at: Date, now: Date): string;
+  /** The exact date and time, shown on hover. */
+  exact(at: Date): string;
 }
 
-/** A day separator's words: "Today", "Yesterday", else the date (with the year when not this one). */
-export function dayLabel(at: Date, now: Date, lang: string | undefined): string {
+const clocks = new Map<string | undefined, Clock>();
+
+export function clock(lang: string | undefined): Clock {
+  let made = clocks.get(lang);
+  if (made) return made;
+  const short = new Intl.RelativeTimeFormat(lang, { numeric: 'auto', style: 'short' });
+  const words = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' });
+  const hours = new Intl.DateTimeFormat(lang, { hour: 'numeric', minute: '2-digit' });
+  const exact = new Intl.DateTimeFormat(lang, { dateStyle: 'full', timeStyle: 'short' });
+  const date = new Intl.DateTimeFormat(lang, { weekday: 'long', month: 'long', day: 'numeric' });
+  const dated = new Intl.DateTimeFormat(lang, { weekday: 'long', month: 'long', day: 'numeric', year: 'numeric' });
   const midnight = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
-  const days = Math.round((midnight(now) - midnight(at)) / 86_400_000);
-  if (days === 0 || days === 1) {
-    const word = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(-days, 'day');
-    return word.charAt(0).toLocaleUpperCase(lang) + word.slice(1);
-  }
-  return at.toLocaleDateString(lang, {
-    weekday: 'long',
-    month: 'long',
-    day: 'numeric',
-    year: at.getFullYear() === now.getFullYear() ? undefined : 'numeric',
-  });
+  made = {
+    ago(at, now) {
+      const minutes = Math.floor((now.getTime() - at.getTime()) / 60_000);
+      return minutes >= 60 ? hours.format(at) : minutes < 1 ? short.format(0, 'second') : short.format(-minutes, 'minute');
+    },
+    day(at, now) {
+      const days = Math.round((midnight(now) - midnight(at)) / 86_400_000);
+      if (days !== 0 && days !== 1) return (at.getFullYear() === now.getFullYear() ? date : dated).format(at);
+      const word = words.format(-days, 'day');
+      return word.charAt(0).toLocaleUpperCase(lang) + word.slice(1);
+    },
+    exact: (at) => exact.format(at),
+  };
+  clocks.set(lang, made);
+  return made;
 }

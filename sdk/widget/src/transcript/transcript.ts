@@ -3,7 +3,7 @@ import { icon } from '../icons';
 import { fill, type Strings } from '../strings';
 import type { Highlighter } from './code-block';
 import { MessageView, statusText, type MessageActions, type ViewMessage } from './message-view';
-import { ago, dayLabel, locale } from './time';
+import { clock, locale } from './time';
 import type { DataRenderer } from './parts/types';
 
 export interface TranscriptOptions {
@@ -105,8 +105,9 @@ export class Transcript {
         view.update({ ...view.message, ...message });
         if (view.message.ts !== ts) this.stamp();
       } else {
-        this.list.append(this.create(message).element);
-        this.stamp();
+        const el = this.create(message).element;
+        this.list.append(el);
+        this.stamp(el);
       }
       this.newest();
     });
@@ -197,30 +198,37 @@ export class Transcript {
   /**
    * Puts a day separator where the day changes between messages, and under each message its time
    * ("now", "5 min. ago", else the time of day; the exact date and time on hover), in the panel's
-   * language through `Intl`. Runs when messages are added or get their time, and each minute.
+   * language through `Intl`. Runs when messages are added or get their time, and each minute; `only`
+   * a message just added at the end.
    */
-  stamp(): void {
-    const lang = locale(this.element);
+  stamp(only?: Element): void {
+    const says = clock(locale(this.element));
     const now = new Date();
-    let day = '';
-    for (const el of [...this.list.children]) {
+    const when = (el: Element | null) => {
+      const ts = this.views.get(el?.getAttribute('data-id') ?? '')?.message.ts;
+      return ts && !isNaN(Date.parse(ts)) ? new Date(ts) : now;
+    };
+    const prev = only?.previousElementSibling;
+    let day = prev ? when(prev).toDateString() : '';
+    for (const el of only ? [only] : [...this.list.children]) {
       const view = this.views.get(el.getAttribute('data-id') ?? '');
       if (!view) {
         el.remove(); // a separator: put back below where one belongs
         continue;
       }
       const { ts, author } = view.message;
-      const at = ts && !isNaN(Date.parse(ts)) ? new Date(ts) : now;
+      const at = when(el);
       if (at.toDateString() !== day) {
         day = at.toDateString();
-        el.before(h('p', { class: 'day' }, dayLabel(at, now, lang)));
+        el.before(h('p', { class: 'day' }, says.day(at, now)));
       }
       if (author === 'system' || at === now) continue;
       let time = el.querySelector(':scope>time');
       if (!time) el.insertBefore((time = h('time')), el.querySelector(':scope>.actions'));
       time.setAttribute('datetime', ts!);
-      time.setAttribute('title', at.toLocaleString(lang, { dateStyle: 'full', timeStyle: 'short' }));
-      time.textContent = ago(at, now, lang);
+      time.setAttribute('title', says.exact(at));
+      const text = says.ago(at, now);
+      if (time.textContent !== text) time.textContent = text;
     }
   }
 
