@@ -23,9 +23,12 @@ type Inbound = Omit<ClientInboundMessage | StreamingMessage | MessageEnd, 'statu
   operator?: { name: string };
 };
 
+/** The attributes it reads (docs/widget.md); the script tag copies each from its `data-*` twin. */
 const ATTRS = [
   'agent-id',
   'url',
+  'path',
+  'page-size',
   'token',
   'token-url',
   'mode',

@@ -8,27 +8,11 @@ const origin = script?.src ? new URL(script.src).origin : undefined;
 const Element = defineRelayChat({ url: origin });
 (globalThis as { RelayChatWidget?: unknown }).RelayChatWidget = { RelayChatElement: Element, defineRelayChat };
 
-/** The tag's `data-*` attributes that configure the element (`data-agent-id` → `agent-id`, …). */
-const ATTRIBUTES = [
-  'agent-id',
-  'url',
-  'token',
-  'token-url',
-  'mode',
-  'title',
-  'avatar',
-  'greeting',
-  'theme',
-  'position',
-  'lang',
-  'dir',
-  'open',
-];
-
 if (script?.hasAttribute('data-agent-id')) {
   const mount = () => {
     const el = document.createElement('relay-chat');
-    for (const name of ATTRIBUTES) {
+    // Every attribute the element reads, from its `data-*` twin (`data-agent-id` → `agent-id`, …).
+    for (const name of Element.observedAttributes) {
       const value = script.getAttribute(`data-${name}`);
       if (value !== null) el.setAttribute(name, value);
     }

@@ -238,4 +238,20 @@ describe('the widget in Chromium: offline, retry, unread, scrolling, copy, motio
     expect(await w(page, '.panel').getAttribute('dir')).toBe('rtl');
     expect(await w(page, '.panel').getAttribute('lang')).toBe('ar');
   });
+
+  it("the script tag's data-path and data-page-size reach the element: it connects under the path prefix", async () => {
+    context = await browser.newContext();
+    const page = await context.newPage();
+    const sockets: string[] = [];
+    page.on('websocket', (ws) => sockets.push(new URL(ws.url()).pathname));
+    const tried = page.waitForEvent('websocket');
+    await page.goto(`${hub.url}/health/live`);
+    await page.setContent(
+      `<!doctype html><html lang="en"><body><script src="/sdk/widget.js" data-agent-id="${BOT}" data-token="t" data-path="/relay" data-page-size="5"></script></body></html>`,
+    );
+    await tried;
+    const el = w(page, '');
+    expect([await el.getAttribute('path'), await el.getAttribute('page-size')]).toEqual(['/relay', '5']);
+    expect(sockets).toEqual(['/relay/socket.io/']);
+  });
 });
