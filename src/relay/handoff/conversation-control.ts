@@ -8,7 +8,8 @@ import {
   type ClientInboundMessage,
   type ConversationControl as ControlChangeEvent,
   type HandoffRequest,
-  type MessageData,
+  type MessageContent,
+  operatorMessage,
 } from '../../protocol';
 import type { ControlChange, ControlRecord, OperatorRef } from '../../store/control-store';
 import type { Conversations } from '../conversations';
@@ -124,24 +125,17 @@ export class ConversationControl {
   }
 
   /**
-   * An operator's message to the user: only its holder may write. It restarts the idle count,
+   * An operator's message to the user (content checked by the caller): only its holder may write. It restarts the idle count,
    * is logged as `author: 'operator'` with the operator's name, and reaches every tab of the user.
    */
-  async operatorMessage(
-    agentId: string,
-    clientId: string,
-    operator: OperatorRef,
-    text: string,
-    data?: MessageData,
-  ): Promise<ClientInboundMessage> {
+  async operatorMessage(agentId: string, clientId: string, operator: OperatorRef, content: MessageContent): Promise<ClientInboundMessage> {
     await this.change(agentId, clientId, null, { kind: 'operator', sub: operator.sub, admin: false }, (current) => {
       if (current.state !== ControlStates.human) throw new ControlConflictError('CONVERSATION_NOT_HELD', current);
       if (current.operator?.sub !== operator.sub) throw new ControlConflictError('CONVERSATION_HELD', current);
       return { ...changeOf(current), lastOperatorAt: isoNow() };
     });
     const { id, ts } = this.stamps.next();
-    const message: ClientInboundMessage = { id, ts, agentId, author: Authors.operator, text, operator: { name: operator.name } };
-    if (data !== undefined) message.data = data;
+    const message = operatorMessage({ id, ts, agentId }, content, { name: operator.name });
     const room = Rooms.client(agentId, clientId);
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     const published = await this.conversations.record(agentId, clientId, message, true, publication);
