@@ -214,6 +214,48 @@ describe('human handoff on two replicas over Redis (docs/handoff.md)', () => {
     expect(userTraces).toEqual([]);
   });
 
+  it('a broadcast skips the conversations a person holds, live on both replicas and in history and replay while held', async () => {
+    const bot = await a.agent('bcast');
+    const free = [await a.client('bcast', { sub: 'u1' }), await b.client('bcast', { sub: 'u2' })];
+    const heldTabs = [await a.client('bcast', { sub: 'u3' }), await b.client('bcast', { sub: 'u3' })];
+    const ana = bearerClient(b.url, operatorToken('ana', ['bcast'], 'Ana'));
+    const path = { agentId: 'bcast', clientId: 'u3' };
+    const greeted = heldTabs.map((t) => nextEvent<ClientInboundMessage>(t, 'message'));
+    const hello = await bot.reply('u3', 'hello');
+    await Promise.all(greeted);
+    const joined = heldTabs.map((t) => nextEvent(t, 'conversation:control'));
+    await api.takeOverConversation({ client: ana, path });
+    await Promise.all(joined);
+    const heldGot = heldTabs.map((t) => collect<ClientInboundMessage>(t, 'message'));
+
+    const reached = free.map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.text === 'Sale today'));
+    await bot.reply('*', 'Sale today');
+    await Promise.all(reached);
+    // Every replica handled the broadcast for all its sockets at once: a tab of u3 given it would
+    // have it before the operator's message written afterwards on the same connection.
+    const opArrived = heldTabs.map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.author === 'operator'));
+    await api.createOperatorMessage({ client: ana, path, body: { text: 'Still here' } });
+    await Promise.all(opArrived);
+    for (const got of heldGot) expect(got.map((m) => m.text)).toEqual(['Still here']);
+
+    // Neither history nor a replay after a reconnect brings it while held.
+    const history = (await heldTabs[0].emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages.map((m) => m.text)).toEqual(['hello', 'Ana joined the conversation', 'Still here']);
+    const again = connect(`${a.url}${Namespaces.client}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: mintToken({ sub: 'u3' }), agentId: 'bcast', lastMessageId: hello.id },
+    });
+    sockets.push(again);
+    const replayed = collect<ClientInboundMessage>(again, 'message');
+    await nextEvent(again, 'session');
+    expect(replayed.map((m) => m.text)).toEqual(['Ana joined the conversation', 'Still here']);
+    // The users not held have it in their history.
+    const freeHistory = (await free[1].emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(freeHistory.messages.map((m) => m.text)).toEqual(['Sale today']);
+  });
+
   it('keeps the control state across a restart of the hub (Redis)', async () => {
     const bot = await a.agent('restart');
     await bot.handoff('u1', { reason: 'r' });

@@ -73,6 +73,27 @@ export class ConversationControl {
     return this.ctx.store.control.listHandedOff(agentId);
   }
 
+  /** The bot's conversations a person holds now: a broadcast skips them (docs/handoff.md). */
+  async heldClients(agentId: string): Promise<string[]> {
+    const handedOff = await this.ctx.store.control.listHandedOff(agentId);
+    return handedOff.filter((r) => r.state === ControlStates.human).map((r) => r.clientId);
+  }
+
+  /**
+   * `messages` (a page of history or a replay) without the bot's broadcasts made while a person
+   * holds the conversation, so a reload or a reconnect does not bring what the live broadcast
+   * skipped (docs/handoff.md). While `human` the bot's replies are refused, so a bot message
+   * stamped after the takeover is a broadcast; a stream's final keeps its start's time. The
+   * control state is read only for a page holding a bot message.
+   */
+  async withoutHeldBroadcasts<M extends { author: string; ts: string }>(agentId: string, clientId: string, messages: M[]): Promise<M[]> {
+    if (!messages.some((m) => m.author === Authors.agent)) return messages;
+    const record = await this.read(agentId, clientId);
+    if (record.state !== ControlStates.human || record.since === null) return messages;
+    const since = record.since;
+    return messages.filter((m) => m.author !== Authors.agent || m.ts < since);
+  }
+
   /** The clientIds with a tab connected to the bot, on every replica (admins left out). */
   async onlineClients(agentId: string): Promise<Set<string>> {
     const sockets = await this.nsp.client.in(Rooms.clients(agentId)).fetchSockets();
