@@ -77,6 +77,14 @@ module.exports = {
       to: { path: '^(src|sdk)/', pathNot: ['^src/protocol/', '^sdk/browser/src/index[.]ts$', '^sdk/widget/src/'] },
     },
     {
+      name: 'server-no-browser-sdks',
+      comment:
+        "the hub's server code runs in Node: only the scripts of its pages (src/demo/client, src/console/client, bundled for the browser) import the browser SDK and the widget, the console to draw its transcript with the widget's own renderer",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(demo|console)/client/' },
+      to: { path: '^sdk/(browser|widget)/src/' },
+    },
+    {
       name: 'sdk-agent-socket-io-client-only',
       comment:
         'the agent SDK package (sdk/agent) installs socket.io-client and nothing else: no other package at run time (docs/agent-sdk.md)',

@@ -53,14 +53,8 @@ export function consolePage(): string {
   main > header { padding: 16px; border-bottom: 1px solid var(--line); }
   main > header h2 { margin: 0; font-size: 16px; }
   main > header p { margin: 4px 0 0; color: var(--muted); }
-  #transcript { flex: 1; overflow-y: auto; padding: 16px; display: flex; flex-direction: column; gap: 8px; }
-  #transcript > div { max-width: 80%; padding: 8px 12px; border-radius: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
-  #transcript > div .meta { display: block; font-size: 12px; color: var(--muted); margin-bottom: 2px; }
-  #transcript > div.user { align-self: flex-end; background: #dbe6fd; }
-  #transcript > div.agent { align-self: flex-start; background: var(--bot-bg); }
-  #transcript > div.operator { align-self: flex-start; background: var(--human-bg); }
-  #transcript > div.system { align-self: center; background: none; color: var(--muted); font-size: 13px; padding: 0; }
-  #transcript > div[data-streaming="true"] .text::after { content: "\\258D"; color: var(--muted); }
+  /* The transcript is the widget's own, in its shadow root (src/console/client/transcript.view.ts). */
+  #transcript { flex: 1; min-height: 0; display: grid; grid-template: minmax(0, 1fr) / minmax(0, 1fr); }
   #bar { border-top: 1px solid var(--line); padding: 8px 16px 16px; display: flex; flex-direction: column; gap: 8px; }
   #bar .actions { display: flex; gap: 8px; align-items: center; }
   #status { color: var(--muted); margin: 0; min-height: 1.5em; }
@@ -75,7 +69,20 @@ export function consolePage(): string {
   #traces pre { margin: 0; padding: 8px; background: var(--bg); font: 12px/1.5 ui-monospace, SFMono-Regular, Menlo, monospace;
     white-space: pre-wrap; overflow-wrap: anywhere; border-top: 1px solid var(--line); }
   .hint { color: var(--muted); padding: 0 16px; }
+  @media (prefers-color-scheme: dark) {
+    :root { --fg: #e8eaee; --muted: #a7aebb; --line: #323844; --bg: #0f1115; --panel: #15181e; --accent: #9dbbff;
+      --waiting: #f0b45b; --waiting-bg: #3a2a12; --human: #7fd99a; --human-bg: #173222; --bot-bg: #262b35; color-scheme: dark; }
+    header.top { background: #05070a; }
+    button { color: #0f1115; }
+    button.secondary, input, textarea { background: var(--panel); color: var(--fg); }
+    input, textarea { border-color: #6b7384; }
+    button:disabled { background: #3a404c; color: #c3c8d1; }
+    #list li[aria-selected="true"] { background: #1f2a44; }
+    #signin .error, #status[data-kind="error"] { color: #ff8a80; }
+  }
   @media (max-width: 1000px) { #app { grid-template-columns: 260px minmax(0, 1fr); } aside { grid-column: 1 / -1; max-height: 40vh; border-left: 0; border-top: 1px solid var(--line); } }
+  @media (max-width: 640px) { body { height: auto; min-height: 100vh; } #app { display: flex; flex-direction: column; }
+    nav { max-height: 35vh; border-right: 0; border-bottom: 1px solid var(--line); } main { min-height: 75vh; } aside { max-height: none; } }
 </style>
 </head>
 <body>
@@ -104,7 +111,7 @@ export function consolePage(): string {
       <h2 id="conversation-title">No conversation open</h2>
       <p id="conversation-info">Choose one in the list: up and down move, Enter opens.</p>
     </header>
-    <div id="transcript" role="log" aria-live="polite" aria-labelledby="conversation-title" tabindex="0"></div>
+    <div id="transcript"></div>
     <div id="bar">
       <div class="actions">
         <button type="button" id="takeover" disabled>Take over</button>

@@ -10,9 +10,11 @@ import { consolePage } from './console.page';
 export const CONSOLE_CLIENT_DIR = join(__dirname, '..', '..', 'dist', 'console', 'client');
 
 /**
- * The console runs only its own same-origin script; its styles are inline; it talks to the hub
- * alone (REST and the /ws/operator socket). Nothing a user or a bot wrote is ever parsed as markup
- * (the transcript is written with textContent), and the policy would stop a script if it were.
+ * The console runs only its own same-origin script (and the widget's highlighter beside it); its
+ * styles are inline; it talks to the hub alone (REST and the /ws/operator socket). Images of a
+ * message's file parts load from https URLs, as in the widget. Nothing a user or a bot wrote is
+ * ever parsed as markup (the widget's transcript builds every node), and the policy would stop a
+ * script if it were.
  */
 const pagePolicy = helmet.contentSecurityPolicy({
   useDefaults: false,
@@ -20,7 +22,7 @@ const pagePolicy = helmet.contentSecurityPolicy({
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
     styleSrc: ["'self'", "'unsafe-inline'"],
-    imgSrc: ["'self'", 'data:'],
+    imgSrc: ["'self'", 'data:', 'https:'],
     connectSrc: ["'self'"],
     objectSrc: ["'none'"],
     baseUri: ["'none'"],

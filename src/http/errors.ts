@@ -1,4 +1,5 @@
 import { ProblemCodes, type ProblemCode } from '../protocol';
+import { MAX_JSON_DEPTH } from '../protocol/payload-limits';
 
 /** One field that failed validation, with a path like `body.email`. */
 export interface FieldError {
@@ -124,4 +125,11 @@ export class ServiceUnavailableError extends AppError {
   constructor(detail?: string) {
     super('SERVICE_UNAVAILABLE', detail);
   }
+}
+
+/** A refused content's message (`parts[2] (file).url: …`, `data: nests deeper …`) as a problem's field error. */
+export function contentFieldError(message: string): { path: string; message: string } {
+  const at = /^([A-Za-z]+(?:\[\d+\])?)[^:]*: /.exec(message);
+  if (at) return { path: `body.${at[1]}`, message };
+  return { path: 'body.data', message: message.startsWith('nests') ? message : `nests deeper than ${MAX_JSON_DEPTH} levels` };
 }

@@ -50,7 +50,7 @@ export function createHttpServices(deps: HttpServiceDeps): HttpServices {
     conversations: new ConversationsService(deps.relay, deps.config.HISTORY_MAX_MESSAGES),
     apiKeys: new ApiKeysService(deps.store, deps.relay),
     embedTokens: new EmbedTokensService(deps.jwt, deps.config.MINT_MAX_EXPIRES_IN),
-    handoff: new HandoffService(deps.relay, deps.config.MAX_MESSAGE_BYTES),
+    handoff: new HandoffService(deps.relay),
   };
 }
 

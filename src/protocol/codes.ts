@@ -102,6 +102,11 @@ export const AckCodes = {
     description:
       "the bot's storage quota is full: BOT_MAX_OPEN_STREAMS streams open over all its runtimes and replicas, or its open streams' text holding BOT_STORAGE_MAX_BYTES (its oldest conversations are dropped to make room before this); nothing was stored or sent",
   },
+  OPERATOR_REQUIRED: {
+    retryable: false,
+    description:
+      "an event of the operator's side (conversation:control, conversation:watch) sent on a user's or a bot's socket: only /ws/operator consoles send it; nothing was done (docs/handoff.md)",
+  },
   CONVERSATION_HELD: {
     retryable: false,
     description:

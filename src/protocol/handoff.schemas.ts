@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AgentIdSchema, TimeSchema } from './common.schemas';
 import { ControlStateSchema, OperatorNameSchema } from './control.schemas';
-import { HANDOFF_REASON_MAX, HANDOFF_SUMMARY_MAX } from './names';
+import { Events, HANDOFF_REASON_MAX, HANDOFF_SUMMARY_MAX } from './names';
 import { ClientInboundMessageSchema, MessageStartSchema } from './outbound.schemas';
 import type {
   ClientConversationControl,
@@ -111,3 +111,9 @@ export type HandoffSchemasMatchProtocol = [
   Assert<Same<Static<typeof OperatorSessionSchema>, OperatorSession>>,
   Assert<Same<Static<typeof OperatorAuthSchema>, OperatorAuth>>,
 ];
+
+/**
+ * Events of the operator's side (docs/handoff.md): a user's or a bot's socket that sends one gets the
+ * ack OPERATOR_REQUIRED, and nothing changes.
+ */
+export const OperatorOnlyEvents = [Events.conversationControl, Events.conversationWatch] as const;

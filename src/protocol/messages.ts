@@ -63,6 +63,16 @@ export function botMessage(stamp: Stamp, content: MessageContent, replyTo?: stri
   return message;
 }
 
+/** An operator's message (docs/handoff.md) as logged and sent to the user and the consoles. */
+export function operatorMessage(stamp: Stamp, content: MessageContent, operator: { name: string }): ClientInboundMessage {
+  const message = withContent<ClientInboundMessage>(
+    { id: stamp.id, ts: stamp.ts, agentId: stamp.agentId, author: Authors.operator } as ClientInboundMessage,
+    content,
+  );
+  message.operator = operator;
+  return message;
+}
+
 /** The final of a streamed message as the log keeps it: `status` absent when `complete`. */
 export function finalMessage(
   start: ClientInboundMessage,

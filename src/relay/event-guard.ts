@@ -24,6 +24,11 @@ export interface GuardedEvent<T> {
   failures: ThrottledLog;
 }
 
+/** A payload check that takes anything: for events refused whatever they carry. */
+export function anyPayload(_payload: unknown): _payload is unknown {
+  return true;
+}
+
 /** The per-socket half of a guard. */
 export interface GuardedSocket {
   socket: Socket;

@@ -213,18 +213,22 @@ export class RelayService {
    * replica is spent, with {@link LogUnavailableError} when it could not be logged, and with
    * QuotaExceededError (store/bot-quota.ts) when the bot's storage quota refused it, and with
    * {@link ControlConflictError} when an operator holds the conversation (docs/handoff.md): in each
-   * case nothing is logged or sent.
+   * case nothing is logged or sent. A broadcast reaches every client but those of conversations an
+   * operator holds.
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     const broadcast = reply.to === BROADCAST_TO;
     const control = broadcast ? null : await this.control.read(agentId, reply.to);
     if (control?.state === 'human') throw new ControlConflictError('CONVERSATION_HELD', control);
+    // A broadcast skips the conversations a person holds (docs/handoff.md).
+    const held = broadcast ? await this.control.heldClients(agentId) : [];
     this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
     const message = botMessage({ id, ts, agentId }, reply, reply.replyTo);
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
-    const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
+    // The publication with the append names no exceptions: with held conversations to skip, the hub emits it.
+    const publication = this.conversations.enabled && held.length === 0 ? this.ctx.publicationTo(room, Events.message) : null;
     let published: boolean;
     try {
       published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
@@ -236,7 +240,10 @@ export class RelayService {
     // everything appended before it (see roomBroadcastEncoder). Otherwise none of them while the
     // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
     // those that passed the replica by (it resumes after the newest it saw).
-    if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
+    if (!published) {
+      const target = toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact());
+      (held.length === 0 ? target : target.except(held.map((clientId) => Rooms.client(agentId, clientId)))).emit(Events.message, message);
+    }
     if (!broadcast) {
       this.activity.reached(agentId, reply.to);
       this.feed.message(agentId, reply.to, message, control?.state === 'waiting');

@@ -79,8 +79,8 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     await ops.keyboard.press('ArrowDown');
     await ops.keyboard.press('ArrowUp');
     await ops.keyboard.press('Enter');
-    await ops.waitForSelector('#transcript > .user:has-text("I want a human please")');
-    await ops.waitForSelector('#transcript > .agent:has-text("Let me find a person")');
+    await ops.waitForSelector('#transcript .msg.user:has-text("I want a human please")');
+    await ops.waitForSelector('#transcript .msg.bot:has-text("Let me find a person")');
     await ops.waitForSelector('#conversation-info:has-text("Waiting")');
     // The bot's trace of this conversation is beside it.
     await ops.waitForSelector('#traces details summary:has-text("handoff")');
@@ -96,7 +96,7 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
 
     // The user writes: the operator sees it, the bot keeps quiet.
     await send('Is anyone there?');
-    await ops.waitForSelector('#transcript > .user:has-text("Is anyone there?")');
+    await ops.waitForSelector('#transcript .msg.user:has-text("Is anyone there?")');
     await user.waitForSelector('relay-chat .msg.user[data-delivery="sent"]:has-text("Is anyone there?")');
 
     // The operator answers with their name.
@@ -106,7 +106,7 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     const said = user.locator('relay-chat .msg.bot:has-text("Hi, I am Ana")');
     await said.waitFor();
     expect(await said.locator('.who').innerText()).toMatch(/Ana$/);
-    await ops.waitForSelector('#transcript > .operator:has-text("Hi, I am Ana")');
+    expect(await ops.locator('#transcript .msg.bot:has-text("Hi, I am Ana") .who').innerText()).toMatch(/Ana$/);
     expect(await user.locator('relay-chat .msg.bot:has-text("echo: Is anyone there?")').count()).toBe(0);
     await snapshot('2-held');
 
@@ -115,7 +115,7 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     await user.waitForSelector('relay-chat .msg.sys:has-text("back with the assistant")');
     await send('thanks, bot');
     await user.waitForSelector('relay-chat .msg.bot:not([data-streaming]):has-text("echo: thanks, bot")');
-    await ops.waitForSelector('#transcript > .agent[data-streaming="false"]:has-text("echo: thanks, bot")');
+    await ops.waitForSelector('#transcript .msg.bot:not([data-streaming]):has-text("echo: thanks, bot")');
     await ops.waitForSelector('#traces details summary:has-text("{")');
     await snapshot('3-back');
 
@@ -128,6 +128,69 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     expect(await ops.locator('#traces details').count()).toBeGreaterThanOrEqual(2);
   });
 
+  it("draws the transcript with the widget's renderer: markdown and every part, a streamed answer growing live, approvals read-only", async () => {
+    const bot = await hub.agent('parts-bot');
+    const userSocket = await hub.client('parts-bot', { sub: 'pat' });
+    const token = mintToken({ sub: 'ben', name: 'Ben', roles: ['OPERATOR'], agentIds: ['parts-bot'] } as never, TEST_ADMIN_JWT_SECRET);
+    await ops.goto(`${hub.url}/console`);
+    await ops.evaluate(() => sessionStorage.clear());
+    await ops.reload();
+    await ops.fill('#token', token);
+    await ops.press('#token', 'Tab');
+    await ops.click('button[type="submit"]');
+    await ops.click('#list li[role="option"]:has-text("pat")');
+    await ops.waitForSelector('#conversation-title:has-text("pat")');
+
+    await userSocket.emitWithAck('message', { clientMessageId: 'p1', text: 'Can I get a refund for **order 42**?' });
+    const view = ops.locator('#transcript .msg.user:has-text("order 42")');
+    await view.waitFor();
+    // A user's text is plain: their asterisks stay asterisks.
+    expect(await view.innerText()).toContain('**order 42**');
+
+    const stream = await bot.stream('pat');
+    const thinking = stream.reasoning('Checking the order');
+    await thinking.write(' and the refund policy.');
+    const tool = stream.tool({ toolName: 'refund', title: 'Refund order 42' });
+    await tool.inputAvailable({ order: 42, amount: 19.9 });
+    await tool.requestApproval();
+    await stream.source({ url: 'https://example.com/policy', title: 'Refund policy' });
+    await stream.file({ url: 'https://example.com/receipt.pdf', mediaType: 'application/pdf', filename: 'receipt.pdf' });
+    await stream.write('Your order **42** qualifies');
+    const answer = ops.locator('#transcript .msg.bot[data-streaming]');
+    await answer.locator('strong:has-text("42")').waitFor();
+    // It grows live, markdown and all.
+    await stream.write(': see `refund()` in\n\n- the policy\n- your receipt');
+    await answer.locator('li:has-text("your receipt")').waitFor();
+    expect(await answer.locator('code:has-text("refund()")').count()).toBe(1);
+    // Reasoning collapsed, the tool step with its approval (the user decides: read-only here), the source and the file.
+    expect(await answer.locator('details.step.reasoning').getAttribute('open')).toBeNull();
+    await answer.locator('.step.tool:has-text("Refund order 42")').waitFor();
+    const approve = answer.locator('.approval button.primary');
+    expect(await approve.isDisabled()).toBe(true);
+    await answer.locator('.sources a[href="https://example.com/policy"]').waitFor();
+    await answer.locator('a[href="https://example.com/receipt.pdf"]').waitFor();
+    await snapshot('4-parts-streaming');
+
+    await stream.suggest(['Yes, refund it', 'No thanks']);
+    await stream.end();
+    await ops.waitForSelector('#transcript .msg.bot:not([data-streaming]):has-text("your receipt")');
+    await ops.waitForSelector('#transcript .suggested:has-text("Yes, refund it")');
+    // The user decides in their tab; the console shows the decision.
+    const approvalId = tool.approval!;
+    expect(await userSocket.emitWithAck('approval', { messageId: stream.id, approvalId, approved: true })).toMatchObject({ ok: true });
+    await ops.waitForSelector('#transcript .approval .decided:has-text("pat")');
+    await snapshot('5-parts-ended');
+
+    // A phone's width and dark mode: the same transcript, kept as artifacts to look at.
+    await ops.setViewportSize({ width: 390, height: 844 });
+    await ops.emulateMedia({ colorScheme: 'dark' });
+    await ops.locator('#transcript').scrollIntoViewIfNeeded();
+    await ops.screenshot({ path: resolve(ARTIFACTS, '6-parts-phone-dark-console.png'), fullPage: true });
+    await ops.emulateMedia({ colorScheme: 'light' });
+    await ops.screenshot({ path: resolve(ARTIFACTS, '6-parts-phone-console.png'), fullPage: true });
+    await ops.setViewportSize({ width: 1280, height: 720 });
+  });
+
   it('is axe-clean and keyboard-usable', async () => {
     // Evaluated through the DevTools protocol: the page's policy runs no inline script, rightly.
     await ops.evaluate(await readFile(AXE, 'utf8'));
@@ -135,6 +198,10 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
       violations: { id: string; nodes: { target: string[] }[] }[];
     };
     expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await ops.emulateMedia({ colorScheme: 'dark' });
+    const dark = (await ops.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as typeof result;
+    await ops.emulateMedia({ colorScheme: 'light' });
+    expect(dark.violations.map((v) => `dark ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
     // Every control is reachable by Tab.
     const reached = new Set<string>();
     await ops.focus('#list');
@@ -142,6 +209,6 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
       await ops.keyboard.press('Tab');
       reached.add(await ops.evaluate(() => document.activeElement?.id || document.activeElement?.tagName || ''));
     }
-    expect([...reached]).toEqual(expect.arrayContaining(['transcript', 'takeover']));
+    expect([...reached]).toEqual(expect.arrayContaining(['transcript-view', 'takeover']));
   });
 });

@@ -2,9 +2,9 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { Namespaces, type AgentInboundMessage, type ClientInboundMessage, type ConversationControl } from '../../src/protocol';
 import { isConversationHeld, type RelayAgent } from '../../src/sdk/agent';
 import { collect, waitFor } from '../helpers/cluster';
-import { nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
+import { agentSocket, connected, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
-import { mintToken, TEST_ADMIN_JWT_SECRET } from '../helpers/tokens';
+import { mintToken, TEST_ADMIN_JWT_SECRET, TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, bearerClient } from './rest-client.helper';
 
 /** An operator token (role OPERATOR, signed with the admin secret) for `agentIds`. */
@@ -214,6 +214,48 @@ describe('human handoff on two replicas over Redis (docs/handoff.md)', () => {
     expect(userTraces).toEqual([]);
   });
 
+  it('a broadcast skips the conversations a person holds, live on both replicas and in history and replay while held', async () => {
+    const bot = await a.agent('bcast');
+    const free = [await a.client('bcast', { sub: 'u1' }), await b.client('bcast', { sub: 'u2' })];
+    const heldTabs = [await a.client('bcast', { sub: 'u3' }), await b.client('bcast', { sub: 'u3' })];
+    const ana = bearerClient(b.url, operatorToken('ana', ['bcast'], 'Ana'));
+    const path = { agentId: 'bcast', clientId: 'u3' };
+    const greeted = heldTabs.map((t) => nextEvent<ClientInboundMessage>(t, 'message'));
+    const hello = await bot.reply('u3', 'hello');
+    await Promise.all(greeted);
+    const joined = heldTabs.map((t) => nextEvent(t, 'conversation:control'));
+    await api.takeOverConversation({ client: ana, path });
+    await Promise.all(joined);
+    const heldGot = heldTabs.map((t) => collect<ClientInboundMessage>(t, 'message'));
+
+    const reached = free.map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.text === 'Sale today'));
+    await bot.reply('*', 'Sale today');
+    await Promise.all(reached);
+    // Every replica handled the broadcast for all its sockets at once: a tab of u3 given it would
+    // have it before the operator's message written afterwards on the same connection.
+    const opArrived = heldTabs.map((t) => eventWhere<ClientInboundMessage>(t, 'message', (m) => m.author === 'operator'));
+    await api.createOperatorMessage({ client: ana, path, body: { text: 'Still here' } });
+    await Promise.all(opArrived);
+    for (const got of heldGot) expect(got.map((m) => m.text)).toEqual(['Still here']);
+
+    // Neither history nor a replay after a reconnect brings it while held.
+    const history = (await heldTabs[0].emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages.map((m) => m.text)).toEqual(['hello', 'Ana joined the conversation', 'Still here']);
+    const again = connect(`${a.url}${Namespaces.client}`, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+      auth: { token: mintToken({ sub: 'u3' }), agentId: 'bcast', lastMessageId: hello.id },
+    });
+    sockets.push(again);
+    const replayed = collect<ClientInboundMessage>(again, 'message');
+    await nextEvent(again, 'session');
+    expect(replayed.map((m) => m.text)).toEqual(['Ana joined the conversation', 'Still here']);
+    // The users not held have it in their history.
+    const freeHistory = (await free[1].emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(freeHistory.messages.map((m) => m.text)).toEqual(['Sale today']);
+  });
+
   it('keeps the control state across a restart of the hub (Redis)', async () => {
     const bot = await a.agent('restart');
     await bot.handoff('u1', { reason: 'r' });
@@ -300,12 +342,12 @@ describe('who may operate (docs/handoff.md)', () => {
     const seen: AgentInboundMessage[] = [];
     bot.onMessage((m) => void seen.push(m));
     const user = await t.client('bot-c', { sub: 'mallory' });
-    // conversation:control is not an event a client may send: no handler, no change.
-    const noAnswer = await user
-      .timeout(500)
-      .emitWithAck('conversation:control', { agentId: 'bot-c', control: 'human' })
-      .catch((e: unknown) => e);
-    expect(noAnswer).toBeInstanceOf(Error);
+    // The operator's events are refused on a user's socket (and a bot's) with a code, not left to time out; nothing changes.
+    const refused = { ok: false, error: { code: 'OPERATOR_REQUIRED' } };
+    for (const event of ['conversation:control', 'conversation:watch']) {
+      const payload = { agentId: 'bot-c', clientId: 'mallory', control: 'human' };
+      expect(await user.timeout(5000).emitWithAck(event, payload)).toMatchObject(refused);
+    }
     // A message claiming to be an operator's is a user message (extra fields are not part of it).
     const ack = (await user.emitWithAck('message', {
       clientMessageId: 'm1',
@@ -327,6 +369,15 @@ describe('who may operate (docs/handoff.md)', () => {
       path: { agentId: 'bot-c', clientId: 'mallory' },
     });
     expect(res.error).toMatchObject({ status: 403, code: 'ROLE_REQUIRED' });
+    // A bot's runtime socket is refused them the same way.
+    const runtime = await connected(agentSocket(t.url, { apiKey: TEST_AGENT_KEY, agentId: 'bot-c' }));
+    for (const event of ['conversation:control', 'conversation:watch']) {
+      expect(await runtime.timeout(5000).emitWithAck(event, { clientId: 'mallory', control: 'human' })).toMatchObject(refused);
+    }
+    runtime.disconnect();
+    expect(
+      (await api.getConversations({ client: bearerClient(t.url, adminToken()), path: { agentId: 'bot-c' } })).data!.data,
+    ).toMatchObject([{ clientId: 'mallory', control: 'bot' }]);
   });
 
   it('stops an answer under way when an operator takes the conversation over: the runtime is told to stop and the user sees it end cancelled', async () => {
@@ -365,6 +416,46 @@ describe('who may operate (docs/handoff.md)', () => {
     const history = (await user.emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
     expect(history.messages.filter((m) => m.author === 'operator')).toEqual([]);
     expect(got.filter((m) => m.author === 'operator')).toEqual([]);
+  });
+  it('sends an operator message in parts checked as a bot’s: a bad part is refused with the field and nothing is sent', async () => {
+    await t.agent('bot-p');
+    const user = await t.client('bot-p', { sub: 'u1' });
+    const got = collect<ClientInboundMessage>(user, 'message');
+    const ana = bearerClient(t.url, operatorToken('ana', ['bot-p'], 'Ana'));
+    const path = { agentId: 'bot-p', clientId: 'u1' };
+    await api.takeOverConversation({ client: ana, path });
+    const bad = [
+      [{ type: 'file', url: 'javascript:alert(1)', mediaType: 'text/html' }],
+      [{ type: 'nope' }],
+      [{ type: 'tool', toolCallId: 't1', toolName: 'refund', state: 'approval-responded' }],
+    ];
+    for (const parts of bad) {
+      const res = await api.createOperatorMessage({ client: ana, path, body: { text: '', parts: parts as never } });
+      // tsoa's schema check names `body.parts.0`, the parts check (a bot's) `body.parts[0]`.
+      expect(res.error).toMatchObject({
+        status: 400,
+        code: 'VALIDATION_FAILED',
+        errors: [{ path: expect.stringMatching(/^body\.parts(\.0|\[0\])/) }],
+      });
+    }
+    expect(
+      (await api.createOperatorMessage({ client: ana, path, body: { text: 'not the parts', parts: [{ type: 'text', text: 'x' }] } })).error,
+    ).toMatchObject({
+      status: 400,
+      errors: [{ path: 'body.text' }],
+    });
+    const history = (await user.emitWithAck('history', {})) as { messages: ClientInboundMessage[] };
+    expect(history.messages.filter((m) => m.author === 'operator')).toEqual([]);
+    const arrived = eventWhere<ClientInboundMessage>(user, 'message', (m) => m.author === 'operator');
+    const parts = [
+      { type: 'text', text: 'Here is the form.' },
+      { type: 'file', url: 'https://example.com/returns.pdf', mediaType: 'application/pdf', filename: 'returns.pdf' },
+      { type: 'suggestions', items: [{ text: 'Thanks' }] },
+    ];
+    const sent = await api.createOperatorMessage({ client: ana, path, body: { text: '', parts: parts as never } });
+    expect(sent.response!.status).toBe(201);
+    expect(await arrived).toMatchObject({ author: 'operator', text: 'Here is the form.', parts, operator: { name: 'Ana' } });
+    expect(got.filter((m) => m.author === 'operator')).toHaveLength(1);
   });
 });
 

@@ -61,6 +61,9 @@ describe('layers import downward only', () => {
         'sdk/widget/src/index.ts',
         "import { chat } from '../../browser/src';\nimport { backoff } from '../../browser/src/backoff';\nexport const w = [chat, backoff];\n",
       );
+      // The server reaches no browser code; the console's page script may draw with the widget.
+      file('src/http/page.ts', "import { w } from '../../sdk/widget/src';\nexport const page = w;\n");
+      file('src/console/client/view.ts', "import { w } from '../../../sdk/widget/src';\nexport const view = w;\n");
       file('sdk/widget/src/hub-peek.ts', "import { role } from '../../../src/auth/identity';\nexport const peek = role;\n");
       file(
         'src/sdk/agent/cache.ts',
@@ -84,6 +87,7 @@ describe('layers import downward only', () => {
         'sdk-protocol-only: src/sdk/agent/index.ts → src/net/engine-gate.ts',
         'sdk-widget-browser-sdk-and-protocol-only: sdk/widget/src/hub-peek.ts → src/auth/identity.ts',
         'sdk-widget-browser-sdk-and-protocol-only: sdk/widget/src/index.ts → sdk/browser/src/backoff.ts',
+        'server-no-browser-sdks: src/http/page.ts → sdk/widget/src/index.ts',
       ]);
     });
   });

@@ -81,6 +81,7 @@ ACK_CODES: Final[Mapping[str, bool]] = {
     "CONVERSATION_HELD": False,
     "INVALID_PAYLOAD": False,
     "MESSAGE_NOT_FOUND": False,
+    "OPERATOR_REQUIRED": False,
     "PAYLOAD_TOO_LARGE": False,
     "QUOTA_EXCEEDED": False,
     "RATE_LIMITED": True,
@@ -141,6 +142,7 @@ AckCode = Literal[
     "APPROVAL_DECIDED",
     "APPROVAL_EXPIRED",
     "QUOTA_EXCEEDED",
+    "OPERATOR_REQUIRED",
     "CONVERSATION_HELD",
 ]
 # Why an event was not accepted. Carried by an error ack { ok: false, error }.

@@ -45,7 +45,8 @@ class Console {
       void this.refresh();
     });
     this.socket.on('message:start', (s) => this.transcript.start(s));
-    this.socket.on('message:delta', (d) => this.transcript.delta(d));
+    this.socket.on('message:delta', (d) => this.transcript.change(d));
+    this.socket.on('message:part', (p) => this.transcript.change(p));
     this.socket.on('message:end', (e) => {
       this.transcript.end(e);
       void this.refresh();

@@ -1,12 +1,12 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, OperationId, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { ADMIN_CLIENT_ID } from '../../protocol';
-import { MAX_JSON_DEPTH } from '../../protocol/payload-limits';
 import { LogUnavailableError } from '../../relay/conversations';
 import { DeliveryBudgetError } from '../../relay/delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import { ControlConflictError } from '../../relay/handoff/conversation-control';
 import {
+  contentFieldError,
   ConversationHeldError,
   ForbiddenError,
   InsufficientStorageError,
@@ -92,7 +92,7 @@ export class AgentMessagesController extends Controller {
     const checked = relay.checkContent(body, 'agent');
     if (!('content' in checked)) {
       if (checked.error.code === 'PAYLOAD_TOO_LARGE') throw new PayloadTooLargeError('text, data and parts exceed MAX_MESSAGE_BYTES.');
-      throw new ValidationError([bodyError(checked.error.message)]);
+      throw new ValidationError([contentFieldError(checked.error.message)]);
     }
     try {
       const { id, ts } = await relay.publish(agentId, { to: body.to, replyTo: body.replyTo, ...checked.content });
@@ -108,11 +108,4 @@ export class AgentMessagesController extends Controller {
       throw err;
     }
   }
-}
-
-/** A refused content's message (`parts[2] (file).url: …`, `data: nests deeper …`) as a problem's field error. */
-function bodyError(message: string): { path: string; message: string } {
-  const at = /^([A-Za-z]+(?:\[\d+\])?)[^:]*: /.exec(message);
-  if (at) return { path: `body.${at[1]}`, message };
-  return { path: 'body.data', message: message.startsWith('nests') ? message : `nests deeper than ${MAX_JSON_DEPTH} levels` };
 }

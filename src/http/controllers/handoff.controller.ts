@@ -121,7 +121,12 @@ export class HandoffController extends Controller {
   @Post('{agentId}/conversations/{clientId}/operator-messages')
   @OperationId('createOperatorMessage')
   @SuccessResponse(201, 'Sent')
-  @Response<ProblemDto>(400, 'Invalid agentId or body', undefined, 'application/problem+json')
+  @Response<ProblemDto>(
+    400,
+    'Invalid agentId or body, empty text without parts, or a bad part (docs/parts.md); nothing was sent',
+    undefined,
+    'application/problem+json',
+  )
   @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
   @Response<ProblemDto>(
     403,
@@ -135,7 +140,7 @@ export class HandoffController extends Controller {
     undefined,
     'application/problem+json',
   )
-  @Response<ProblemDto>(413, 'text plus data above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
+  @Response<ProblemDto>(413, 'text, data and parts above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
   @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   public async createOperatorMessage(

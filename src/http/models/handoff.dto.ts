@@ -1,4 +1,5 @@
 import type { OperatorNameDto } from './conversation.dto';
+import type { MessagePartDto } from './message-part.dto';
 
 /**
  * Who answers a conversation (docs/handoff.md): the bot, nobody yet (`waiting`: the bot asked
@@ -55,8 +56,7 @@ export interface ConversationSummaryDto extends ConversationControlDto {
 /** Body of `createOperatorMessage`. */
 export interface OperatorMessageDto {
   /**
-   * At most MAX_MESSAGE_BYTES UTF-8 bytes.
-   * @minLength 1
+   * At most MAX_MESSAGE_BYTES UTF-8 bytes; empty only when `parts` holds the message.
    * @example "Hi, I'm Ana from support. Let me look at your order."
    */
   text: string;
@@ -65,6 +65,12 @@ export interface OperatorMessageDto {
    * @example {"ticket":"<ticket_id>"}
    */
   data?: { [key: string]: unknown };
+  /**
+   * The message in parts (docs/parts.md), checked as a bot's are: at most MESSAGE_MAX_PARTS; `text`
+   * is then empty or the concatenation of the text parts.
+   * @example [{"type":"text","text":"Here is the return form."},{"type":"file","url":"https://example.com/returns.pdf","mediaType":"application/pdf","filename":"returns.pdf"}]
+   */
+  parts?: MessagePartDto[];
 }
 
 /** An operator message as it was logged and delivered. */

@@ -4,7 +4,7 @@ import type { ControlState } from '../../protocol';
 import type { RelayService } from '../../relay/relay.service';
 import { ControlConflictError } from '../../relay/handoff/conversation-control';
 import type { ControlRecord, OperatorRef } from '../../store/control-store';
-import { ConflictError, ConversationHeldError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors';
+import { ConflictError, contentFieldError, ConversationHeldError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors';
 import type { PaginationModel } from '../models/envelope.dto';
 import type { ConversationControlDto, ConversationSummaryDto, OperatorMessageDto, OperatorMessageSentDto } from '../models/handoff.dto';
 import { paginated, type PageRequest } from './pagination';
@@ -18,10 +18,7 @@ const RANK: Record<ControlState, number> = { waiting: 0, human: 1, bot: 2 };
  * over, write, hand back. Every operation first checks that the token's holder operates the bot.
  */
 export class HandoffService {
-  constructor(
-    private readonly relay: RelayService,
-    private readonly maxMessageBytes: number,
-  ) {}
+  constructor(private readonly relay: RelayService) {}
 
   /** The operator of an identity for `agentId`; 403 AGENT_NOT_ALLOWED otherwise, before anything is read. */
   operatorFor(identity: ClientIdentity, agentId: string): OperatorRef {
@@ -71,10 +68,16 @@ export class HandoffService {
 
   async send(identity: ClientIdentity, agentId: string, clientId: string, body: OperatorMessageDto): Promise<OperatorMessageSentDto> {
     const operator = this.operatorFor(identity, agentId);
-    if (body.text.length === 0) throw new ValidationError([{ path: 'body.text', message: 'must not be empty' }]);
-    const bytes = Buffer.byteLength(body.text) + (body.data === undefined ? 0 : Buffer.byteLength(JSON.stringify(body.data)));
-    if (bytes > this.maxMessageBytes) throw new PayloadTooLargeError('text plus data exceeds MAX_MESSAGE_BYTES.');
-    const message = await conflictsAs409(() => this.relay.control.operatorMessage(agentId, clientId, operator, body.text, body.data));
+    // An operator's parts are checked as a bot's (docs/handoff.md): a refused body changes nothing.
+    const checked = this.relay.checkContent(body, 'agent');
+    if (!('content' in checked)) {
+      if (checked.error.code === 'PAYLOAD_TOO_LARGE') throw new PayloadTooLargeError('text, data and parts exceed MAX_MESSAGE_BYTES.');
+      throw new ValidationError([contentFieldError(checked.error.message)]);
+    }
+    const { content } = checked;
+    if (content.text === '' && content.parts === undefined)
+      throw new ValidationError([{ path: 'body.text', message: 'must not be empty' }]);
+    const message = await conflictsAs409(() => this.relay.control.operatorMessage(agentId, clientId, operator, content));
     return { id: message.id, ts: new Date(message.ts), operator: { name: operator.name } };
   }
 }

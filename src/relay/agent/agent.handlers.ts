@@ -6,8 +6,8 @@ import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { DeliveryBudgetError } from '../delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import { ControlConflictError } from '../handoff/conversation-control';
-import { isHandoffRequest } from '../../protocol/handoff.schemas';
-import { guardEvent } from '../event-guard';
+import { isHandoffRequest, OperatorOnlyEvents } from '../../protocol/handoff.schemas';
+import { anyPayload, guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
@@ -58,6 +58,12 @@ export function registerAgentHandlers(
         }
       }),
     );
+    for (const event of OperatorOnlyEvents) {
+      socket.on(
+        event,
+        guardEvent({ ...guard, event, validate: anyPayload }, () => errorAck('OPERATOR_REQUIRED')),
+      );
+    }
     socket.on(
       Events.handoff,
       guardEvent({ ...guard, event: Events.handoff, validate: isHandoffRequest }, async (request) => {

@@ -2,7 +2,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { agentAllowed } from '../../auth/agent-patterns';
 import type { Logger } from '../../logging/logger';
 import type { RuntimeEntry } from '../../store/store';
-import { runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
+import { anyPayload, runGuarded, type GuardedEvent, type GuardedSocket } from '../event-guard';
 import {
   ADMIN_CLIENT_ID,
   errorAck,
@@ -29,6 +29,7 @@ import {
   isHistoryRequest,
   isStopRequest,
 } from '../../protocol/schemas';
+import { OperatorOnlyEvents } from '../../protocol/handoff.schemas';
 import type { StreamService } from '../streams/stream.service';
 import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';
@@ -57,6 +58,8 @@ interface ClientNamespace {
   stop: GuardedEvent<StopRequest>;
   feedback: GuardedEvent<FeedbackRequest>;
   approval: GuardedEvent<ApprovalRequest>;
+  /** The operator's events, refused OPERATOR_REQUIRED: a user is never an operator on this socket. */
+  operatorOnly: Record<string, GuardedEvent<unknown>>;
   gates: ReplayGates;
   streams: StreamService;
   actions: UserActions;
@@ -111,6 +114,12 @@ export function registerClientHandlers(
       metrics,
       failures: ctx.handlerFailures,
     },
+    operatorOnly: Object.fromEntries(
+      OperatorOnlyEvents.map((event) => [
+        event,
+        { event, maxStrikes: config.MESSAGE_RATE_BURST, validate: anyPayload, metrics, failures: ctx.handlerFailures },
+      ]),
+    ),
     gates: new ReplayGates(nsp),
     streams,
     actions,
@@ -148,6 +157,11 @@ export function registerClientHandlers(
       sessions.get(this)!.end(reason as string);
     },
   };
+  for (const event of OperatorOnlyEvents) {
+    listeners[event] = function (...args) {
+      void runGuarded(shared.operatorOnly[event], sessions.get(this)!, args, () => errorAck('OPERATOR_REQUIRED'));
+    };
+  }
   nsp.on('connection', (socket: Socket) => {
     const session = new ClientSession(shared, socket);
     sessions.set(socket, session);
@@ -242,7 +256,7 @@ class ClientSession extends SessionTimers implements GuardedSocket {
       },
     );
     const replay: Promise<Replay | undefined> = recovering
-      ? replayMissed(ctx, this.nsp.relay.conversations, this.nsp.relay.users, data, lastMessageId, this.logger)
+      ? replayMissed(ctx, this.nsp.relay.conversations, this.nsp.relay.users, this.nsp.relay.control, data, lastMessageId, this.logger)
       : Promise.resolve(undefined);
     // Read after the replay (itself read once the rooms' subscriptions are in effect): a delta
     // appended after the read reaches the socket live, one before it is in the snapshot.
@@ -307,7 +321,9 @@ class ClientSession extends SessionTimers implements GuardedSocket {
       return errorAck('RATE_LIMITED', HISTORY_NOT_SERVED);
     }
     const { agentId, clientId } = this.data;
-    const page = await this.nsp.relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
+    const { relay } = this.nsp;
+    const read = await relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
+    const page = { ...read, messages: await relay.control.withoutHeldBroadcasts(agentId, clientId, read.messages) };
     const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn), users.readable(sub)));
     budget.spend(fitted.bytes);
     users.read(sub, fitted.bytes);

@@ -1,6 +1,7 @@
 import type { Logger } from '../../logging/logger';
 import type { LoggedMessage } from '../../store/conversation-log';
 import type { Conversations } from '../conversations';
+import type { ConversationControl } from '../handoff/conversation-control';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import type { UserBudgets } from '../user-budgets';
 
@@ -23,12 +24,14 @@ const NOTHING: Replay = { recovered: false, messages: [], hasMore: false };
  * a 1–64 character string, unknown, or too far back, or a log that cannot be read, replays nothing.
  * What is replayed is at most REPLAY_MAX_BYTES and what the user's read budget holds (spent here):
  * the newest missed messages that fit, so a client paging `history` back from the oldest of them
- * gets the rest. With the budget spent the log is not read at all.
+ * gets the rest. With the budget spent the log is not read at all. The bot's broadcasts skipped
+ * while a person holds the conversation are left out (docs/handoff.md).
  */
 export async function replayMissed(
   ctx: RelayContext,
   conversations: Conversations,
   budgets: UserBudgets,
+  control: Pick<ConversationControl, 'withoutHeldBroadcasts'>,
   data: ClientSocketData,
   lastMessageId: unknown,
   logger: Logger,
@@ -46,9 +49,10 @@ export async function replayMissed(
     const result = await conversations.recover(data.agentId, data.clientId, lastMessageId);
     if (!result.ok) return NOTHING;
     const limit = Math.min(ctx.config.REPLAY_MAX_BYTES, budgets.readable(data.sub));
-    const { messages, bytes } = newestWithin(result.messages, limit);
+    const missed = await control.withoutHeldBroadcasts(data.agentId, data.clientId, result.messages);
+    const { messages, bytes } = newestWithin(missed, limit);
     budgets.read(data.sub, bytes);
-    return { recovered: true, messages, hasMore: messages.length < result.messages.length };
+    return { recovered: true, messages, hasMore: messages.length < missed.length };
   } catch (err) {
     ctx.metrics.replays.inc({ recovered: 'false' });
     logger.warn({ err }, 'conversation log unavailable; nothing replayed (recovered: false)');

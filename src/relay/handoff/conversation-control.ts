@@ -8,7 +8,8 @@ import {
   type ClientInboundMessage,
   type ConversationControl as ControlChangeEvent,
   type HandoffRequest,
-  type MessageData,
+  type MessageContent,
+  operatorMessage,
 } from '../../protocol';
 import type { ControlChange, ControlRecord, OperatorRef } from '../../store/control-store';
 import type { Conversations } from '../conversations';
@@ -72,6 +73,27 @@ export class ConversationControl {
     return this.ctx.store.control.listHandedOff(agentId);
   }
 
+  /** The bot's conversations a person holds now: a broadcast skips them (docs/handoff.md). */
+  async heldClients(agentId: string): Promise<string[]> {
+    const handedOff = await this.ctx.store.control.listHandedOff(agentId);
+    return handedOff.filter((r) => r.state === ControlStates.human).map((r) => r.clientId);
+  }
+
+  /**
+   * `messages` (a page of history or a replay) without the bot's broadcasts made while a person
+   * holds the conversation, so a reload or a reconnect does not bring what the live broadcast
+   * skipped (docs/handoff.md). While `human` the bot's replies are refused, so a bot message
+   * stamped after the takeover is a broadcast; a stream's final keeps its start's time. The
+   * control state is read only for a page holding a bot message.
+   */
+  async withoutHeldBroadcasts<M extends { author: string; ts: string }>(agentId: string, clientId: string, messages: M[]): Promise<M[]> {
+    if (!messages.some((m) => m.author === Authors.agent)) return messages;
+    const record = await this.read(agentId, clientId);
+    if (record.state !== ControlStates.human || record.since === null) return messages;
+    const since = record.since;
+    return messages.filter((m) => m.author !== Authors.agent || m.ts < since);
+  }
+
   /** The clientIds with a tab connected to the bot, on every replica (admins left out). */
   async onlineClients(agentId: string): Promise<Set<string>> {
     const sockets = await this.nsp.client.in(Rooms.clients(agentId)).fetchSockets();
@@ -124,24 +146,17 @@ export class ConversationControl {
   }
 
   /**
-   * An operator's message to the user: only its holder may write. It restarts the idle count,
+   * An operator's message to the user (content checked by the caller): only its holder may write. It restarts the idle count,
    * is logged as `author: 'operator'` with the operator's name, and reaches every tab of the user.
    */
-  async operatorMessage(
-    agentId: string,
-    clientId: string,
-    operator: OperatorRef,
-    text: string,
-    data?: MessageData,
-  ): Promise<ClientInboundMessage> {
+  async operatorMessage(agentId: string, clientId: string, operator: OperatorRef, content: MessageContent): Promise<ClientInboundMessage> {
     await this.change(agentId, clientId, null, { kind: 'operator', sub: operator.sub, admin: false }, (current) => {
       if (current.state !== ControlStates.human) throw new ControlConflictError('CONVERSATION_NOT_HELD', current);
       if (current.operator?.sub !== operator.sub) throw new ControlConflictError('CONVERSATION_HELD', current);
       return { ...changeOf(current), lastOperatorAt: isoNow() };
     });
     const { id, ts } = this.stamps.next();
-    const message: ClientInboundMessage = { id, ts, agentId, author: Authors.operator, text, operator: { name: operator.name } };
-    if (data !== undefined) message.data = data;
+    const message = operatorMessage({ id, ts, agentId }, content, { name: operator.name });
     const room = Rooms.client(agentId, clientId);
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     const published = await this.conversations.record(agentId, clientId, message, true, publication);

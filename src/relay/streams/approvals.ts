@@ -121,7 +121,9 @@ export class Approvals {
     const shown = plainOrParts(parts);
     if (shown) message.parts = shown;
     await this.ctx.store.conversations.replaceBotMessage(agentId, clientId, message);
-    this.nsp.client.to(Rooms.client(agentId, clientId)).emit(Events.messagePart, { id, seq: 0, index: found.index, part });
+    const event = { id, seq: 0, index: found.index, part };
+    this.nsp.client.to(Rooms.client(agentId, clientId)).emit(Events.messagePart, event);
+    this.streams.handoff?.feed.stream(agentId, clientId, Events.messagePart, event);
   }
 
   /**

@@ -132,7 +132,7 @@ export class StreamService {
     private readonly activity: ActivityTracker,
     /** The bot's delivery budget: starts and deltas are refused past it, ends paid for. */
     private readonly deliveries: DeliveryBudget,
-    private readonly handoff?: StreamHandoff,
+    readonly handoff?: StreamHandoff,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
@@ -408,6 +408,7 @@ export class StreamService {
     const owned = this.owned.get(ref.id);
     if (owned?.parts[index]) applyPartChange(owned.parts, change);
     if (publication === null) this.emitPart(room, { id: ref.id, seq: result.seq, index, part });
+    this.handoff?.feed.stream(ref.agentId, ref.clientId, Events.messagePart, { id: ref.id, seq: result.seq, index, part });
     return result.seq;
   }
 
