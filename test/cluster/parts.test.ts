@@ -13,7 +13,7 @@ import type {
   ToolPart,
 } from '../../src/protocol';
 import { startTestCluster, type TestCluster } from '../helpers/cluster';
-import { ack, partsView, streamPeers, type Peer } from '../helpers/streams';
+import { ack, partsView, pipelinedChanges, streamPeers, type Peer } from '../helpers/streams';
 import { mintToken } from '../helpers/tokens';
 
 let cluster: TestCluster;
@@ -123,6 +123,21 @@ it('a tab reconnecting to the other replica mid tool-call gets the parts so far 
     expect(live).toMatchObject({ parts: end.parts, gaps: 0, doubles: 0 });
   }
 }, 60_000);
+
+it('changes sent without waiting for acks are each checked against the ones before them: all recorded in order, the tab on the other replica gets them once', async () => {
+  const rt = await runtime(R[0], 'cp-pipe');
+  const other = await tab(R[1], 'cp-pipe', 'u1');
+  const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
+  const { acks, parts } = await pipelinedChanges(rt.socket, id!, 12);
+  expect(acks).toEqual(acks.map((_, i) => expect.objectContaining({ ok: true, seq: i + 1 })));
+  // A tab arriving now gets the same parts from shared state.
+  const late = await tab(R[1], 'cp-pipe', 'u1');
+  expect(await late.rec.wait('message:start')).toMatchObject({ id, seq: acks.length, parts });
+  expect(await ack<Ack>(rt.socket, 'stream:end', { id })).toMatchObject({ ok: true });
+  expect(await other.rec.wait<MessageEnd>('message:end')).toMatchObject({ id, parts });
+  const live = partsView({ ...other.rec, events: other.rec.events.filter((e) => e.event !== 'message:end') }, id!);
+  expect(live).toMatchObject({ parts, seq: acks.length, gaps: 0, doubles: 0 });
+});
 
 it('an approval given in a tab on the other replica reaches the bot exactly once and every tab sees it; a conflicting one gets APPROVAL_DECIDED; another user cannot decide', async () => {
   const rt = await runtime(R[0], 'cp-appr');

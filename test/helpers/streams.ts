@@ -179,3 +179,42 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
     },
   };
 }
+
+/**
+ * Changes a runtime makes to the open stream `id` (started without parts) without waiting for any
+ * ack, as docs/parts.md allows: per round, a tool call whose input streams and that gets its input
+ * and output, a reasoning part with a delta, and a text part opened by a delta without index — each
+ * change sent right after the one it builds on. Resolves with their acks, in order, and the parts
+ * they make.
+ */
+export async function pipelinedChanges(socket: Socket, id: string, rounds: number): Promise<{ acks: unknown[]; parts: MessagePart[] }> {
+  const sent: Promise<unknown>[] = [];
+  const parts: MessagePart[] = [];
+  const send = (event: string, payload: object) => sent.push(ack(socket, event, { id, ...payload }));
+  for (let r = 0; r < rounds; r++) {
+    const tool = parts.length;
+    send('stream:part', { part: { type: 'tool', toolCallId: `c${r}`, toolName: 'search', state: 'input-streaming' } });
+    send('stream:delta', { index: tool, text: '{"q":' });
+    send('stream:delta', { index: tool, text: `"${r}"}` });
+    send('stream:update', { index: tool, part: { state: 'input-available', input: { q: `${r}` } } });
+    send('stream:part', { part: { type: 'reasoning', text: '' } });
+    send('stream:delta', { index: tool + 1, text: `think ${r}` });
+    send('stream:delta', { text: `answer ${r}` });
+    send('stream:delta', { text: '.' });
+    send('stream:update', { index: tool, part: { state: 'output-available', output: { hits: r } } });
+    parts.push(
+      {
+        type: 'tool',
+        toolCallId: `c${r}`,
+        toolName: 'search',
+        state: 'output-available',
+        inputText: `{"q":"${r}"}`,
+        input: { q: `${r}` },
+        output: { hits: r },
+      },
+      { type: 'reasoning', text: `think ${r}` },
+      { type: 'text', text: `answer ${r}.` },
+    );
+  }
+  return { acks: await Promise.all(sent), parts };
+}

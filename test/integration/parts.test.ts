@@ -13,7 +13,7 @@ import type {
   ToolPart,
 } from '../../src/protocol';
 import { agentSocket, clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
-import { ack, partsView, record, type Recorder } from '../helpers/streams';
+import { ack, partsView, pipelinedChanges, record, type Recorder } from '../helpers/streams';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, bearerClient, createKey } from './rest-client.helper';
 
@@ -230,6 +230,18 @@ describe('streams with parts', () => {
     const liveOnly = partsView({ ...late.rec, events: late.rec.events.filter((e) => e.event !== 'message:end') }, id!);
     expect(liveOnly.parts).toEqual(parts);
     expect((await history(first.socket)).find((m) => m.id === id)).toMatchObject({ text: 'Paris is nice.', parts });
+  });
+
+  it('takes changes sent without waiting for acks, each checked against the ones before it: all recorded, in order, nothing doubled or skipped', async () => {
+    const rt = await runtime('p-pipe');
+    const a = await tab('p-pipe', 'u1');
+    const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
+    const { acks, parts } = await pipelinedChanges(rt.socket, id!, 2);
+    expect(acks).toEqual(acks.map((_, i) => expect.objectContaining({ ok: true, seq: i + 1 })));
+    expect(await ack<Ack>(rt.socket, 'stream:end', { id })).toMatchObject({ ok: true });
+    expect(await a.rec.wait<MessageEnd>('message:end')).toMatchObject({ id, parts, text: 'answer 0.answer 1.' });
+    const live = partsView({ ...a.rec, events: a.rec.events.filter((e) => e.event !== 'message:end') }, id!);
+    expect(live).toMatchObject({ parts, seq: acks.length, gaps: 0, doubles: 0 });
   });
 
   it('refuses every bad change with its code, changing nothing: the next change takes the next seq', async () => {

@@ -46,6 +46,7 @@ import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import type { ActivityTracker } from './activity-tracker';
 import { TurnQueue } from './turn-queue';
+import { ChangeOrder } from './change-order';
 
 const THROTTLED =
   "a change of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
@@ -78,6 +79,8 @@ interface Owned extends Deadline, StreamTarget {
   seq: number;
   /** Appends sent and not yet answered: the runtime's end waits for them. */
   appends: Set<Promise<unknown>>;
+  /** Its changes in the order the runtime sent them, each checked against the ones before it. */
+  order: ChangeOrder;
   /** The runtime asked to end it: deltas after that are refused. */
   ending: boolean;
   /** A delta could not be recorded: it ends `error` (pending until shared state takes the end). */
@@ -219,6 +222,7 @@ export class StreamService {
       bytes: start.parts === undefined ? 0 : jsonBytes(start.parts),
       seq: 0,
       appends: new Set(),
+      order: new ChangeOrder(),
       ending: false,
       failed: false,
       throttled: false,
@@ -258,7 +262,17 @@ export class StreamService {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
     this.deltasIn.add();
-    const at = index ?? defaultDeltaIndex(owned.parts);
+    return owned.order.turn(() => {
+      if (this.owned.get(id) !== owned) return Promise.resolve(errorAck('STREAM_NOT_FOUND'));
+      const at = index ?? defaultDeltaIndex(owned.parts);
+      // A delta that opens a text part reshapes the parts; one to a part that exists does not.
+      if (at === owned.parts.length) return owned.order.reshaping(() => this.deltaAt(owned, text, at));
+      return this.deltaAt(owned, text, at);
+    });
+  }
+
+  private async deltaAt(owned: Owned, text: string, at: number): Promise<StreamDeltaAck> {
+    const { id } = owned;
     const change: PartChange = { kind: 'delta', index: at, text };
     const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
     if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
@@ -278,6 +292,12 @@ export class StreamService {
   async part(socket: Socket, { id, part }: StreamPart): Promise<StreamPartAck> {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
+    return owned.order.turn(() => owned.order.reshaping(() => this.partOf(owned, part)));
+  }
+
+  private async partOf(owned: Owned, part: MessagePart): Promise<StreamPartAck> {
+    const { id } = owned;
+    if (this.owned.get(id) !== owned) return errorAck('STREAM_NOT_FOUND');
     const change: PartChange = { kind: 'part', part };
     const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
     if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
@@ -296,6 +316,12 @@ export class StreamService {
   async update(socket: Socket, { id, index, part: patch }: StreamUpdate): Promise<StreamDeltaAck> {
     const owned = this.ownedBy(socket, id);
     if (!owned || owned.ending) return errorAck('STREAM_NOT_FOUND');
+    return owned.order.turn(() => owned.order.reshaping(() => this.updateOf(owned, index, patch)));
+  }
+
+  private async updateOf(owned: Owned, index: number, patch: StreamUpdate['part']): Promise<StreamDeltaAck> {
+    const { id } = owned;
+    if (this.owned.get(id) !== owned) return errorAck('STREAM_NOT_FOUND');
     const change: PartChange = { kind: 'update', index, patch };
     // A user's decision may have been recorded on another replica: the part as shared state holds it.
     const asked = owned.parts[index];
@@ -431,6 +457,7 @@ export class StreamService {
     // The end is acked ok only with every delta before it recorded: deltas still on their way to
     // shared state are waited for, and one that failed ends the stream `error` instead.
     owned.ending = true;
+    await owned.order.settled();
     if (owned.appends.size > 0) await Promise.allSettled([...owned.appends]);
     await this.endTurns.next();
     if (owned.failed) return errorAck('SERVER_UNAVAILABLE');
