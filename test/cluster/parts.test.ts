@@ -35,12 +35,14 @@ const { tab } = peers;
 
 /** A runtime that acks every approval and keeps them in order. */
 async function runtime(url: string, agentId: string): Promise<Peer & { approvals: AgentApproval[] }> {
-  const peer = await peers.runtime(url, agentId);
   const approvals: AgentApproval[] = [];
-  peer.socket.on('approval', (a: AgentApproval, done: (r: unknown) => void) => {
-    approvals.push(a);
-    done({ ok: true });
-  });
+  // Before it connects: the hub hands a runtime that connects the decisions no runtime acked yet.
+  const peer = await peers.runtime(url, agentId, (socket) =>
+    socket.on('approval', (a: AgentApproval, done: (r: unknown) => void) => {
+      approvals.push(a);
+      done({ ok: true });
+    }),
+  );
   return { ...peer, approvals };
 }
 
@@ -212,3 +214,18 @@ it('an approval given after the stream ended and the runtime reconnected on the 
   expect(res.status).toBe(200);
   expect(((await res.json()) as { data: ClientInboundMessage[] }).data).toEqual([expect.objectContaining({ id, parts: decided })]);
 }, 30_000);
+
+it('a decision made while no runtime of the bot was connected reaches the runtime that connects next, on either replica, once', async () => {
+  const rt = await runtime(R[0], 'cp-offline');
+  const a = await tab(R[1], 'cp-offline', 'u1');
+  const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('x3')] });
+  rt.socket.disconnect();
+  expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
+  const back = await runtime(R[0], 'cp-offline');
+  expect(await back.rec.wait<AgentApproval>('approval')).toMatchObject({ id: 'x3', messageId: reply.id, from: 'u1', approved: true });
+  // Marked delivered in shared state: the repeat is acked at once, a runtime on the other replica gets nothing.
+  const other = await runtime(R[1], 'cp-offline');
+  expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: true, decision: { approved: true } });
+  expect(await ack<Ack>(other.socket, 'reply', { to: 'u1', text: 'later' })).toMatchObject({ ok: true });
+  expect([...back.approvals, ...other.approvals].map((x) => x.id)).toEqual(['x3']);
+});

@@ -159,8 +159,8 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
     return { socket, rec };
   };
   return {
-    /** A runtime of `agentId` that acks every message ok. */
-    runtime(url: string, agentId: string): Promise<Peer> {
+    /** A runtime of `agentId` that acks every message ok; `setup` adds handlers before it connects. */
+    runtime(url: string, agentId: string, setup?: (socket: Socket) => void): Promise<Peer> {
       const socket = connect(`${url}${Namespaces.agent}`, {
         transports: ['websocket'],
         forceNew: true,
@@ -168,6 +168,7 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
         auth: { apiKey: clusterOf().handle.secrets.AGENT_API_KEYS, agentId },
       });
       socket.on('message', (_m: unknown, done: (r: unknown) => void) => done({ ok: true }));
+      setup?.(socket);
       return connected(socket, () => new Promise<void>((resolve) => socket.once('connect', () => resolve())));
     },
     /** A tab of user `sub`, resolved once its session started (after its replay, with `lastMessageId`). */

@@ -377,6 +377,28 @@ describe('approvals', () => {
     expect(await approve(a.socket, reply.id!, 'ap4')).toMatchObject({ ok: true });
     expect(back.approvals).toMatchObject([{ id: 'ap4', approved: true }]);
   });
+
+  it('delivers a decision made while no runtime was connected to the runtime that connects next, once, without a retry', async () => {
+    const rt = await runtime('p-appr-later');
+    const a = await tab('p-appr-later', 'u1');
+    const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts: [askTool('ap6')] });
+    rt.socket.disconnect();
+    expect(await approve(a.socket, id!, 'ap6', false, 'not now')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
+    const back = await runtime('p-appr-later');
+    expect(await back.rec.wait<AgentApproval>('approval')).toMatchObject({
+      id: 'ap6',
+      messageId: id,
+      toolCallId: 'call-ap6',
+      from: 'u1',
+      approved: false,
+      reason: 'not now',
+    });
+    // Delivered and marked: the repeat is acked at once, and a runtime connecting later gets nothing.
+    expect(await approve(a.socket, id!, 'ap6', false)).toMatchObject({ ok: true, decision: { approved: false } });
+    const another = await runtime('p-appr-later');
+    expect(await ack<Ack>(another.socket, 'reply', { to: 'u1', text: 'later' })).toMatchObject({ ok: true });
+    expect([...back.approvals, ...another.approvals].map((x) => x.id)).toEqual(['ap6']);
+  });
 });
 
 describe('approval expiry', () => {

@@ -43,6 +43,11 @@ export class UserActions {
     this.approvals = new Approvals(ctx, nsp, dispatcher, streams);
   }
 
+  /** A runtime of the bot connected on this replica: it gets the decisions no runtime acked yet. */
+  runtimeConnected(agentId: string, socketId: string): void {
+    void this.approvals.redeliver(agentId, socketId);
+  }
+
   approval(user: ClientSocketData, request: ApprovalRequest): Promise<ApprovalAck> {
     if (!this.budgets.act(user.sub)) return Promise.resolve(errorAck('RATE_LIMITED', ACTIONS_LIMITED));
     return this.approvals.decide(user, request);
