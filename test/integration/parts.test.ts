@@ -422,3 +422,32 @@ describe('approval expiry', () => {
     expect(a.rec.of('message:part')).toEqual([]);
   });
 });
+
+describe('approvals without history (HISTORY_ENABLED=false)', () => {
+  let bare: TestHub;
+  beforeAll(async () => {
+    bare = await startHub({ HISTORY_ENABLED: 'false' });
+  });
+  afterAll(() => bare.close());
+
+  it('takes a decision while the stream that asked is open; after it ended, or on a reply, MESSAGE_NOT_FOUND says why, delivering nothing', async () => {
+    const rt = await runtime('p-nohist', bare.url);
+    const a = await tab('p-nohist', 'u1', bare.url);
+    const open = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts: [askTool('h1'), askTool('h2')] });
+    const decide = (messageId: string, approvalId: string) =>
+      ack<ApprovalAck>(a.socket, 'approval', { messageId, approvalId, approved: true });
+    expect(await decide(open.id!, 'h1')).toMatchObject({ ok: true, decision: { approved: true, decidedBy: 'u1' } });
+    expect(await a.rec.wait<MessagePartEvent>('message:part')).toMatchObject({
+      id: open.id,
+      seq: 1,
+      part: { state: 'approval-responded' },
+    });
+    expect(await ack<Ack>(rt.socket, 'stream:end', { id: open.id })).toMatchObject({ ok: true });
+    const why = { ok: false, error: { code: 'MESSAGE_NOT_FOUND', message: expect.stringMatching(/HISTORY_ENABLED=false/) } };
+    expect(await decide(open.id!, 'h2')).toMatchObject(why);
+    const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('h3')] });
+    expect(await decide(reply.id!, 'h3')).toMatchObject(why);
+    expect(rt.approvals.map((x) => x.id)).toEqual(['h1']);
+    expect(a.rec.of('message:part')).toHaveLength(1);
+  });
+});

@@ -55,7 +55,7 @@ export class Approvals {
     const { agentId, clientId, sub } = user;
     const { config, store } = this.ctx;
     const found = await this.find(agentId, clientId, request);
-    if (!found) return errorAck('MESSAGE_NOT_FOUND');
+    if (!found) return errorAck('MESSAGE_NOT_FOUND', config.HISTORY_ENABLED ? undefined : WITHOUT_HISTORY);
     if (Date.now() - Date.parse(found.message.ts) > config.APPROVAL_TTL_S * 1000) return errorAck('APPROVAL_EXPIRED');
     const ref: ApprovalRef = { agentId, messageId: request.messageId, approvalId: request.approvalId };
     const given: ApprovalDecision = { approved: request.approved, decidedBy: clientId, ts: isoNow() };
@@ -189,6 +189,10 @@ export class Approvals {
     }
   }
 }
+
+/** Without the log, a message's parts live only in its open stream (docs/parts.md, "Without history"). */
+const WITHOUT_HISTORY =
+  'no open stream of yours asks for this approval; with HISTORY_ENABLED=false a decision is taken only while the stream that asked is open';
 
 /** Decisions a connecting runtime is handed at most (more wait for the next runtime to connect, or the user's retry). */
 const REDELIVER_BATCH = 100;
