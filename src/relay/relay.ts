@@ -51,6 +51,6 @@ export function attachRelay(
   service.control.stopStreams = (agentId, clientId) => actions.stopConversation(agentId, clientId);
   registerClientHandlers(ctx, namespaces.client, service, streams, actions);
   namespaces.operator.use(operatorMiddleware(ctx));
-  registerOperatorHandlers(ctx, namespaces.operator, service, streams);
+  registerOperatorHandlers(ctx, namespaces.operator, service, streams, actions);
   return { service, streams };
 }

@@ -15,10 +15,21 @@ import type { LoggedMessage } from '../../store/conversation-log';
 import type { RuntimeEntry } from '../../store/store';
 import type { RuntimeDispatcher, SocketDelivery } from '../dispatcher';
 import { isoNow } from '../ids';
-import type { ClientSocketData, RelayContext, RelayNamespaces } from '../relay.context';
+import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { pickByRendezvous } from '../rendezvous';
 import { Rooms } from '../rooms';
 import type { StreamService } from './stream.service';
+
+/**
+ * Who decides: the conversation (`agentId`, `clientId`, whose user's `sub` seeds rendezvous) and
+ * what the decision's `decidedBy` shows: the user's clientId, or an operator's name.
+ */
+export interface Decider {
+  agentId: string;
+  clientId: string;
+  sub: string;
+  decidedBy: string;
+}
 
 /** How a delivery of a decision ended; `claimed`: another replica's call is delivering it. */
 type Delivery = SocketDelivery | 'claimed';
@@ -51,14 +62,15 @@ export class Approvals {
     private readonly streams: StreamService,
   ) {}
 
-  async decide(user: ClientSocketData, request: ApprovalRequest): Promise<ApprovalAck> {
-    const { agentId, clientId, sub } = user;
+  /** Decides for `decider`: the conversation's user, or an operator of the bot (docs/handoff.md). */
+  async decide(decider: Decider, request: ApprovalRequest): Promise<ApprovalAck> {
+    const { agentId, clientId, sub, decidedBy } = decider;
     const { config, store } = this.ctx;
     const found = await this.find(agentId, clientId, request);
     if (!found) return errorAck('MESSAGE_NOT_FOUND', config.HISTORY_ENABLED ? undefined : WITHOUT_HISTORY);
     if (Date.now() - Date.parse(found.message.ts) > config.APPROVAL_TTL_S * 1000) return errorAck('APPROVAL_EXPIRED');
     const ref: ApprovalRef = { agentId, messageId: request.messageId, approvalId: request.approvalId };
-    const given: ApprovalDecision = { approved: request.approved, decidedBy: clientId, ts: isoNow() };
+    const given: ApprovalDecision = { approved: request.approved, decidedBy, ts: isoNow() };
     if (request.reason !== undefined) given.reason = request.reason;
     const part = found.parts[found.index] as ToolPart;
     // Kept with the decision until a runtime acks it: one that connects later gets it (redeliver).
