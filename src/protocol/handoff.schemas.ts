@@ -9,12 +9,13 @@ import type {
   HandoffRequest,
   OperatorAuth,
   OperatorFeedMessage,
+  OperatorApprovalRequest,
   OperatorSession,
   WatchAck,
   WatchRequest,
 } from './payloads';
 import { AckErrorSchema } from './ack.schemas';
-import { compile } from './schemas';
+import { ApprovalRequestSchema, compile } from './schemas';
 import type { Assert, Same } from './type-checks';
 
 /** Schemas of the human handoff's payloads (docs/handoff.md): A→H `handoff`, `conversation:control`, the operator feed. */
@@ -53,6 +54,15 @@ export const ConversationControlSchema = Type.Object(
 export const WatchRequestSchema = Type.Object(
   { clientId: Type.String({ minLength: 1, maxLength: 256, description: 'The user whose conversation to follow.' }) },
   { title: 'WatchRequest' },
+);
+
+/** O→H `approval`: a user's approval request decided by an operator. */
+export const OperatorApprovalRequestSchema = Type.Object(
+  {
+    clientId: Type.String({ minLength: 1, maxLength: 256, description: 'The user whose conversation holds the bot message.' }),
+    ...ApprovalRequestSchema.properties,
+  },
+  { title: 'OperatorApprovalRequest' },
 );
 
 /** Ack of `conversation:watch`. */
@@ -100,6 +110,7 @@ export const HandoffAckSchema = Type.Union(
 
 export const isHandoffRequest = compile(HandoffRequestSchema);
 export const isWatchRequest = compile(WatchRequestSchema);
+export const isOperatorApprovalRequest = compile(OperatorApprovalRequestSchema);
 
 export type HandoffSchemasMatchProtocol = [
   Assert<Same<Static<typeof HandoffRequestSchema>, HandoffRequest>>,
@@ -107,6 +118,7 @@ export type HandoffSchemasMatchProtocol = [
   Assert<Same<Static<typeof ConversationControlSchema>, ConversationControl>>,
   Assert<Same<Static<typeof WatchRequestSchema>, WatchRequest>>,
   Assert<Same<Static<typeof WatchAckSchema>, WatchAck>>,
+  Assert<Same<Static<typeof OperatorApprovalRequestSchema>, OperatorApprovalRequest>>,
   Assert<Same<Static<typeof OperatorFeedMessageSchema>, OperatorFeedMessage>>,
   Assert<Same<Static<typeof OperatorSessionSchema>, OperatorSession>>,
   Assert<Same<Static<typeof OperatorAuthSchema>, OperatorAuth>>,

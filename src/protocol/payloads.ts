@@ -179,6 +179,8 @@ export type StreamEnd = { id: string; text?: string; data?: MessageData; parts?:
 
 /** C→H `approval`: the user's decision on a tool call's approval request. */
 export type ApprovalRequest = { messageId: string; approvalId: string; approved: boolean; reason?: string };
+/** O→H `approval`: an operator's decision in one of the bot's conversations (docs/handoff.md); acked as a user's. */
+export type OperatorApprovalRequest = ApprovalRequest & { clientId: string };
 
 /** A recorded approval decision: the first one given wins. */
 export interface ApprovalDecision {
@@ -390,6 +392,7 @@ export interface AgentToHubEvents {
 
 export interface OperatorToHubEvents {
   'conversation:watch': (payload: WatchRequest, ack: (res: WatchAck) => void) => void;
+  approval: (payload: OperatorApprovalRequest, ack: (res: ApprovalAck) => void) => void;
 }
 
 export interface HubToOperatorEvents {

@@ -54,6 +54,7 @@ import {
   OperatorSessionSchema,
   WatchAckSchema,
   WatchRequestSchema,
+  OperatorApprovalRequestSchema,
 } from './handoff.schemas';
 import {
   ActivityUpdateSchema,
@@ -330,6 +331,12 @@ const operator = {
       summary: "Follow one user's conversation live (replacing the one followed before); acked with its newest messages and open streams.",
       payload: WatchRequestSchema,
       ack: WatchAckSchema,
+    },
+    [Events.approval]: {
+      summary:
+        "Decide, as an operator, on a tool call's approval request in one of the bot's conversations: recorded, shown and delivered as a user's decision, decidedBy the operator's name.",
+      payload: OperatorApprovalRequestSchema,
+      ack: ApprovalAckSchema,
     },
   } satisfies Direction<OperatorToHubEvents>,
   send: {

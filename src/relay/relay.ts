@@ -45,12 +45,12 @@ export function attachRelay(
   const presence = new RuntimePresence(ctx, service);
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));
-  registerAgentHandlers(ctx, namespaces.agent, service, presence, streams);
   const actions = new UserActions(ctx, namespaces, streams, dispatcher, service.users);
+  registerAgentHandlers(ctx, namespaces.agent, service, presence, streams, actions);
   // An answer under way when an operator takes the conversation over stops, as if the user pressed Stop.
   service.control.stopStreams = (agentId, clientId) => actions.stopConversation(agentId, clientId);
   registerClientHandlers(ctx, namespaces.client, service, streams, actions);
   namespaces.operator.use(operatorMiddleware(ctx));
-  registerOperatorHandlers(ctx, namespaces.operator, service, streams);
+  registerOperatorHandlers(ctx, namespaces.operator, service, streams, actions);
   return { service, streams };
 }

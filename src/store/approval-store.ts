@@ -1,4 +1,4 @@
-import type { ApprovalDecision } from '../protocol';
+import type { AgentApproval, ApprovalDecision } from '../protocol';
 
 /** An approval request of a bot message (docs/parts.md, "Approvals"). */
 export interface ApprovalRef {
@@ -21,14 +21,24 @@ export interface ApprovalRecord {
  * replica and device, kept `ttlS` (APPROVAL_TTL_S): write-ahead, a resolved `decide` means recorded.
  */
 export interface ApprovalStore {
-  /** Records `decision` unless one is recorded already; either way the recorded one. */
-  decide(ref: ApprovalRef, decision: ApprovalDecision, ttlS: number): Promise<ApprovalRecord>;
+  /**
+   * Records `decision` unless one is recorded already; either way the recorded one. With `delivery`
+   * (the decision as the bot is to get it), a decision this call records is also kept among the
+   * bot's {@link undelivered} ones until {@link markDelivered}.
+   */
+  decide(ref: ApprovalRef, decision: ApprovalDecision, ttlS: number, delivery?: AgentApproval): Promise<ApprovalRecord>;
+  /**
+   * The bot's decisions recorded with a delivery and not delivered yet, oldest first, at most
+   * `limit` (those older than their `ttlS` are dropped): a runtime that connects gets them.
+   */
+  undelivered(agentId: string, limit: number): Promise<AgentApproval[]>;
   /**
    * Claims the decision's delivery for `ms` (or until {@link releaseDelivery}): false while another
-   * call holds it, so two tabs deciding at once do not both deliver it.
+   * call holds it, or once it was delivered, so two calls (two tabs, a runtime that connects) never
+   * both deliver it.
    */
   claimDelivery(ref: ApprovalRef, ms: number): Promise<boolean>;
   releaseDelivery(ref: ApprovalRef): Promise<void>;
-  /** A runtime acked the decision: repeats are acked at once, not delivered again. */
+  /** A runtime acked the decision: repeats are acked at once, not delivered again, and it leaves {@link undelivered}. */
   markDelivered(ref: ApprovalRef, ttlS: number): Promise<void>;
 }

@@ -13,7 +13,7 @@ import type {
   ToolPart,
 } from '../../src/protocol';
 import { startTestCluster, type TestCluster } from '../helpers/cluster';
-import { ack, partsView, streamPeers, type Peer } from '../helpers/streams';
+import { ack, partsView, pipelinedChanges, streamPeers, type Peer } from '../helpers/streams';
 import { mintToken } from '../helpers/tokens';
 
 let cluster: TestCluster;
@@ -35,12 +35,14 @@ const { tab } = peers;
 
 /** A runtime that acks every approval and keeps them in order. */
 async function runtime(url: string, agentId: string): Promise<Peer & { approvals: AgentApproval[] }> {
-  const peer = await peers.runtime(url, agentId);
   const approvals: AgentApproval[] = [];
-  peer.socket.on('approval', (a: AgentApproval, done: (r: unknown) => void) => {
-    approvals.push(a);
-    done({ ok: true });
-  });
+  // Before it connects: the hub hands a runtime that connects the decisions no runtime acked yet.
+  const peer = await peers.runtime(url, agentId, (socket) =>
+    socket.on('approval', (a: AgentApproval, done: (r: unknown) => void) => {
+      approvals.push(a);
+      done({ ok: true });
+    }),
+  );
   return { ...peer, approvals };
 }
 
@@ -124,6 +126,21 @@ it('a tab reconnecting to the other replica mid tool-call gets the parts so far 
   }
 }, 60_000);
 
+it('changes sent without waiting for acks are each checked against the ones before them: all recorded in order, the tab on the other replica gets them once', async () => {
+  const rt = await runtime(R[0], 'cp-pipe');
+  const other = await tab(R[1], 'cp-pipe', 'u1');
+  const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
+  const { acks, parts } = await pipelinedChanges(rt.socket, id!, 12);
+  expect(acks).toEqual(acks.map((_, i) => expect.objectContaining({ ok: true, seq: i + 1 })));
+  // A tab arriving now gets the same parts from shared state.
+  const late = await tab(R[1], 'cp-pipe', 'u1');
+  expect(await late.rec.wait('message:start')).toMatchObject({ id, seq: acks.length, parts });
+  expect(await ack<Ack>(rt.socket, 'stream:end', { id })).toMatchObject({ ok: true });
+  expect(await other.rec.wait<MessageEnd>('message:end')).toMatchObject({ id, parts });
+  const live = partsView({ ...other.rec, events: other.rec.events.filter((e) => e.event !== 'message:end') }, id!);
+  expect(live).toMatchObject({ parts, seq: acks.length, gaps: 0, doubles: 0 });
+});
+
 it('an approval given in a tab on the other replica reaches the bot exactly once and every tab sees it; a conflicting one gets APPROVAL_DECIDED; another user cannot decide', async () => {
   const rt = await runtime(R[0], 'cp-appr');
   const [a, b] = [await tab(R[0], 'cp-appr', 'u1'), await tab(R[1], 'cp-appr', 'u1')];
@@ -197,3 +214,18 @@ it('an approval given after the stream ended and the runtime reconnected on the 
   expect(res.status).toBe(200);
   expect(((await res.json()) as { data: ClientInboundMessage[] }).data).toEqual([expect.objectContaining({ id, parts: decided })]);
 }, 30_000);
+
+it('a decision made while no runtime of the bot was connected reaches the runtime that connects next, on either replica, once', async () => {
+  const rt = await runtime(R[0], 'cp-offline');
+  const a = await tab(R[1], 'cp-offline', 'u1');
+  const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('x3')] });
+  rt.socket.disconnect();
+  expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
+  const back = await runtime(R[0], 'cp-offline');
+  expect(await back.rec.wait<AgentApproval>('approval')).toMatchObject({ id: 'x3', messageId: reply.id, from: 'u1', approved: true });
+  // Marked delivered in shared state: the repeat is acked at once, a runtime on the other replica gets nothing.
+  const other = await runtime(R[1], 'cp-offline');
+  expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: true, decision: { approved: true } });
+  expect(await ack<Ack>(other.socket, 'reply', { to: 'u1', text: 'later' })).toMatchObject({ ok: true });
+  expect([...back.approvals, ...other.approvals].map((x) => x.id)).toEqual(['x3']);
+});

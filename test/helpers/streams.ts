@@ -159,8 +159,8 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
     return { socket, rec };
   };
   return {
-    /** A runtime of `agentId` that acks every message ok. */
-    runtime(url: string, agentId: string): Promise<Peer> {
+    /** A runtime of `agentId` that acks every message ok; `setup` adds handlers before it connects. */
+    runtime(url: string, agentId: string, setup?: (socket: Socket) => void): Promise<Peer> {
       const socket = connect(`${url}${Namespaces.agent}`, {
         transports: ['websocket'],
         forceNew: true,
@@ -168,6 +168,7 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
         auth: { apiKey: clusterOf().handle.secrets.AGENT_API_KEYS, agentId },
       });
       socket.on('message', (_m: unknown, done: (r: unknown) => void) => done({ ok: true }));
+      setup?.(socket);
       return connected(socket, () => new Promise<void>((resolve) => socket.once('connect', () => resolve())));
     },
     /** A tab of user `sub`, resolved once its session started (after its replay, with `lastMessageId`). */
@@ -178,4 +179,43 @@ export function streamPeers(clusterOf: () => TestCluster, sockets: Socket[]) {
       return connected(socket, (rec) => rec.wait('session'));
     },
   };
+}
+
+/**
+ * Changes a runtime makes to the open stream `id` (started without parts) without waiting for any
+ * ack, as docs/parts.md allows: per round, a tool call whose input streams and that gets its input
+ * and output, a reasoning part with a delta, and a text part opened by a delta without index — each
+ * change sent right after the one it builds on. Resolves with their acks, in order, and the parts
+ * they make.
+ */
+export async function pipelinedChanges(socket: Socket, id: string, rounds: number): Promise<{ acks: unknown[]; parts: MessagePart[] }> {
+  const sent: Promise<unknown>[] = [];
+  const parts: MessagePart[] = [];
+  const send = (event: string, payload: object) => sent.push(ack(socket, event, { id, ...payload }));
+  for (let r = 0; r < rounds; r++) {
+    const tool = parts.length;
+    send('stream:part', { part: { type: 'tool', toolCallId: `c${r}`, toolName: 'search', state: 'input-streaming' } });
+    send('stream:delta', { index: tool, text: '{"q":' });
+    send('stream:delta', { index: tool, text: `"${r}"}` });
+    send('stream:update', { index: tool, part: { state: 'input-available', input: { q: `${r}` } } });
+    send('stream:part', { part: { type: 'reasoning', text: '' } });
+    send('stream:delta', { index: tool + 1, text: `think ${r}` });
+    send('stream:delta', { text: `answer ${r}` });
+    send('stream:delta', { text: '.' });
+    send('stream:update', { index: tool, part: { state: 'output-available', output: { hits: r } } });
+    parts.push(
+      {
+        type: 'tool',
+        toolCallId: `c${r}`,
+        toolName: 'search',
+        state: 'output-available',
+        inputText: `{"q":"${r}"}`,
+        input: { q: `${r}` },
+        output: { hits: r },
+      },
+      { type: 'reasoning', text: `think ${r}` },
+      { type: 'text', text: `answer ${r}.` },
+    );
+  }
+  return { acks: await Promise.all(sent), parts };
 }

@@ -1,8 +1,17 @@
 import { io as connect, type Socket } from 'socket.io-client';
-import { Namespaces, type AgentInboundMessage, type ClientInboundMessage, type ConversationControl } from '../../src/protocol';
+import {
+  Namespaces,
+  type AgentApproval,
+  type AgentInboundMessage,
+  type ApprovalAck,
+  type ClientInboundMessage,
+  type ConversationControl,
+  type MessagePartEvent,
+  type ToolPart,
+} from '../../src/protocol';
 import { isConversationHeld, type RelayAgent } from '../../src/sdk/agent';
 import { collect, waitFor } from '../helpers/cluster';
-import { agentSocket, connected, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
+import { agentSocket, clientSocket, connected, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { mintToken, TEST_ADMIN_JWT_SECRET, TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, bearerClient } from './rest-client.helper';
@@ -312,6 +321,46 @@ describe('who may operate (docs/handoff.md)', () => {
     // The same operator works on bot A.
     const ok = await consoleSocket(t.url, token, 'bot-a');
     ok.disconnect();
+  });
+
+  it("lets an operator of the bot decide a user's approval request (decidedBy the operator's name), delivered once; an operator of another bot cannot", async () => {
+    const bot = await t.agent('bot-ap');
+    const approvals: AgentApproval[] = [];
+    bot.onApproval((a) => void approvals.push(a));
+    const tool: ToolPart = { type: 'tool', toolCallId: 'c1', toolName: 'refund', state: 'approval-requested', approval: { id: 'ap1' } };
+    const { id } = await bot.reply('u1', { parts: [tool] });
+    const user = clientSocket(t.url, { token: mintToken({ sub: 'u1' }), agentId: 'bot-ap' });
+    await nextEvent(user, 'session');
+    const shown = nextEvent<MessagePartEvent>(user, 'message:part');
+    const decide = (socket: Socket, payload: object) => socket.timeout(10_000).emitWithAck('approval', payload) as Promise<ApprovalAck>;
+    const request = { clientId: 'u1', messageId: id, approvalId: 'ap1', approved: true, reason: 'checked the order' };
+    // An operator of another bot decides in that bot only: the message is not found there.
+    const other = await consoleSocket(t.url, operatorToken('bob', ['bot-z'], 'Bob'), 'bot-z');
+    expect(await decide(other, request)).toMatchObject({ ok: false, error: { code: 'MESSAGE_NOT_FOUND' } });
+    expect(await decide(other, { ...request, clientId: '' })).toMatchObject({ ok: false, error: { code: 'INVALID_PAYLOAD' } });
+    const ana = await consoleSocket(t.url, operatorToken('ana', ['bot-ap'], 'Ana'), 'bot-ap');
+    const given = await decide(ana, request);
+    expect(given).toEqual({
+      ok: true,
+      decision: { approved: true, reason: 'checked the order', decidedBy: 'Ana', ts: expect.any(String) },
+    });
+    expect(await shown).toMatchObject({
+      id,
+      seq: 0,
+      index: 0,
+      part: { state: 'approval-responded', approval: { id: 'ap1', decidedBy: 'Ana' } },
+    });
+    expect(approvals).toEqual([
+      expect.objectContaining({ id: 'ap1', messageId: id, from: 'u1', approved: true, reason: 'checked the order' }),
+    ]);
+    // The user's own conflicting decision comes later: the operator's stands.
+    expect(await decide(user, { messageId: id, approvalId: 'ap1', approved: false })).toMatchObject({
+      ok: false,
+      error: { code: 'APPROVAL_DECIDED' },
+      decision: { approved: true, decidedBy: 'Ana' },
+    });
+    expect(approvals).toHaveLength(1);
+    for (const s of [user, other, ana]) s.disconnect();
   });
 
   it('refuses chat tokens on /ws/operator and REST operator routes, and an operator token on /ws/client', async () => {

@@ -13,7 +13,7 @@ import type {
   ToolPart,
 } from '../../src/protocol';
 import { agentSocket, clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
-import { ack, partsView, record, type Recorder } from '../helpers/streams';
+import { ack, partsView, pipelinedChanges, record, type Recorder } from '../helpers/streams';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, bearerClient, createKey } from './rest-client.helper';
 
@@ -232,6 +232,18 @@ describe('streams with parts', () => {
     expect((await history(first.socket)).find((m) => m.id === id)).toMatchObject({ text: 'Paris is nice.', parts });
   });
 
+  it('takes changes sent without waiting for acks, each checked against the ones before it: all recorded, in order, nothing doubled or skipped', async () => {
+    const rt = await runtime('p-pipe');
+    const a = await tab('p-pipe', 'u1');
+    const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1' });
+    const { acks, parts } = await pipelinedChanges(rt.socket, id!, 2);
+    expect(acks).toEqual(acks.map((_, i) => expect.objectContaining({ ok: true, seq: i + 1 })));
+    expect(await ack<Ack>(rt.socket, 'stream:end', { id })).toMatchObject({ ok: true });
+    expect(await a.rec.wait<MessageEnd>('message:end')).toMatchObject({ id, parts, text: 'answer 0.answer 1.' });
+    const live = partsView({ ...a.rec, events: a.rec.events.filter((e) => e.event !== 'message:end') }, id!);
+    expect(live).toMatchObject({ parts, seq: acks.length, gaps: 0, doubles: 0 });
+  });
+
   it('refuses every bad change with its code, changing nothing: the next change takes the next seq', async () => {
     const rt = await runtime('p-stream-bad');
     const a = await tab('p-stream-bad', 'u1');
@@ -365,6 +377,28 @@ describe('approvals', () => {
     expect(await approve(a.socket, reply.id!, 'ap4')).toMatchObject({ ok: true });
     expect(back.approvals).toMatchObject([{ id: 'ap4', approved: true }]);
   });
+
+  it('delivers a decision made while no runtime was connected to the runtime that connects next, once, without a retry', async () => {
+    const rt = await runtime('p-appr-later');
+    const a = await tab('p-appr-later', 'u1');
+    const { id } = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts: [askTool('ap6')] });
+    rt.socket.disconnect();
+    expect(await approve(a.socket, id!, 'ap6', false, 'not now')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
+    const back = await runtime('p-appr-later');
+    expect(await back.rec.wait<AgentApproval>('approval')).toMatchObject({
+      id: 'ap6',
+      messageId: id,
+      toolCallId: 'call-ap6',
+      from: 'u1',
+      approved: false,
+      reason: 'not now',
+    });
+    // Delivered and marked: the repeat is acked at once, and a runtime connecting later gets nothing.
+    expect(await approve(a.socket, id!, 'ap6', false)).toMatchObject({ ok: true, decision: { approved: false } });
+    const another = await runtime('p-appr-later');
+    expect(await ack<Ack>(another.socket, 'reply', { to: 'u1', text: 'later' })).toMatchObject({ ok: true });
+    expect([...back.approvals, ...another.approvals].map((x) => x.id)).toEqual(['ap6']);
+  });
 });
 
 describe('approval expiry', () => {
@@ -386,5 +420,34 @@ describe('approval expiry', () => {
     });
     expect(rt.approvals).toEqual([]);
     expect(a.rec.of('message:part')).toEqual([]);
+  });
+});
+
+describe('approvals without history (HISTORY_ENABLED=false)', () => {
+  let bare: TestHub;
+  beforeAll(async () => {
+    bare = await startHub({ HISTORY_ENABLED: 'false' });
+  });
+  afterAll(() => bare.close());
+
+  it('takes a decision while the stream that asked is open; after it ended, or on a reply, MESSAGE_NOT_FOUND says why, delivering nothing', async () => {
+    const rt = await runtime('p-nohist', bare.url);
+    const a = await tab('p-nohist', 'u1', bare.url);
+    const open = await ack<Ack>(rt.socket, 'stream:start', { to: 'u1', parts: [askTool('h1'), askTool('h2')] });
+    const decide = (messageId: string, approvalId: string) =>
+      ack<ApprovalAck>(a.socket, 'approval', { messageId, approvalId, approved: true });
+    expect(await decide(open.id!, 'h1')).toMatchObject({ ok: true, decision: { approved: true, decidedBy: 'u1' } });
+    expect(await a.rec.wait<MessagePartEvent>('message:part')).toMatchObject({
+      id: open.id,
+      seq: 1,
+      part: { state: 'approval-responded' },
+    });
+    expect(await ack<Ack>(rt.socket, 'stream:end', { id: open.id })).toMatchObject({ ok: true });
+    const why = { ok: false, error: { code: 'MESSAGE_NOT_FOUND', message: expect.stringMatching(/HISTORY_ENABLED=false/) } };
+    expect(await decide(open.id!, 'h2')).toMatchObject(why);
+    const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('h3')] });
+    expect(await decide(reply.id!, 'h3')).toMatchObject(why);
+    expect(rt.approvals.map((x) => x.id)).toEqual(['h1']);
+    expect(a.rec.of('message:part')).toHaveLength(1);
   });
 });

@@ -15,14 +15,16 @@ import { Rooms } from '../rooms';
 import type { RuntimePresence } from './runtime-presence';
 import { registerStreamHandlers } from '../streams/stream.handlers';
 import type { StreamService } from '../streams/stream.service';
+import type { UserActions } from '../streams/user-actions';
 
-/** Handles accepted agent runtimes: `reply`, `debug`, streamed replies and activity, leaving presence. */
+/** Handles accepted agent runtimes: `reply`, `debug`, streamed replies and activity, leaving presence; hands a new one the undelivered approvals. */
 export function registerAgentHandlers(
   ctx: RelayContext,
   nsp: Namespace,
   relay: RelayService,
   presence: RuntimePresence,
   streams: StreamService,
+  actions: Pick<UserActions, 'runtimeConnected'>,
 ): void {
   const { config, metrics } = ctx;
   nsp.on('connection', (socket: Socket) => {
@@ -96,6 +98,8 @@ export function registerAgentHandlers(
 
     void socket.join(apiKeyId === undefined ? Rooms.runtimes(agentId) : [Rooms.runtimes(agentId), Rooms.apiKey(apiKeyId)]);
     if (apiKeyId !== undefined) void confirmKey(ctx, relay, socket, apiKeyId, logger);
+    // Users' decisions that no runtime acked (none was connected) reach the bot now (docs/parts.md).
+    actions.runtimeConnected(agentId, socket.id);
   });
 }
 

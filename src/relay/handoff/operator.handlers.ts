@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import { TokenBucket } from '../../limits/token-bucket';
 import { errorAck, Events, HISTORY_DEFAULT_LIMIT, type ConversationControl, type OperatorSession, type WatchAck } from '../../protocol';
-import { isWatchRequest } from '../../protocol/handoff.schemas';
+import { isOperatorApprovalRequest, isWatchRequest } from '../../protocol/handoff.schemas';
 import type { ControlRecord } from '../../store/control-store';
 import { guardEvent } from '../event-guard';
 import { releaseHandshake, socketEnded } from '../handshake';
@@ -9,13 +9,21 @@ import type { OperatorSocketData, RelayContext } from '../relay.context';
 import type { RelayService } from '../relay.service';
 import { Rooms } from '../rooms';
 import type { StreamService } from '../streams/stream.service';
+import type { UserActions } from '../streams/user-actions';
 
 /**
  * Operator consoles (docs/handoff.md): each socket joins its bot's consoles (changes of control,
  * messages of conversations handed off, debug traces) and follows at most one conversation at a
- * time (`conversation:watch`). Taking over, writing and handing back go through REST.
+ * time (`conversation:watch`), and may decide users' approval requests (`approval`). Taking over,
+ * writing and handing back go through REST.
  */
-export function registerOperatorHandlers(ctx: RelayContext, nsp: Namespace, relay: RelayService, streams: StreamService): void {
+export function registerOperatorHandlers(
+  ctx: RelayContext,
+  nsp: Namespace,
+  relay: RelayService,
+  streams: StreamService,
+  actions: Pick<UserActions, 'operatorApproval'>,
+): void {
   const { config, metrics } = ctx;
   nsp.on('connection', (socket: Socket) => {
     const data = socket.data as OperatorSocketData;
@@ -49,6 +57,12 @@ export function registerOperatorHandlers(ctx: RelayContext, nsp: Namespace, rela
           return errorAck('SERVER_UNAVAILABLE');
         }
       }),
+    );
+    socket.on(
+      Events.approval,
+      guardEvent({ ...guard, event: Events.approval, validate: isOperatorApprovalRequest }, (request) =>
+        actions.operatorApproval(data.agentId, data.name, request),
+      ),
     );
     socket.on('disconnect', (reason) => {
       metrics.connections.dec({ namespace: nsp.name });

@@ -8,6 +8,7 @@ import {
   type FeedbackRequest,
   type MessageFeedback,
   type OkAck,
+  type OperatorApprovalRequest,
   type StopRequest,
 } from '../../protocol';
 import type { RuntimeEntry } from '../../store/store';
@@ -43,9 +44,23 @@ export class UserActions {
     this.approvals = new Approvals(ctx, nsp, dispatcher, streams);
   }
 
+  /** A runtime of the bot connected on this replica: it gets the decisions no runtime acked yet. */
+  runtimeConnected(agentId: string, socketId: string): void {
+    void this.approvals.redeliver(agentId, socketId);
+  }
+
   approval(user: ClientSocketData, request: ApprovalRequest): Promise<ApprovalAck> {
     if (!this.budgets.act(user.sub)) return Promise.resolve(errorAck('RATE_LIMITED', ACTIONS_LIMITED));
-    return this.approvals.decide(user, request);
+    return this.approvals.decide({ agentId: user.agentId, clientId: user.clientId, sub: user.sub, decidedBy: user.clientId }, request);
+  }
+
+  /**
+   * An operator's decision in one of the bot's conversations (docs/handoff.md): as the user's, with
+   * the operator's name as `decidedBy`. The operator's socket is limited to its bot by its handshake.
+   */
+  operatorApproval(agentId: string, operatorName: string, { clientId, ...request }: OperatorApprovalRequest): Promise<ApprovalAck> {
+    // A user's clientId is their sub (the admins' reserved one aside, which has no bot conversation to decide in).
+    return this.approvals.decide({ agentId, clientId, sub: clientId, decidedBy: operatorName }, request);
   }
 
   async stop(user: ClientSocketData, request: StopRequest): Promise<OkAck> {

@@ -88,17 +88,6 @@ export class AgentStream implements PartStream {
   /** The type of each part, as queued: where text written without an index lands. */
   private readonly types: MessagePart['type'][] = [];
   private pendingBytes = 0;
-  /**
-   * Sends of this stream that asked for an ack and have none yet, and whether one is a part or an
-   * update. A part or an update leaves only once every send before it is answered, and nothing
-   * leaves while it is unanswered: the hub checks a change against the parts it has applied, and
-   * applies one only once shared state recorded it, so a change sent behind an unanswered one could
-   * be checked against parts that lack it (refused, put at another index, merged into a stale copy).
-   * The last delta before the queue runs empty always asks, so every send is covered by an ack.
-   */
-  private unanswered = 0;
-  private changeUnanswered = false;
-  private answered: () => void = () => {};
   private sentBytes = 0;
   private ackedBytes = 0;
   private deltasSinceAsk = Infinity;
@@ -282,10 +271,6 @@ export class AgentStream implements PartStream {
     this.timer = undefined;
     if (options.text !== undefined) this.dropText();
     while (this.ops.length > 0 && !this.failure) {
-      if (this.held()) {
-        await new Promise<void>((resolve) => (this.answered = resolve));
-        continue;
-      }
       const wait = this.link.budget.take();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       else this.send();
@@ -305,7 +290,7 @@ export class AgentStream implements PartStream {
   private pump(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.ops.length > 0 && !this.failure && !this.ending && !this.held()) {
+    while (this.ops.length > 0 && !this.failure && !this.ending) {
       const wait = this.link.budget.take();
       if (wait > 0) {
         this.timer = setTimeout(() => this.pump(), wait);
@@ -322,10 +307,7 @@ export class AgentStream implements PartStream {
       this.ops.shift();
       // Handled in order, so its ack also covers every delta sent before it.
       const upTo = this.sentBytes;
-      this.unanswered++;
-      this.changeUnanswered = true;
       const sent = this.link.change({ event: op.event, body: op.body } as Parameters<StreamLink['change']>[0], (ack) => {
-        this.onAnswer(true);
         if (ack?.ok) {
           this.ackedBytes = Math.max(this.ackedBytes, upTo);
           op.resolve(ack);
@@ -353,9 +335,9 @@ export class AgentStream implements PartStream {
     this.sentBytes += bytes;
     this.bytesSinceAsk += bytes;
     const payload: StreamDelta = op.index === undefined ? { id: this.id, text } : { id: this.id, text, index: op.index };
-    // The last delta before the queue runs empty (or before a change) is answered (see `unanswered`).
-    const last = this.ops[0]?.event !== 'delta';
-    const ask = last || ++this.deltasSinceAsk > this.tuning.ackEvery || this.bytesSinceAsk >= this.tuning.highWaterBytes / 4;
+    // Nothing waits for an ack: the hub takes a stream's changes in the order sent, each checked
+    // against the ones before it (docs/parts.md, "Streams").
+    const ask = ++this.deltasSinceAsk > this.tuning.ackEvery || this.bytesSinceAsk >= this.tuning.highWaterBytes / 4;
     if (!ask) {
       if (!this.link.delta(payload)) this.interrupt();
       return;
@@ -363,29 +345,13 @@ export class AgentStream implements PartStream {
     this.deltasSinceAsk = 1;
     this.bytesSinceAsk = 0;
     const upTo = this.sentBytes;
-    this.unanswered++;
     const sent = this.link.delta(payload, (ack) => {
-      this.onAnswer(false);
       if (ack?.ok) {
         this.ackedBytes = Math.max(this.ackedBytes, upTo);
         this.settleWaiters();
       } else this.fail(ack ? ackError(ack.error) : undefined, 'delta');
     });
     if (!sent) this.interrupt();
-  }
-
-  /** Whether the op at the front must wait for acks (see `unanswered`). */
-  private held(): boolean {
-    return this.changeUnanswered || (this.unanswered > 0 && this.ops[0]?.event !== 'delta');
-  }
-
-  /** An asked-for ack (or its timeout) came: what was held may go on. */
-  private onAnswer(change: boolean): void {
-    this.unanswered--;
-    if (change) this.changeUnanswered = false;
-    this.answered();
-    // Only what an ack held goes now; text still coalescing waits for its timer.
-    if (!this.ending && this.ops.length > 0 && (change || this.ops[0].event !== 'delta')) this.pump();
   }
 
   /** A refused (or unanswered) delta or part: the stream fails, and what is queued is dropped. */

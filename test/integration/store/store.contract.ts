@@ -400,6 +400,38 @@ export function describeStoreContract(
         await store.approvals.markDelivered(ref, 60);
         expect(await store.approvals.decide(ref, decision(true), 60)).toMatchObject({ first: false, delivered: true });
       });
+
+      it('keeps decisions recorded with a delivery until marked delivered, per bot, oldest first; no claim once delivered', async () => {
+        const ref = (messageId: string, agentId = 'bot-u') => ({ agentId, messageId, approvalId: 'a1' });
+        const delivery = (messageId: string) => ({ id: 'a1', messageId, toolCallId: 'c', from: 'u1', approved: true, ts: 'now' });
+        expect(await store.approvals.undelivered('bot-u', 10)).toEqual([]);
+        await store.approvals.decide(ref('m-1'), decision(true), 60, delivery('m-1'));
+        await store.approvals.decide(ref('m-2'), decision(true), 60, delivery('m-2'));
+        // A repeat records nothing, a decision without a delivery is not kept, another bot's is its own.
+        await store.approvals.decide(ref('m-1'), decision(false), 60, { ...delivery('m-1'), approved: false });
+        await store.approvals.decide(ref('m-3'), decision(true), 60);
+        await store.approvals.decide(ref('m-9', 'bot-v'), decision(true), 60, delivery('m-9'));
+        expect(await store.approvals.undelivered('bot-u', 10)).toEqual([delivery('m-1'), delivery('m-2')]);
+        expect(await store.approvals.undelivered('bot-u', 1)).toEqual([delivery('m-1')]);
+        await store.approvals.markDelivered(ref('m-1'), 60);
+        expect(await store.approvals.undelivered('bot-u', 10)).toEqual([delivery('m-2')]);
+        expect(await store.approvals.claimDelivery(ref('m-1'), 5000)).toBe(false);
+        expect(await store.approvals.undelivered('bot-v', 10)).toEqual([delivery('m-9')]);
+      });
+
+      it('drops an undelivered decision once its ttl passed', async () => {
+        const ref = { agentId: 'bot-x', messageId: 'm-1', approvalId: 'a1' };
+        await store.approvals.decide(ref, decision(true), 1, {
+          id: 'a1',
+          messageId: 'm-1',
+          toolCallId: 'c',
+          from: 'u1',
+          approved: true,
+          ts: 'now',
+        });
+        expect(await store.approvals.undelivered('bot-x', 10)).toHaveLength(1);
+        await eventually(async () => (await store.approvals.undelivered('bot-x', 10)).length === 0);
+      });
     });
   });
 }
