@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RelayAgent } from '../../../src/sdk/agent';
 import { launchChromium } from '../../../test/browser/chromium';
 import { startHub, type TestHub } from '../../../test/helpers/hub';
+import { sleep } from '../../../test/helpers/wait';
 import { online, screenshot, w, widgetPage } from './widget-page';
 
 /** A markdown answer with headings, a list, a table and a code block, streamed in small pieces. */
@@ -52,15 +53,15 @@ describe('the widget in Chromium: a streamed markdown answer', () => {
     gate = undefined;
     agent.onMessage(async (m, { signal }) => {
       await agent.activity(m.from, 'thinking', 'Searching the docs…');
-      if (m.text === 'slow start') await new Promise((r) => setTimeout(r, 600));
+      if (m.text === 'slow start') await sleep(600);
       const s = await agent.stream(m.from, { replyTo: m.id });
-      if (m.text === 'slow start') await new Promise((r) => setTimeout(r, 600)); // the stream is open, nothing visible yet
+      if (m.text === 'slow start') await sleep(600); // the stream is open, nothing visible yet
       const parts = pieces(ANSWER, 12);
       for (const [i, piece] of parts.entries()) {
         if (signal.aborted || s.signal.aborted) return;
         if (gate && i === Math.floor(parts.length / 2)) await gate.promise;
         await s.write(piece);
-        await new Promise((r) => setTimeout(r, 15));
+        await sleep(15);
       }
       await s.end();
     });
