@@ -4,6 +4,7 @@ import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
 import { nextChatEvent } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
+import { DEMO_PARTS_TYPES } from '../fixtures/answers';
 
 /** The demo bot's tour of parts, through the hub and the browser SDK, as the demo page's user sees it. */
 describe('the demo bot answers "parts" with every part type', () => {
@@ -47,17 +48,7 @@ describe('the demo bot answers "parts" with every part type', () => {
 
       const end: MessageEnd = await ended;
       expect(end.status).toBe('complete');
-      expect(end.parts?.map((p) => p.type)).toEqual([
-        'reasoning',
-        'text',
-        'tool',
-        'text',
-        'source',
-        'source',
-        'file',
-        'data',
-        'suggestions',
-      ]);
+      expect(end.parts?.map((p) => p.type)).toEqual(DEMO_PARTS_TYPES);
       expect(toolOf(end)).toMatchObject({ state, approval: { approved } });
       const file = end.parts?.find((p) => p.type === 'file');
       expect(file).toEqual({ type: 'file', url: `${t.url}/demo/parts.svg`, mediaType: 'image/svg+xml', filename: 'paris.svg' });

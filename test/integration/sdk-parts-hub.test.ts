@@ -4,6 +4,7 @@ import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
 import { nextChatEvent } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { WEATHER_PARTS } from '../fixtures/answers';
 
 /** The three SDKs' parts end to end: the agent SDK streams them through a real hub to the browser SDK, which approves. */
 describe('parts and approvals: agent SDK → hub → browser SDK', () => {
@@ -56,26 +57,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await s.end();
     const end: MessageEnd = await ended;
 
-    const expected: MessagePart[] = [
-      { type: 'text', text: 'Let me ' },
-      { type: 'reasoning', text: 'The user wants the weather.' },
-      { type: 'text', text: 'check. ' },
-      {
-        type: 'tool',
-        toolCallId: 'call_1',
-        toolName: 'get_weather',
-        title: 'Weather in Paris',
-        state: 'output-available',
-        inputText: '{"city":"Paris"}',
-        input: { city: 'Paris' },
-        output: { celsius: 21 },
-      },
-      { type: 'text', text: 'It is 21 °C.' },
-      { type: 'source', sourceId: 's1', url: 'https://example.com/paris', title: 'Forecast' },
-      { type: 'file', url: 'https://example.com/map.png', mediaType: 'image/png' },
-      { type: 'data', name: 'forecast', id: 'f1', data: { days: [21, 23] } },
-      { type: 'suggestions', items: [{ text: 'Tomorrow?' }] },
-    ];
+    const expected: MessagePart[] = [...WEATHER_PARTS, { type: 'suggestions', items: [{ text: 'Tomorrow?' }] }];
     expect(end).toMatchObject({ text: 'Let me check. It is 21 °C.', status: 'complete' });
     expect(end.parts).toEqual(expected);
     // What the tab built from the changes is what the hub ended with; seq counted every change once.

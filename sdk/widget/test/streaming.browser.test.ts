@@ -1,6 +1,6 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { RelayAgent } from '../../../src/sdk/agent';
-import { launchChromium } from '../../../test/browser/chromium';
+import { chromiumForFile } from '../../../test/browser/chromium';
 import { startHub, type TestHub } from '../../../test/helpers/hub';
 import { sleep } from '../../../test/helpers/wait';
 import { online, screenshot, w, widgetPage } from './widget-page';
@@ -32,7 +32,7 @@ function pieces(text: string, size: number): string[] {
 }
 
 describe('the widget in Chromium: a streamed markdown answer', () => {
-  let browser: Browser;
+  const browser = chromiumForFile();
   let hub: TestHub;
   let agent: RelayAgent;
   let context: BrowserContext;
@@ -41,12 +41,6 @@ describe('the widget in Chromium: a streamed markdown answer', () => {
   /** Resolves the bot's gate: the stream below waits for it between pieces when set. */
   let gate: { promise: Promise<void>; open(): void } | undefined;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     hub = await startHub();
     agent = await hub.agent('md-bot');
@@ -65,7 +59,7 @@ describe('the widget in Chromium: a streamed markdown answer', () => {
       }
       await s.end();
     });
-    ({ context, page, reload } = await widgetPage(browser, hub, 'md-bot', { data: { title: 'Docs bot', open: '' } }));
+    ({ context, page, reload } = await widgetPage(browser(), hub, 'md-bot', { data: { title: 'Docs bot', open: '' } }));
     await online(page);
   });
   afterEach(async () => {
