@@ -1,8 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startHub, type TestHub } from '../helpers/hub';
-import { ARTIFACTS, launchChromium, PNG_SIGNATURE } from './chromium';
+import { ARTIFACTS, chromiumForFile, PNG_SIGNATURE } from './chromium';
 
 /**
  * The relay protocol page in real Chromium: `/asyncapi` renders both namespaces, the client's
@@ -11,20 +11,18 @@ import { ARTIFACTS, launchChromium, PNG_SIGNATURE } from './chromium';
  */
 describe('relay protocol page at /asyncapi (Chromium)', () => {
   let h: TestHub;
-  let browser: Browser;
+  const browser = chromiumForFile();
   let page: Page;
   const foreign: string[] = [];
 
   beforeAll(async () => {
     h = await startHub();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await h?.close();
   });
   beforeEach(async () => {
-    page = await browser.newPage();
+    page = await browser().newPage();
     page.on('request', (req) => {
       if (!req.url().startsWith(h.url)) foreign.push(req.url());
     });
