@@ -43,7 +43,10 @@ module.exports = {
     { ...base, displayName: 'ops', roots: ['<rootDir>/test/ops'] },
   ],
   testTimeout: 30000,
-  maxWorkers: 2,
+  // Three test files at a time on CI's two cores: a file spends much of its time waiting (on hubs,
+  // Redis failovers, Chromium, timers), and with two workers the cores were busy about 60% of the
+  // run (docs/testing.md).
+  maxWorkers: 3,
   // Hub processes, Redis servers and browsers are started by the tests themselves; a leaked handle
   // should fail loudly in CI rather than hang.
   forceExit: false,

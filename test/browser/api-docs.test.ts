@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
-import { launchChromium } from './chromium';
+import { chromiumForFile } from './chromium';
 
 /**
  * The interactive docs in real Chromium: authorize with a bearer token, reload, still authorized
@@ -9,19 +9,17 @@ import { launchChromium } from './chromium';
  */
 describe('API docs at /api (Chromium)', () => {
   let h: TestHub;
-  let browser: Browser;
+  const browser = chromiumForFile();
   let page: Page;
 
   beforeAll(async () => {
     h = await startHub();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await h?.close();
   });
   beforeEach(async () => {
-    page = await browser.newPage();
+    page = await browser().newPage();
   });
   afterEach(() => page.close());
 

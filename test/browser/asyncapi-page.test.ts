@@ -1,12 +1,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startHub, type TestHub } from '../helpers/hub';
-import { launchChromium } from './chromium';
-
-/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
-const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+import { ARTIFACTS, chromiumForFile, PNG_SIGNATURE } from './chromium';
 
 /**
  * The relay protocol page in real Chromium: `/asyncapi` renders both namespaces, the client's
@@ -15,20 +11,18 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  */
 describe('relay protocol page at /asyncapi (Chromium)', () => {
   let h: TestHub;
-  let browser: Browser;
+  const browser = chromiumForFile();
   let page: Page;
   const foreign: string[] = [];
 
   beforeAll(async () => {
     h = await startHub();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await h?.close();
   });
   beforeEach(async () => {
-    page = await browser.newPage();
+    page = await browser().newPage();
     page.on('request', (req) => {
       if (!req.url().startsWith(h.url)) foreign.push(req.url());
     });

@@ -7,6 +7,7 @@ import type { Browser, Page, Route } from 'playwright-core';
 import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { mintToken } from '../helpers/tokens';
 import { launchChromium } from './chromium';
+import { waitFor } from '../helpers/wait';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'dist/main.js');
@@ -90,16 +91,16 @@ class HubProcess {
 
   // No event crosses the process boundary before the port opens, so start-up is probed.
   private async live(): Promise<void> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        if ((await fetch(`${this.url}/health/live`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`hub did not answer within 15 s:\n${this.output}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(
+      () =>
+        fetch(`${this.url}/health/live`).then(
+          (r) => r.ok,
+          () => false,
+        ), // a refusal: not listening yet
+      15_000,
+      `the hub to answer; its output:\n${this.output}`,
+      50,
+    );
   }
 }
 

@@ -1,30 +1,21 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startHub, type TestHub } from '../helpers/hub';
-import { launchChromium } from './chromium';
+import { ARTIFACTS, chromiumForFile, PNG_SIGNATURE } from './chromium';
 
-/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
-const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A message whose echo the demo bot streams for a few seconds (40 ms a word). */
 const LONG = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ');
 const ANSWER = `echo: ${LONG}`;
 
 describe('demo page in Chromium: streamed answers', () => {
-  let browser: Browser;
+  const browser = chromiumForFile();
   let hub: TestHub;
   let page: Page;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     hub = await startHub({ DEMO_ENABLED: 'true' });
-    page = await browser.newPage();
+    page = await browser().newPage();
     await page.goto(`${hub.url}/`);
     await page.waitForSelector('relay-chat .panel[data-state="connected"]');
     await page.waitForSelector('relay-chat .panel[data-online="true"]');

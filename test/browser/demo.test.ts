@@ -1,30 +1,20 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { JwtService } from '../../src/auth/jwt.service';
 import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { startHub, type TestHub } from '../helpers/hub';
-import { launchChromium } from './chromium';
-
-/** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
-const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+import { ARTIFACTS, chromiumForFile, PNG_SIGNATURE } from './chromium';
 
 describe('demo page in Chromium', () => {
-  let browser: Browser;
+  const browser = chromiumForFile();
   let hub: TestHub;
   let page: Page;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     // The hub serves the page and the token route and runs the echo bot itself.
     hub = await startHub({ DEMO_ENABLED: 'true' });
-    page = await browser.newPage();
+    page = await browser().newPage();
   });
   afterEach(async () => {
     await page?.context().close();
@@ -145,7 +135,7 @@ describe('demo page in Chromium', () => {
 
   it("shows the user's messages from another tab as the user's own", async () => {
     // Two tabs of one browser profile share localStorage, so they are the same demo user.
-    const profile = await browser.newContext();
+    const profile = await browser().newContext();
     try {
       const first = await profile.newPage();
       await first.goto(`${hub.url}/`);

@@ -4,6 +4,7 @@ import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
 import { launchChromium } from './chromium';
+import { DEMO_PARTS_TYPES } from '../fixtures/answers';
 
 type PageWindow = Window & {
   RelayChat: new (options: object) => {
@@ -66,17 +67,7 @@ describe('browser SDK parts in Chromium against a real hub', () => {
       },
       { url: hub.url, agentId: DEMO_AGENT_ID },
     );
-    expect(result.ended.parts?.map((p) => p.type)).toEqual([
-      'reasoning',
-      'text',
-      'tool',
-      'text',
-      'source',
-      'source',
-      'file',
-      'data',
-      'suggestions',
-    ]);
+    expect(result.ended.parts?.map((p) => p.type)).toEqual(DEMO_PARTS_TYPES);
     expect(result.ended.parts?.find((p) => p.type === 'tool')).toMatchObject({ state: 'output-available', approval: { approved: true } });
     // What the page built from the changes is the message the hub ended with.
     expect(result.last?.parts).toEqual(result.ended.parts);

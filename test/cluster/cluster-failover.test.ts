@@ -1,9 +1,10 @@
 import { roomChannelNamer } from '../../src/internals/redis-adapter.internals';
 import { Rooms } from '../../src/relay/rooms';
-import { isReady, waitFor } from '../helpers/cluster';
+import { isReady } from '../helpers/cluster';
 import { acceptsHandshake, botAndTab, RECOVERY_BOUND_MS, warnings } from '../helpers/failover';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedisCluster, type RedisProcess, type TestRedisCluster } from '../helpers/redis-topologies';
+import { sleep, waitFor } from '../helpers/wait';
 
 // Issue 40, item 1: two replicas on a 3-master Redis Cluster, a user on B, the bot on A. The master
 // serving the shard of the user's room channel is SIGKILLed and its replica promoted, then the two
@@ -61,7 +62,7 @@ it('a user on the replica whose shard failed over is back within seconds, and re
             () => {},
           ),
         );
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     })();
 

@@ -1,7 +1,8 @@
 import { io as connect, type Socket } from 'socket.io-client';
 import { Namespaces, type ClientInboundMessage, type SessionInfo } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
-import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { startTestCluster, type TestCluster } from '../helpers/cluster';
+import { sleep, waitFor } from '../helpers/wait';
 
 // Losses docs/protocol.md ("Conversations and delivery guarantees") rules out: a replica dying with replies on their way to its clients, Redis gone.
 let cluster: TestCluster;
@@ -100,7 +101,7 @@ it('answers a reply with SERVER_UNAVAILABLE while Redis is down, never ok, and d
     );
   }
   expect(outcomes).toEqual(Array(5).fill('SERVER_UNAVAILABLE'));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
   expect(received).toEqual([]);
   await cluster.handle.redis.start();
   socket.disconnect();

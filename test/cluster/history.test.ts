@@ -13,8 +13,9 @@ import {
 import { pickByRendezvous } from '../../src/relay/rendezvous';
 import { RelayAgent } from '../../src/sdk/agent';
 import { RedisStore } from '../../src/store/redis/redis.store';
-import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { collect, startTestCluster, type TestCluster } from '../helpers/cluster';
 import { mintToken } from '../helpers/tokens';
+import { sleep, waitFor } from '../helpers/wait';
 
 // Conversation log, recovery and restart grace (docs/protocol.md) on three hub processes and one real Redis.
 let cluster: TestCluster;
@@ -65,8 +66,8 @@ function open(url: string, agentId: string, sub: string, lastMessageId?: string)
   return session.then(() => peer);
 }
 
-function arrival(peer: Peer, id: string, timeoutMs = 10_000): Promise<void> {
-  return waitFor(() => peer.messages().some((m) => m.id === id), timeoutMs, `message ${id}`);
+async function arrival(peer: Peer, id: string, timeoutMs = 10_000): Promise<void> {
+  await waitFor(() => peer.messages().some((m) => m.id === id), timeoutMs, `message ${id}`);
 }
 
 const ids = (messages: ClientInboundMessage[]) => messages.map((m) => m.id);
@@ -203,9 +204,9 @@ describe('agent restart grace across replicas', () => {
     const user = await open(B, 'restarting', 'patient');
     const statuses = collect<AgentStatus>(user.socket, 'agent:status');
     first.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const ack = user.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'r1', text: 'are you there?' }) as Promise<SendAck>;
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(400);
     // The held message reaches the runtime as soon as it connects: its handler is set first.
     const second = new RelayAgent({ url: C, apiKey: cluster.handle.secrets.AGENT_API_KEYS, agentId: 'restarting' });
     const got: string[] = [];
@@ -214,7 +215,7 @@ describe('agent restart grace across replicas', () => {
     expect(await ack).toMatchObject({ ok: true });
     await waitFor(() => got.length === 1, 5000, 'the held message');
     expect(got).toEqual(['are you there?']);
-    await new Promise((resolve) => setTimeout(resolve, 1800)); // past the grace (1.5 s)
+    await sleep(1800); // past the grace (1.5 s)
     expect(statuses).toEqual([]);
     second.close();
   });
@@ -223,7 +224,7 @@ describe('agent restart grace across replicas', () => {
     const first = await cluster.agent(A, 'returning');
     const tab1 = await open(B, 'returning', 'waiting-user');
     first.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const ack = tab1.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'w1', text: 'still there?' }) as Promise<SendAck>;
     // Opened while the message waits: when it was taken in, the user had no tab on another replica.
     const tab2 = await open(C, 'returning', 'waiting-user');
@@ -243,7 +244,7 @@ describe('agent restart grace across replicas', () => {
     const [onB, onC] = await Promise.all([open(B, 'leaving', 'u1'), open(C, 'leaving', 'u2')]);
     const statuses = [collect<AgentStatus>(onB.socket, 'agent:status'), collect<AgentStatus>(onC.socket, 'agent:status')];
     agent.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sleep(300);
     const started = Date.now();
     const ack = (await onB.socket.timeout(10_000).emitWithAck('message', { clientMessageId: 'l1', text: 'hello?' })) as SendAck;
     expect(ack).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });

@@ -17,6 +17,7 @@ import {
   writeNginxConfig,
   type NginxLayout,
 } from '../../deploy/cluster.cjs';
+import { sleep } from '../helpers/wait';
 
 type Directive = { name: string; args: string[]; block?: Directive[] };
 
@@ -158,7 +159,7 @@ async function runNginx(layout: NginxLayout, port: number): Promise<ChildProcess
         s.once('connect', () => s.destroy());
       });
       if (ok) return;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
   };
   await Promise.race([connects(), exited]);

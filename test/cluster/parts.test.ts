@@ -1,3 +1,4 @@
+import { sleep } from '../helpers/wait';
 // Answers in parts across two hub processes on one real Redis (docs/parts.md): a tab moving between
 // replicas mid tool-call gets the parts so far and the rest; approvals given on the other replica
 // reach the bot exactly once and show on every tab, also after the stream ended and the bot's
@@ -83,7 +84,7 @@ it('a tab reconnecting to the other replica mid tool-call gets the parts so far 
       if (i % 3 === 1) input = input.slice(0, -piece.length);
       if (i % 10 === 0) expect(await ack<Ack>(rt.socket, 'stream:delta', payload)).toEqual({ ok: true, seq });
       else rt.socket.emit('stream:delta', payload);
-      if (i % 30 === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      if (i % 30 === 0) await sleep(10);
     }
   })();
   const visits: ReturnType<typeof partsView>[] = [];
@@ -91,7 +92,7 @@ it('a tab reconnecting to the other replica mid tool-call gets the parts so far 
   for (let n = 0; n < 12; n++) {
     last?.socket.disconnect();
     last = await tab(R[n % 2], 'cp-tool', 'u1');
-    await new Promise((resolve) => setTimeout(resolve, 15));
+    await sleep(15);
     visits.push(partsView(last.rec, id!));
   }
   await writer;

@@ -1,7 +1,7 @@
 import type { Socket as NetSocket } from 'node:net';
 import type { Socket } from 'socket.io-client';
 import type { RelayAgent } from '../../src/sdk/agent';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { startSlowLink, type SlowLink } from '../helpers/slow-link';

@@ -1,5 +1,6 @@
 import type { Socket } from 'socket.io-client';
-import { isReady, waitFor } from '../helpers/cluster';
+import { isReady } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 

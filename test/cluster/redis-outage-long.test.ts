@@ -1,13 +1,6 @@
 import type { Socket } from 'socket.io-client';
-import {
-  isReady,
-  reconnectAfterSessionsEnd,
-  rssBytes,
-  startTestCluster,
-  startTraffic,
-  waitFor,
-  type TestCluster,
-} from '../helpers/cluster';
+import { isReady, reconnectAfterSessionsEnd, rssBytes, startTestCluster, startTraffic, type TestCluster } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 
 // Redis gone for 60 s under steady traffic: replicas stay up with bounded memory and recover fully.
 let cluster: TestCluster;

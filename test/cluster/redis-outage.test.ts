@@ -1,5 +1,6 @@
 import type { Socket } from 'socket.io-client';
-import { isReady, reconnectAfterSessionsEnd, startTestCluster, startTraffic, waitFor, type TestCluster } from '../helpers/cluster';
+import { isReady, reconnectAfterSessionsEnd, startTestCluster, startTraffic, type TestCluster } from '../helpers/cluster';
+import { sleep, waitFor } from '../helpers/wait';
 
 // Redis disappears (SIGKILL) for 5 s while clients on every replica keep sending to an agent.
 let cluster: TestCluster;
@@ -30,7 +31,7 @@ it('survives a 5 s Redis outage during traffic: unready while down, ready within
     5000,
     'every replica unready',
   );
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5000 - (Date.now() - downAt)))); // the outage itself
+  await sleep(Math.max(0, 5000 - (Date.now() - downAt))); // the outage itself
   await cluster.handle.redis.start();
   const upAt = Date.now();
   await waitFor(async () => (await Promise.all(replicas.map((r) => isReady(r.url)))).every(Boolean), 5000, 'every replica ready again');

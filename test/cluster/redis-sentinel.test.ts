@@ -1,5 +1,6 @@
 import { startRedisSentinel, type TestSentinel } from '../helpers/redis-topologies';
 import { describeTopology } from './topology.scenarios';
+import { waitFor } from '../helpers/wait';
 
 // Redis Sentinel: 1 master, 1 replica, 3 Sentinels (down-after 1 s); killing the master promotes the replica.
 let sentinel: TestSentinel;
@@ -14,11 +15,7 @@ describeTopology('Redis Sentinel', () => ({
     await (await sentinel.master()).kill();
   },
   async recovered() {
-    const deadline = Date.now() + 30_000;
-    while (!(await sentinel.master()).alive()) {
-      if (Date.now() > deadline) throw new Error('no replica was promoted within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitFor(async () => (await sentinel.master()).alive(), 30_000, 'a replica promoted', 200);
   },
 }));
 

@@ -1,7 +1,8 @@
 import type { Socket } from 'socket.io-client';
 import type { Hub } from '../../src/hub/hub';
 import type { RelayAgent } from '../../src/sdk/agent';
-import { collect, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { collect, startTestCluster, type TestCluster } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 
 // Three hub processes behind nginx on one redis-server; peers connect to chosen replicas directly.
 let cluster: TestCluster;

@@ -2,7 +2,8 @@ import type { Socket } from 'socket.io-client';
 import type { Hub } from '../../src/hub/hub';
 import type { RelayAgent } from '../../src/sdk/agent';
 import type { RelayChat } from '../../sdk/browser/src';
-import { CLUSTER_TEST_ENV, connectionsOn, startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { CLUSTER_TEST_ENV, connectionsOn, startTestCluster, type TestCluster } from '../helpers/cluster';
+import { sleep, waitFor } from '../helpers/wait';
 
 // Replicas die (SIGKILL) or drain (SIGTERM) while an agent and browser-SDK clients are connected
 // through nginx; everyone must end up on the remaining replicas and chat again.
@@ -58,7 +59,7 @@ async function sendUntilDelivered(chat: RelayChat, text: string): Promise<void> 
       return;
     } catch (err) {
       if ((err as { code?: string }).code !== 'AGENT_OFFLINE' || Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(100);
     }
   }
 }

@@ -1,7 +1,8 @@
-import { isReady, waitFor } from '../helpers/cluster';
+import { isReady } from '../helpers/cluster';
 import { acceptsHandshake, botAndTab, RECOVERY_BOUND_MS, warnings } from '../helpers/failover';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedisSentinel, type TestSentinel } from '../helpers/redis-topologies';
+import { sleep, waitFor } from '../helpers/wait';
 
 // The Sentinel counterpart of cluster-failover.test.ts (issue 40, item 1): two replicas, a user on
 // B, the bot on A; the master is SIGKILLed and Sentinel promotes the replica. Both replicas must
@@ -42,7 +43,7 @@ it('a user on B is back within seconds of the promotion, and relay resumes both 
             () => {},
           ),
         );
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await sleep(500);
       }
     })();
 

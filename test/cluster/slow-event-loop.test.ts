@@ -1,7 +1,8 @@
 import type { Socket as NetSocket } from 'node:net';
 import type { Socket } from 'socket.io-client';
 import type { RelayAgent } from '../../src/sdk/agent';
-import { collect, reconnectAfterSessionsEnd, waitFor } from '../helpers/cluster';
+import { collect, reconnectAfterSessionsEnd } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 

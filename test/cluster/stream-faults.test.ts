@@ -12,7 +12,8 @@
 import Redis from 'ioredis';
 import type { Socket } from 'socket.io-client';
 import type { ClientInboundMessage, HistoryAck, MessageEnd } from '../../src/protocol';
-import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { startTestCluster, type TestCluster } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { ack, streamPeers } from '../helpers/streams';
 
 let cluster: TestCluster;

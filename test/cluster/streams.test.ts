@@ -4,9 +4,10 @@
 // stop, activity, feedback with REST, and Redis going away.
 import type { Socket } from 'socket.io-client';
 import type { AgentStop, ClientInboundMessage, MessageEnd, MessageStart } from '../../src/protocol';
-import { startTestCluster, waitFor, type TestCluster } from '../helpers/cluster';
+import { startTestCluster, type TestCluster } from '../helpers/cluster';
 import { ack, streamPeers, streamView, type Recorder } from '../helpers/streams';
 import { mintToken } from '../helpers/tokens';
+import { sleep, waitFor } from '../helpers/wait';
 
 let cluster: TestCluster;
 let R: string[];
@@ -46,7 +47,7 @@ it('relays 500 deltas in order to tabs on other replicas; 20 tabs reconnecting m
       if (i % 10 === 0) expect(await ack<Ack>(rt.socket, 'stream:delta', { id, text: piece })).toEqual({ ok: true, seq: i });
       else rt.socket.emit('stream:delta', { id, text: piece });
       written += piece;
-      if (i % 25 === 0) await new Promise((resolve) => setTimeout(resolve, 15));
+      if (i % 25 === 0) await sleep(15);
     }
   })();
   const visits: { text: string; seq: number; gaps: number; doubles: number }[] = [];
@@ -54,7 +55,7 @@ it('relays 500 deltas in order to tabs on other replicas; 20 tabs reconnecting m
   for (let n = 0; n < 20; n++) {
     last?.socket.disconnect();
     last = await tab(R[1 + (n % 2)], 'c-stress', 'u1');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     visits.push(streamView(last.rec, id!));
   }
   await writer;

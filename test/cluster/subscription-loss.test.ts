@@ -7,7 +7,7 @@ import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { mintToken } from '../helpers/tokens';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 
 // A replica whose Redis subscription drops (a Redis restart, a failover, a reset connection) misses
 // whatever other replicas publish to its rooms until it has subscribed again. Its clients stay

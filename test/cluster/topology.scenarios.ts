@@ -1,9 +1,9 @@
 import type { Socket } from 'socket.io-client';
 import type { ConfigKey } from '../../src/config/config';
 import type { AgentInboundMessage, ClientInboundMessage, HandshakeErrorData } from '../../src/protocol';
-import { waitFor } from '../helpers/cluster';
 import { clientSocket, nextEvent, refusal, startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
+import { sleep, waitFor } from '../helpers/wait';
 
 /** Hub settings of topology tests: short presence TTL and ack timeout, quiet logs. */
 const HUB_ENV: Partial<Record<ConfigKey, string>> = {
@@ -162,7 +162,7 @@ export function describeTopology(name: string, topology: () => Topology): void {
         const inFlight: Promise<void>[] = [];
         while (!stop) {
           inFlight.push(send(`f${++n}`, Date.now()));
-          await new Promise((resolve) => setTimeout(resolve, 60));
+          await sleep(60);
         }
         await Promise.all(inFlight);
       })();

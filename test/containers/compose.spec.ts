@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { COMPOSE_PROJECT_PREFIX } from './support/docker-env';
 import { COMPOSE_FILE, ROOT, TOKEN_CLI } from './support/paths';
 import { chatToken, connectAgent, connectClient, reconnected, roundTrips, type Ack, type ChatClient } from './support/peers';
+import { sleep, waitFor } from '../helpers/wait';
 
 const HUBS = ['hub-1', 'hub-2', 'hub-3'];
 const AGENT_ID = 'compose-bot';
@@ -107,16 +108,16 @@ describe("the README's docker compose commands (docker-compose.yml)", () => {
     expect(SECRETS.filter((name) => !env[name])).toEqual([]);
     expect(env.JWT_SECRET.length).toBeGreaterThanOrEqual(32);
     // `--wait` returned once Redis and every hub were healthy; nginx has no healthcheck of its own.
-    const deadline = Date.now() + 30_000;
-    while (
-      (await fetch(`${url}/health/ready`).then(
-        (r) => r.status,
-        () => 0,
-      )) !== 200
-    ) {
-      if (Date.now() > deadline) throw new Error('nginx did not answer /health/ready within 30 s of docker compose up --wait');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await waitFor(
+      () =>
+        fetch(`${url}/health/ready`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      30_000,
+      'nginx to answer /health/ready after docker compose up --wait',
+      250,
+    );
   }, 660_000);
 
   afterAll(() => {
@@ -254,7 +255,7 @@ describe("the README's docker compose commands (docker-compose.yml)", () => {
       for (let attempt = 0; attempt < 30; attempt++) {
         const ack: Ack | undefined = await client.send(text, clientMessageId, 5000).catch(() => undefined);
         if (ack?.ok) return acked.push(ack.id);
-        await new Promise((resolve) => setTimeout(resolve, 200)); // back off before the retry
+        await sleep(200); // back off before the retry
       }
       throw new Error(`${text} never acked ok`);
     };
@@ -330,7 +331,7 @@ describe("the README's docker compose commands (docker-compose.yml)", () => {
     let ack: Ack | undefined;
     for (let attempt = 0; attempt < 60 && !ack?.ok; attempt++) {
       ack = await chat.send('after the restart', clientMessageId, 5000).catch(() => undefined);
-      if (!ack?.ok) await new Promise((resolve) => setTimeout(resolve, 500));
+      if (!ack?.ok) await sleep(500);
     }
     expect(ack?.ok).toBe(true);
     await chat.waitFor((m) => m.text === 'echo:after the restart');

@@ -13,6 +13,7 @@ import { DockerComposeEnvironment, Wait, type StartedDockerComposeEnvironment } 
 import { parse } from 'yaml';
 import { COMPOSE_PROJECT_PREFIX } from './support/docker-env';
 import { COMPOSE_FILE, ROOT } from './support/paths';
+import { waitFor } from '../helpers/wait';
 
 const HUBS = ['hub-1', 'hub-2', 'hub-3'];
 const TARGETS = HUBS.map((h) => `${h}:3000`);
@@ -46,16 +47,6 @@ describe('docker compose --profile monitoring up', () => {
     const response = await fetch(`${prometheus}/api/v1/${path}`);
     expect(response.status).toBe(200);
     return ((await response.json()) as { data: T }).data;
-  };
-  /** Asks `probe` every second until it returns a value, or fails with the last one after `timeoutMs`. */
-  const eventually = async <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
   };
 
   beforeAll(async () => {
@@ -94,10 +85,15 @@ describe('docker compose --profile monitoring up', () => {
   });
 
   test('Prometheus scrapes all three hubs directly, as job relay-hub', async () => {
-    const up = await eventually('three targets up', async () => {
-      const { activeTargets } = await api<{ activeTargets: Target[] }>('targets');
-      return activeTargets.length === 3 && activeTargets.every((t) => t.health === 'up') ? activeTargets : undefined;
-    });
+    const up = await waitFor(
+      async () => {
+        const { activeTargets } = await api<{ activeTargets: Target[] }>('targets');
+        return activeTargets.length === 3 && activeTargets.every((t) => t.health === 'up') ? activeTargets : undefined;
+      },
+      90_000,
+      'three targets up',
+      1000,
+    );
     expect(
       up
         .map((t) => ({ job: t.labels.job, instance: t.labels.instance, lastError: t.lastError }))
@@ -110,12 +106,17 @@ describe('docker compose --profile monitoring up', () => {
   });
 
   test("the chart's rules are loaded and evaluated", async () => {
-    const groups = await eventually('the rules evaluated', async () => {
-      const data = await api<{ groups: RuleGroup[] }>('rules');
-      return data.groups.length > 0 && data.groups.every((g) => g.rules.every((r) => !r.lastEvaluation.startsWith('0001-')))
-        ? data.groups
-        : undefined;
-    });
+    const groups = await waitFor(
+      async () => {
+        const data = await api<{ groups: RuleGroup[] }>('rules');
+        return data.groups.length > 0 && data.groups.every((g) => g.rules.every((r) => !r.lastEvaluation.startsWith('0001-')))
+          ? data.groups
+          : undefined;
+      },
+      90_000,
+      'the rules evaluated',
+      1000,
+    );
     expect(groups.map((g) => ({ name: g.name, file: g.file }))).toEqual([
       { name: 'relay-hub', file: '/etc/prometheus/rules/relay-hub.rules.yml' },
     ]);
@@ -132,10 +133,15 @@ describe('docker compose --profile monitoring up', () => {
       env: { ...process.env, ...env },
       stdio: 'ignore',
     });
-    const alert = await eventually('RelayHubReplicaUnready pending', async () => {
-      const { alerts } = await api<{ alerts: Alert[] }>('alerts');
-      return alerts.find((a) => a.labels.alertname === 'RelayHubReplicaUnready');
-    });
+    const alert = await waitFor(
+      async () => {
+        const { alerts } = await api<{ alerts: Alert[] }>('alerts');
+        return alerts.find((a) => a.labels.alertname === 'RelayHubReplicaUnready');
+      },
+      90_000,
+      'RelayHubReplicaUnready pending',
+      1000,
+    );
     expect(alert).toMatchObject({ state: 'pending', labels: { instance: 'hub-3:3000', job: 'relay-hub', severity: 'warning' } });
   });
 });

@@ -17,6 +17,7 @@ import { RUN_LABEL } from './support/docker-env';
 import { HUB_IMAGE, REDIS_IMAGE, ROOT } from './support/paths';
 import { heapLimitBytes, predictedMemory, SIZING_RULE } from '../helpers/sizing-rule';
 import { chatToken, connectAgent, hubSecrets, connectClient, type Ack, type ChatClient } from './support/peers';
+import { sleep } from '../helpers/wait';
 
 const MiB = 2 ** 20;
 const values = parse(readFileSync(join(ROOT, 'helm', 'relay-hub', 'values.yaml'), 'utf8')) as {
@@ -191,7 +192,7 @@ describe(`sizing: one ${HUB_IMAGE} replica at the chart's limits`, () => {
                 .catch(() => null)) as Ack | null;
               if (ack?.ok || (ack && !RETRYABLE.has(ack.error.code))) return;
               resent++;
-              await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+              await sleep(500 * (attempt + 1));
             }
           })();
         });
@@ -261,7 +262,7 @@ describe(`sizing: one ${HUB_IMAGE} replica at the chart's limits`, () => {
       const sampler = (async () => {
         while (sampling) {
           peakHeap = Math.max(peakHeap, await metric('nodejs_heap_size_used_bytes'));
-          await new Promise((resolve) => setTimeout(resolve, 250));
+          await sleep(250);
         }
       })();
       const text = 'x'.repeat(TEXT_BYTES);
@@ -271,7 +272,7 @@ describe(`sizing: one ${HUB_IMAGE} replica at the chart's limits`, () => {
           const ack = (await c.socket.timeout(60_000).emitWithAck('message', payload)) as Ack;
           if (ack.ok || !RETRYABLE.has(ack.error.code) || attempt === 5) return ack;
           resent++;
-          await new Promise((resolve) => setTimeout(resolve, 500 * (attempt + 1)));
+          await sleep(500 * (attempt + 1));
         }
       };
       let acked = 0;

@@ -1,7 +1,7 @@
 import type { AgentInboundMessage, ClientInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { RelayChat } from '../../sdk/browser/src';
-import { waitFor } from './cluster';
+import { waitFor } from './wait';
 import { clientSocket, connected, type TestHub } from './hub';
 import { mintToken } from './tokens';
 

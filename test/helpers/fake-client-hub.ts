@@ -239,8 +239,8 @@ export class FakeClientHub {
   }
 }
 
-/** The next `event` of `chat` that `matches`. */
-export function nextEvent<K extends keyof RelayChatEvents>(
+/** The next `event` of the SDK's `chat` that `matches` (a raw socket's: ./hub's `nextEvent`). */
+export function nextChatEvent<K extends keyof RelayChatEvents>(
   chat: RelayChat,
   event: K,
   matches: (payload: RelayChatEvents[K]) => boolean = () => true,
@@ -254,8 +254,10 @@ export function nextEvent<K extends keyof RelayChatEvents>(
   });
 }
 
-export const connected = (chat: RelayChat) => nextEvent(chat, 'state', (s) => s.state === 'connected');
-export const stopped = (chat: RelayChat) => nextEvent(chat, 'state', (s) => s.state === 'disconnected');
+/** Resolves when the SDK's `chat` is connected (a raw socket: ./hub's `connected`). */
+export const chatConnected = (chat: RelayChat) => nextChatEvent(chat, 'state', (s) => s.state === 'connected');
+/** Resolves when the SDK's `chat` has disconnected for good. */
+export const chatStopped = (chat: RelayChat) => nextChatEvent(chat, 'state', (s) => s.state === 'disconnected');
 
 /** An unsigned JWT-shaped token carrying `sub` (the fake hub does not verify; the SDK only reads `sub`). */
 export function fakeJwt(sub: string): string {

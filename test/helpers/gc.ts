@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { sleep } from './wait';
 
 /** V8's `gc()` in a test process started without `--expose-gc`: one full collection per call. */
 export function exposedGc(): () => void {
@@ -15,6 +16,6 @@ export async function collectGarbage(rounds = 3): Promise<void> {
   const gc = exposedGc();
   for (let i = 0; i < rounds; i++) {
     gc();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }

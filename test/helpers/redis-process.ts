@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { waitFor } from './wait';
 
 /** One redis-server (or sentinel) process a test owns. */
 export interface RedisProcess {
@@ -54,13 +55,17 @@ export async function startListening(
   for (let attempt = 1; ; attempt++) {
     const port = await pick();
     const server = spawnRedis(argsFor(port), port);
-    const up = await until(
-      async () =>
-        !server.alive() ? false : (await command<string>(port, 'INFO', 'server')).includes(`process_id:${server.pid}\r`) || undefined,
+    // Until it exits (the port was taken: another port) or answers as this process; refusals mean "not yet".
+    const outcome = await waitFor(
+      async () => {
+        if (!server.alive()) return 'exited';
+        const info = await command<string>(port, 'INFO', 'server').catch(() => '');
+        return info.includes(`process_id:${server.pid}\r`) && 'up';
+      },
       10_000,
       `${what} on ${port}`,
     );
-    if (up) {
+    if (outcome === 'up') {
       started.push(server);
       return server;
     }
@@ -85,15 +90,5 @@ export async function command<T>(port: number, ...args: (string | number)[]): Pr
     return (await client.call(String(args[0]), ...args.slice(1).map(String))) as T;
   } finally {
     client.disconnect();
-  }
-}
-
-export async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { command, freePort, startListening, until, type RedisProcess } from './redis-process';
+import { command, freePort, startListening, type RedisProcess } from './redis-process';
+import { waitFor } from './wait';
 
 export { startListening, type RedisProcess };
 
@@ -93,8 +94,12 @@ async function sentinelIn(dir: string, started: RedisProcess[], name: string): P
   );
   const replicaPort = replica.port;
   const servers = [master, replica];
-  await until(
-    async () => ((await command<string>(replicaPort, 'INFO', 'replication')).includes('master_link_status:up') ? true : undefined),
+  await waitFor(
+    () =>
+      command<string>(replicaPort, 'INFO', 'replication').then(
+        (info) => info.includes('master_link_status:up'),
+        () => false,
+      ),
     10_000,
     'replica in sync',
   );
@@ -122,12 +127,13 @@ async function sentinelIn(dir: string, started: RedisProcess[], name: string): P
   // Every Sentinel knows the master and has discovered the replica and the other Sentinels.
   for (const s of sentinels) {
     let seen = 'no answer';
-    await until(
+    await waitFor(
       async () => {
-        const info = await command<string[]>(s.port, 'SENTINEL', 'MASTER', name);
+        const info = await command<string[]>(s.port, 'SENTINEL', 'MASTER', name).catch(() => undefined);
+        if (!info) return false;
         const field = (k: string) => info[info.indexOf(k) + 1];
         seen = `${field('num-slaves')} replicas, ${field('num-other-sentinels')} other sentinels, alive ${s.alive()}`;
-        return Number(field('num-slaves')) >= 1 && Number(field('num-other-sentinels')) >= 2 ? true : undefined;
+        return Number(field('num-slaves')) >= 1 && Number(field('num-other-sentinels')) >= 2;
       },
       15_000,
       `sentinel ${s.port} ready`,
@@ -210,12 +216,12 @@ async function clusterIn(
     throw new Error(`no live master for slot ${slot}`);
   };
   const healthy = async (timeoutMs = 15_000) => {
-    await until(
+    await waitFor(
       async () => {
         for (const n of nodes.filter((x) => x.alive())) {
-          if (!(await command<string>(n.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return undefined;
+          if (!(await command<string>(n.port, 'CLUSTER', 'INFO').catch(() => '')).includes('cluster_state:ok')) return false;
         }
-        for (const slot of [0, 8191, 16383]) await masterOf(slot);
+        for (const slot of [0, 8191, 16383]) if (!(await masterOf(slot).catch(() => undefined))) return false;
         return true;
       },
       timeoutMs,
@@ -225,10 +231,10 @@ async function clusterIn(
   await healthy();
   // Every replica has synced once: only then may it take over its master's slots.
   for (const n of nodes) {
-    await until(
+    await waitFor(
       async () => {
-        const info = await command<string>(n.port, 'INFO', 'replication');
-        return info.includes('role:master') || info.includes('master_link_status:up') ? true : undefined;
+        const info = await command<string>(n.port, 'INFO', 'replication').catch(() => '');
+        return info.includes('role:master') || info.includes('master_link_status:up');
       },
       15_000,
       `node ${n.port} in sync`,
@@ -260,7 +266,7 @@ async function clusterIn(
       await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId);
       await command(to.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
       await command(from.port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId);
-      await until(async () => ((await masterOf(slot)) === to ? true : undefined), 10_000, `slot ${slot} on ${to.port}`);
+      await waitFor(async () => (await masterOf(slot).catch(() => undefined)) === to, 10_000, `slot ${slot} on ${to.port}`);
     },
     async close() {
       for (const n of nodes) await n.kill();

@@ -3,6 +3,7 @@ import { agentSocket, connected, nextEvent, refusal, startHub, type TestHub } fr
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { adminToken, api, apiKeyClient, bearerClient, createKeyRecord } from './rest-client.helper';
+import { sleep } from '../helpers/wait';
 
 /** docs/rest.md ("API keys"): managed API keys bound to bots, at /ws/agent and for publishing. */
 describe('bot-bound agent API keys (one hub)', () => {
@@ -138,7 +139,7 @@ describe('revoking a managed key ends its runtimes on every replica', () => {
       // Several backoff periods later: no reconnect attempt reached B (it would be refused API_KEY_INVALID).
       const handshakes = async () => (await b.hub.metrics.handshakes.get()).values.reduce((n, v) => n + v.value, 0);
       const before = await handshakes();
-      await new Promise((resolve) => setTimeout(resolve, 10 * backoff.capMs));
+      await sleep(10 * backoff.capMs);
       expect(await handshakes()).toBe(before);
       expect(revoked.connected).toBe(false);
       expect(survivor.connected).toBe(true);

@@ -5,6 +5,7 @@ import { startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { collect } from '../helpers/cluster';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { sleep, waitFor } from '../helpers/wait';
 
 const GRACE_MS = 1500;
 
@@ -32,11 +33,16 @@ describe.each([
     const client = await t.client('restarting', { sub: 'patient' });
     const statuses = collect<AgentStatus>(client, 'agent:status');
     first.close();
-    await waitUntil(async () => (await t.hub.store.presence.getAgent('restarting')).runtimes === 0);
+    await waitFor(
+      async () => (await t.hub.store.presence.getAgent('restarting')).runtimes === 0,
+      5000,
+      'the runtime gone from presence',
+      20,
+    );
 
     const sentAt = Date.now();
     const ack = send(client, 'during-restart');
-    await new Promise((resolve) => setTimeout(resolve, 400)); // the restart takes a while
+    await sleep(400); // the restart takes a while
     // The held message reaches the runtime as soon as it connects: its handler is set first.
     const second = new RelayAgent({ url: t.url, apiKey: TEST_AGENT_KEY, agentId: 'restarting' });
     const received = new Promise<string>((resolve) => second.onMessage((m) => resolve(m.text)));
@@ -46,7 +52,7 @@ describe.each([
     expect(Date.now() - sentAt).toBeLessThan(GRACE_MS);
 
     // Past the first departure's grace: still no offline, and no online either (nobody saw it go).
-    await new Promise((resolve) => setTimeout(resolve, GRACE_MS + 200));
+    await sleep(GRACE_MS + 200);
     expect(statuses).toEqual([]);
     second.close();
   });
@@ -56,13 +62,18 @@ describe.each([
     const client = await t.client('gone-for-good', { sub: 'waiting' });
     const statuses = collect<AgentStatus>(client, 'agent:status');
     agent.close();
-    await waitUntil(async () => (await t.hub.store.presence.getAgent('gone-for-good')).runtimes === 0);
+    await waitFor(
+      async () => (await t.hub.store.presence.getAgent('gone-for-good')).runtimes === 0,
+      5000,
+      'the runtime gone from presence',
+      20,
+    );
     const leftAt = Date.now();
 
     const ack = await send(client, 'too-late');
     expect(ack).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
     expect(Date.now() - leftAt).toBeGreaterThanOrEqual(GRACE_MS - 300);
-    await waitUntil(async () => statuses.length > 0);
+    await waitFor(() => statuses.length > 0, 5000, 'a status', 20);
     expect(statuses).toEqual([{ agentId: 'gone-for-good', online: false }]);
     expect(Date.now() - leftAt).toBeGreaterThanOrEqual(GRACE_MS - 300);
 
@@ -79,12 +90,3 @@ describe.each([
     expect(Date.now() - at).toBeLessThan(500);
   });
 });
-
-/** Polls `check` (presence has no event to await) until it holds, failing after 5 s. */
-async function waitUntil(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

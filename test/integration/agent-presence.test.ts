@@ -1,7 +1,7 @@
 import { Events, Namespaces } from '../../src/protocol';
 import Redis from 'ioredis';
 import { agentSocket, startHub, type TestHub } from '../helpers/hub';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 

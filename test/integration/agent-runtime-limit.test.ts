@@ -1,6 +1,6 @@
 import { HandshakeCodes } from '../../src/protocol';
 import { agentSocket, connected, refusal, startHub, type TestHub } from '../helpers/hub';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 

@@ -1,5 +1,6 @@
 import { RelayAgentError, type AgentApproval, type RelayAgent } from '../../src/sdk/agent';
 import { FakeAgentHub } from '../helpers/fake-agent-hub';
+import { WEATHER_PARTS } from '../fixtures/answers';
 
 /** The agent SDK's parts against a scripted Socket.IO hub (the real hub: agent-sdk-parts-hub.test.ts). */
 describe('agent SDK: parts of a streamed answer', () => {
@@ -41,23 +42,7 @@ describe('agent SDK: parts of a streamed answer', () => {
     await s.end();
 
     expect(hub.stream(s.id).parts).toEqual([
-      { type: 'text', text: 'Let me ' },
-      { type: 'reasoning', text: 'The user wants the weather.' },
-      { type: 'text', text: 'check. ' },
-      {
-        type: 'tool',
-        toolCallId: 'call_1',
-        toolName: 'get_weather',
-        title: 'Weather in Paris',
-        state: 'output-available',
-        inputText: '{"city":"Paris"}',
-        input: { city: 'Paris' },
-        output: { celsius: 21 },
-      },
-      { type: 'text', text: 'It is 21 °C.' },
-      { type: 'source', sourceId: 's1', url: 'https://example.com/paris', title: 'Forecast' },
-      { type: 'file', url: 'https://example.com/map.png', mediaType: 'image/png' },
-      { type: 'data', name: 'forecast', id: 'f1', data: { days: [21, 23] } },
+      ...WEATHER_PARTS,
       { type: 'suggestions', items: [{ text: 'Tomorrow?' }, { text: 'In Rome', value: 'weather in Rome' }] },
     ]);
     // Writes to one part within coalesceMs still leave as one delta, addressed by index.

@@ -4,6 +4,7 @@ import { RelayAgent, type AgentStream } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { ack, record, streamView, type Recorder } from '../helpers/streams';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
+import { sleep } from '../helpers/wait';
 
 /** The agent SDK's streams against the real hub, seen by a raw client of the conversation. */
 describe('agent SDK streams through the hub', () => {
@@ -35,7 +36,7 @@ describe('agent SDK streams through the hub', () => {
     const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
     async function* tokens() {
       for (const word of words) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await sleep(10);
         yield word;
       }
     }
@@ -67,7 +68,7 @@ describe('agent SDK streams through the hub', () => {
     async function* forever() {
       try {
         for (let i = 0; ; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await sleep(10);
           yield `t${i} `;
         }
       } finally {

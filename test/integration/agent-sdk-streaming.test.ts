@@ -1,6 +1,7 @@
 import { Events } from '../../src/protocol';
 import { RelayAgentError, type AgentStream, type MessageContext, type RelayAgent } from '../../src/sdk/agent';
 import { FakeAgentHub } from '../helpers/fake-agent-hub';
+import { sleep } from '../helpers/wait';
 
 /** The agent SDK's streams against a scripted Socket.IO hub (the real hub's streams: agent-sdk-streaming-hub.test.ts). */
 describe('agent SDK: streamed replies', () => {
@@ -24,7 +25,7 @@ describe('agent SDK: streamed replies', () => {
     const a = await agent({ coalesceMs: 5 });
     async function* tokens() {
       for (const word of ['Hello', ', ', 'wor', 'ld', '!']) {
-        await new Promise((resolve) => setTimeout(resolve, 15));
+        await sleep(15);
         yield word;
       }
     }
@@ -66,7 +67,7 @@ describe('agent SDK: streamed replies', () => {
     async function* forever() {
       try {
         for (let i = 0; ; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await sleep(10);
           yield `t${i} `;
         }
       } finally {
@@ -88,7 +89,7 @@ describe('agent SDK: streamed replies', () => {
     expect(context.signal.aborted).toBe(true);
     await closed;
     const deltas = hub.stream('s1').deltas.length;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(hub.stream('s1').deltas.length).toBe(deltas);
   });
 
@@ -192,7 +193,7 @@ describe('agent SDK: streamed replies', () => {
     const t0 = Date.now();
     for (let i = 0; i < 40; i++) {
       await s.write(`${i},`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     await s.end();
     const elapsed = (Date.now() - t0) / 1000;

@@ -3,6 +3,7 @@ import type { Socket as ClientSocket } from 'socket.io-client';
 import { Namespaces } from '../../src/protocol';
 import { startHub, type TestHub } from '../helpers/hub';
 import { collectGarbage } from '../helpers/gc';
+import { sleep } from '../helpers/wait';
 
 // What an idle client costs the hub is mostly what it keeps per connection. These pin down the
 // things it deliberately does not keep (bench/run.mjs measures the memory itself).
@@ -79,7 +80,7 @@ it.each([
     const engine = client.io.engine;
     if (engine.transport.name !== 'websocket') await new Promise((resolve) => engine.once('upgrade', resolve));
     // Polling requests answered: the connection holds only its websocket now.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(requests.length).toBeGreaterThan(0);
 
     upgradeResponses.length = 0;

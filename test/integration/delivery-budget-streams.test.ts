@@ -2,6 +2,7 @@ import type { Socket } from 'socket.io-client';
 import { AckCodes, Events, type ClientInboundMessage, type OkAck, type SendAck, type StreamDeltaAck } from '../../src/protocol';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
+import { sleep } from '../helpers/wait';
 
 // One user of the flooding bot holds this many sockets: every activity or delta to them costs this many deliveries.
 const SOCKETS = 100;
@@ -21,7 +22,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One victim round trip (message → the bot's echo) per 100 ms for `ms`; sorted times. */
 async function roundTrips(victim: Socket, ms: number): Promise<number[]> {
@@ -40,9 +40,9 @@ async function roundTrips(victim: Socket, ms: number): Promise<number[]> {
       victim.on(Events.message, onMessage);
     });
     victim.emit(Events.message, { clientMessageId: text, text });
-    await Promise.race([echoed, pause(5000)]);
+    await Promise.race([echoed, sleep(5000)]);
     times.push(performance.now() - started);
-    await pause(Math.max(0, 100 - (performance.now() - started)));
+    await sleep(Math.max(0, 100 - (performance.now() - started)));
   }
   return times.sort((a, b) => a - b);
 }
@@ -74,7 +74,7 @@ describe('activity and stream deltas spend the per-bot delivery budget (AGENT_DE
       ids.push(ack.id);
     }
     // Starts cost deliveries too: let the bucket fill again before the measured window.
-    await pause((STREAMS * SOCKETS * 1000) / DELIVERY_RATE + 100);
+    await sleep((STREAMS * SOCKETS * 1000) / DELIVERY_RATE + 100);
     received = 0;
 
     const activityAcks: OkAck[] = [];
@@ -98,7 +98,7 @@ describe('activity and stream deltas spend the per-bot delivery budget (AGENT_DE
       clearInterval(flood);
     }
     const seconds = (Date.now() - started) / 1000;
-    await pause(500);
+    await sleep(500);
     const acceptedActivities = activityAcks.filter((a) => a.ok).length;
     const acceptedDeltas = deltaAcks.filter((a) => a.ok).length;
     const limited = [...activityAcks, ...deltaAcks].filter((a) => !a.ok && a.error.code === 'RATE_LIMITED').length;

@@ -3,6 +3,7 @@ import { Events, type ClientInboundMessage, type HistoryAck, type SendAck } from
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
 import { api, apiKeyClient, createKey } from './rest-client.helper';
+import { sleep } from '../helpers/wait';
 
 const FLOODED = 500;
 const FLOOD_PER_S = 200; // × 500 clients: the 100,000 deliveries a second of the report
@@ -51,9 +52,9 @@ async function roundTrips(victims: Socket[], ms: number): Promise<number[]> {
         });
         socket.emit(Events.message, { clientMessageId: text, text });
         // A starved round trip counts as at least the cap, and the loop goes on.
-        await Promise.race([echoed, new Promise((resolve) => setTimeout(resolve, ROUND_TRIP_CAP_MS))]);
+        await Promise.race([echoed, sleep(ROUND_TRIP_CAP_MS)]);
         times.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (performance.now() - started))));
+        await sleep(Math.max(0, 100 - (performance.now() - started)));
       }
     }),
   );
@@ -87,7 +88,7 @@ describe('per-bot delivery budget (AGENT_DELIVERY_RATE_*)', () => {
     }, 10);
     let loaded: number[];
     try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
       loaded = await roundTrips(victims, WINDOW_MS);
     } finally {
       clearInterval(flood);
@@ -95,7 +96,7 @@ describe('per-bot delivery budget (AGENT_DELIVERY_RATE_*)', () => {
     const seconds = (Date.now() - started) / 1000;
     // Every flood reply answered (within reason): the rest of the test counts them.
     const answered = Date.now() + 20_000;
-    while (acks.length < floodSent && Date.now() < answered) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (acks.length < floodSent && Date.now() < answered) await sleep(50);
 
     const accepted = acks.filter((a) => a.ok);
     const limited = acks.filter((a) => !a.ok && a.error.code === 'RATE_LIMITED');

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import type { Socket } from 'socket.io-client';
 import type { SendAck } from '../../src/protocol';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { TEST_AGENT_KEY } from '../helpers/tokens';

@@ -1,9 +1,10 @@
 import type { MessageEnd, ToolPart } from '../../src/protocol';
 import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
-import { nextEvent } from '../helpers/fake-client-hub';
+import { nextChatEvent } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
+import { DEMO_PARTS_TYPES } from '../fixtures/answers';
 
 /** The demo bot's tour of parts, through the hub and the browser SDK, as the demo page's user sees it. */
 describe('the demo bot answers "parts" with every part type', () => {
@@ -20,7 +21,7 @@ describe('the demo bot answers "parts" with every part type', () => {
   async function chatAs(sub: string): Promise<RelayChat> {
     const chat = new RelayChat({ url: t.url, agentId: DEMO_AGENT_ID, token: mintToken({ sub }), persist: false });
     chats.push(chat);
-    await nextEvent(chat, 'agent:status', (s) => s.online);
+    await nextChatEvent(chat, 'agent:status', (s) => s.online);
     return chat;
   }
   const toolOf = (m: { parts?: MessageUpdate['parts'] }) => m.parts?.find((p): p is ToolPart => p.type === 'tool');
@@ -32,8 +33,8 @@ describe('the demo bot answers "parts" with every part type', () => {
     'streams reasoning and a tool call that waits for approval (approved: %s → %s), then sources, an image, data and suggestions',
     async (approved, state) => {
       const chat = await chatAs(`demo-parts-${approved}`);
-      const asked = nextEvent(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
-      const ended = nextEvent(chat, 'message:end');
+      const asked = nextChatEvent(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
+      const ended = nextChatEvent(chat, 'message:end');
       await chat.send('parts');
       const request = await asked;
       const tool = toolOf(request)!;
@@ -47,17 +48,7 @@ describe('the demo bot answers "parts" with every part type', () => {
 
       const end: MessageEnd = await ended;
       expect(end.status).toBe('complete');
-      expect(end.parts?.map((p) => p.type)).toEqual([
-        'reasoning',
-        'text',
-        'tool',
-        'text',
-        'source',
-        'source',
-        'file',
-        'data',
-        'suggestions',
-      ]);
+      expect(end.parts?.map((p) => p.type)).toEqual(DEMO_PARTS_TYPES);
       expect(toolOf(end)).toMatchObject({ state, approval: { approved } });
       const file = end.parts?.find((p) => p.type === 'file');
       expect(file).toEqual({ type: 'file', url: `${t.url}/demo/parts.svg`, mediaType: 'image/svg+xml', filename: 'paris.svg' });

@@ -4,7 +4,7 @@ import { Namespaces, type HistoryAck, type SessionInfo } from '../../src/protoco
 import type { Socket as NetSocket } from 'node:net';
 import type { Socket as ClientSocket } from 'socket.io-client';
 import { transportWebSocket } from '../../src/internals/engine-io.internals';
-import { waitFor } from '../helpers/cluster';
+import { waitFor } from '../helpers/wait';
 import { agentSocket, clientSocket, connected, nextEvent, startHub, type TestHub } from '../helpers/hub';
 import { RawEngine } from '../helpers/raw-engine';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';

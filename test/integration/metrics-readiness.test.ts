@@ -4,6 +4,7 @@
 import { totalmem } from 'node:os';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { waitFor } from '../helpers/wait';
 
 async function scrape(url: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -18,11 +19,7 @@ async function scrape(url: string): Promise<Map<string, number>> {
 
 /** Polls `url`'s /health/ready until it answers `status` (the canary goes stale on its own clock). */
 async function readyStatus(url: string, status: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`${url}/health/ready`)).status !== status) {
-    if (Date.now() > deadline) throw new Error(`/health/ready did not answer ${status} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitFor(async () => (await fetch(`${url}/health/ready`)).status === status, timeoutMs, `/health/ready to answer ${status}`, 200);
 }
 
 let redis: TestRedis;

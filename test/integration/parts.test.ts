@@ -1,3 +1,4 @@
+import { sleep } from '../helpers/wait';
 // Answers in parts on one hub (docs/parts.md): replies, publishes and streams carry parts; streams
 // grow them by index with every change one seq; approvals are recorded once, shown to every tab and
 // delivered to the bot with an ack; every bad part is refused naming it, with nothing changed.
@@ -366,7 +367,7 @@ describe('approvals', () => {
     const a = await tab('p-appr-off', 'u1');
     const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('ap4')] });
     rt.socket.disconnect();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect(await approve(a.socket, reply.id!, 'ap4')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
     expect(await approve(a.socket, reply.id!, 'ap4', false)).toMatchObject({
       ok: false,
@@ -413,7 +414,7 @@ describe('approval expiry', () => {
     const a = await tab('p-exp', 'u1', short.url);
     const reply = await ack<Ack>(rt.socket, 'reply', { to: 'u1', text: '', parts: [askTool('ap5')] });
     // Expiry is a matter of time passing: nothing to await but the clock.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100);
     expect(await ack<ApprovalAck>(a.socket, 'approval', { messageId: reply.id, approvalId: 'ap5', approved: true })).toMatchObject({
       ok: false,
       error: { code: 'APPROVAL_EXPIRED' },

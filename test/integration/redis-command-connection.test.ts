@@ -6,6 +6,7 @@ import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { startRedisCluster, type TestRedisCluster } from '../helpers/redis-topologies';
 import { startSlowLink } from '../helpers/slow-link';
 import { countWrites } from '../helpers/socket-writes';
+import { sleep } from '../helpers/wait';
 
 // The command connection of a replica (redis-connections.ts), on one server and on each node of a
 // Cluster:
@@ -41,7 +42,7 @@ function timed(run: () => Promise<unknown>): Promise<{ outcome: string; ms: numb
 
 /** Sends `run` after `ms` (to stagger commands in time; nothing waits on this as a signal). */
 function later<T>(ms: number, run: () => Promise<T>): Promise<T> {
-  return new Promise((resolve) => setTimeout(resolve, ms)).then(run);
+  return sleep(ms).then(run);
 }
 
 function streamOf(redis: Redis): Socket {

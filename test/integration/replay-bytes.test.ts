@@ -4,6 +4,7 @@ import { RelayChat } from '../../sdk/browser/src';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { mintToken } from '../helpers/tokens';
+import { sleep } from '../helpers/wait';
 
 const MISSED = 200;
 const TEXT = 'y'.repeat(60_000);
@@ -99,7 +100,7 @@ describe('replay on reconnect is bounded in bytes (REPLAY_MAX_BYTES)', () => {
     chat.on('gap', () => gaps++);
     try {
       const deadline = Date.now() + 60_000;
-      while (got.length < MISSED && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (got.length < MISSED && Date.now() < deadline) await sleep(50);
       expect(recovered).toEqual([true]);
       expect(gaps).toBe(0);
       expect([...got].sort()).toEqual([...ids].sort());

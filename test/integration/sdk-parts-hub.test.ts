@@ -1,9 +1,10 @@
 import type { AgentApproval, AgentInboundMessage, MessageEnd, MessagePart, ToolPart } from '../../src/protocol';
 import { RelayAgent } from '../../src/sdk/agent';
 import { RelayChat, type MessageUpdate } from '../../sdk/browser/src';
-import { nextEvent as until } from '../helpers/fake-client-hub';
+import { nextChatEvent } from '../helpers/fake-client-hub';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { WEATHER_PARTS } from '../fixtures/answers';
 
 /** The three SDKs' parts end to end: the agent SDK streams them through a real hub to the browser SDK, which approves. */
 describe('parts and approvals: agent SDK → hub → browser SDK', () => {
@@ -26,7 +27,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await agent.connect();
     const chat = new RelayChat({ url: t.url, agentId, token: mintToken({ sub: 'u1' }), persist: false });
     closers.push(() => chat.close());
-    await until(chat, 'state', (s) => s.state === 'connected');
+    await nextChatEvent(chat, 'state', (s) => s.state === 'connected');
     return { agent, chat, agentId };
   }
 
@@ -52,30 +53,11 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await s.file({ url: 'https://example.com/map.png', mediaType: 'image/png' });
     await s.data('forecast', { days: [21, 23] }, 'f1');
     await s.suggest(['Tomorrow?']);
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end();
     const end: MessageEnd = await ended;
 
-    const expected: MessagePart[] = [
-      { type: 'text', text: 'Let me ' },
-      { type: 'reasoning', text: 'The user wants the weather.' },
-      { type: 'text', text: 'check. ' },
-      {
-        type: 'tool',
-        toolCallId: 'call_1',
-        toolName: 'get_weather',
-        title: 'Weather in Paris',
-        state: 'output-available',
-        inputText: '{"city":"Paris"}',
-        input: { city: 'Paris' },
-        output: { celsius: 21 },
-      },
-      { type: 'text', text: 'It is 21 °C.' },
-      { type: 'source', sourceId: 's1', url: 'https://example.com/paris', title: 'Forecast' },
-      { type: 'file', url: 'https://example.com/map.png', mediaType: 'image/png' },
-      { type: 'data', name: 'forecast', id: 'f1', data: { days: [21, 23] } },
-      { type: 'suggestions', items: [{ text: 'Tomorrow?' }] },
-    ];
+    const expected: MessagePart[] = [...WEATHER_PARTS, { type: 'suggestions', items: [{ text: 'Tomorrow?' }] }];
     expect(end).toMatchObject({ text: 'Let me check. It is 21 °C.', status: 'complete' });
     expect(end.parts).toEqual(expected);
     // What the tab built from the changes is what the hub ended with; seq counted every change once.
@@ -97,11 +79,11 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await s.write('Shall I refund order 42? ');
     const call = s.tool({ toolName: 'refund', toolCallId: 'call_1' });
     await call.inputAvailable({ order: 42 });
-    const asking = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
+    const asking = nextChatEvent(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-requested');
     const approvalId = await call.requestApproval();
     expect((await asking).text).toBe('Shall I refund order 42? ');
 
-    const responded = until(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-responded');
+    const responded = nextChatEvent(chat, 'message:update', (u) => toolOf(u)?.state === 'approval-responded');
     const decision = await chat.approve(s.id, approvalId, true, 'go ahead');
     expect(decision).toEqual({ approved: true, reason: 'go ahead', decidedBy: 'u1', ts: expect.any(String) });
     await expect(call.decision()).resolves.toMatchObject({
@@ -120,7 +102,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     });
 
     await call.output({ refunded: true });
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end();
     expect(toolOf(await ended)).toMatchObject({ state: 'output-available', output: { refunded: true }, approval: { approved: true } });
     await chat.history({ limit: 1 }); // a round trip: a second delivery would have arrived by now
@@ -136,11 +118,11 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await call.inputAvailable({ order: 42 });
     const approvalId = await call.requestApproval();
     await s.write('Shall I?');
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end();
     await ended;
 
-    const changed = until(chat, 'message:part', (p) => p.id === s.id);
+    const changed = nextChatEvent(chat, 'message:part', (p) => p.id === s.id);
     await expect(chat.approve(s.id, approvalId, false, 'no')).resolves.toMatchObject({ approved: false, reason: 'no' });
     const part = await changed;
     expect(part).toMatchObject({
@@ -164,7 +146,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     const call = s.tool({ toolName: 'deploy' });
     await call.inputAvailable({ env: 'prod' });
     const approvalId = await call.requestApproval();
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end();
     await ended;
     agent.close();
@@ -195,7 +177,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await chat.send('my cv', { parts: [file], data: { k: 1 } });
     expect(received).toEqual([expect.objectContaining({ text: 'my cv', data: { k: 1 }, parts: [{ type: 'text', text: 'my cv' }, file] })]);
 
-    const shown = until(chat, 'message', (m) => m.author === 'agent');
+    const shown = nextChatEvent(chat, 'message', (m) => m.author === 'agent');
     const parts: MessagePart[] = [
       { type: 'text', text: 'See ' },
       { type: 'source', sourceId: '1', url: 'https://example.com/a' },
@@ -214,7 +196,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
       { type: 'text', text: 'Final answer.' },
       { type: 'source', sourceId: '1', url: 'https://example.com/a' },
     ];
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end({ parts });
     expect(await ended).toMatchObject({ text: 'Final answer.', parts, status: 'complete' });
   });
@@ -225,7 +207,7 @@ describe('parts and approvals: agent SDK → hub → browser SDK', () => {
     await s.write('before');
     await expect(s.file({ url: 'javascript:alert(1)', mediaType: 'text/html' })).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
     await expect(s.write('after')).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
-    const ended = until(chat, 'message:end', (m) => m.id === s.id);
+    const ended = nextChatEvent(chat, 'message:end', (m) => m.id === s.id);
     await s.end({ status: 'error' });
     const end: MessageEnd = await ended;
     expect(end).toMatchObject({ text: 'before', status: 'error' });

@@ -3,9 +3,9 @@ import type { Socket } from 'socket.io-client';
 import type { HistoryAck, SendAck } from '../../src/protocol';
 import { agentSocket, clientSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
-import { until } from '../helpers/redis-process';
 import { ack } from '../helpers/streams';
 import { mintToken, TEST_AGENT_KEY } from '../helpers/tokens';
+import { waitFor } from '../helpers/wait';
 import { adminToken, createKey } from './rest-client.helper';
 
 /**
@@ -169,8 +169,8 @@ describe('storage quota per bot: Redis with maxmemory noeviction, two replicas',
     // The users' indexes of conversations (another slot each) lose the conversations the quota dropped.
     const kept = await admin.zcard('relay:{attacker}:quota:convs');
     expect(kept).toBeLessThan(100);
-    await until(
-      async () => ((await admin.keys('relay:{user:*}:conversations')).length <= kept + 1 ? true : undefined),
+    await waitFor(
+      async () => (await admin.keys('relay:{user:*}:conversations')).length <= kept + 1,
       10_000,
       "the dropped conversations out of their users' indexes",
     );

@@ -4,12 +4,12 @@ import { Events, type SendAck, type StreamDeltaAck } from '../../src/protocol';
 import { agentSocket, connected, startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { TEST_AGENT_KEY } from '../helpers/tokens';
+import { waitFor } from '../helpers/wait';
 
 const RUNTIMES = 4;
 const STREAMS = 100;
 const DELTA = 'x'.repeat(65_000);
 const DELTAS = 4; // 260,000 bytes a stream, just under STREAM_MAX_BYTES (262,144)
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A runtime socket of `agentId` with STREAMS full streams open, each to a junk user no socket listens for. */
 async function runtimeWithFullStreams(url: string, agentId: string, n: number): Promise<Socket> {
@@ -34,12 +34,8 @@ async function runtimeWithFullStreams(url: string, agentId: string, n: number): 
 
 /** Waits until the hub has ended `count` streams (announced, after the store ended them). */
 async function allEnded(t: TestHub, count: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
   const ended = async () => (await t.hub.metrics.streamsEnded.get()).values.reduce((sum, v) => sum + v.value, 0);
-  while ((await ended()) < count) {
-    if (Date.now() > deadline) throw new Error('streams still open after 60 s');
-    await pause(20);
-  }
+  await waitFor(async () => (await ended()) >= count, 60_000, `${count} streams ended`, 20);
 }
 
 // The bot's storage quota is out of the way: these streams are about what an end costs, not what a bot may hold.

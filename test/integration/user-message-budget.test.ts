@@ -3,6 +3,7 @@ import { Events, type HistoryAck, type SendAck } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
+import { sleep } from '../helpers/wait';
 
 // The defaults: a user's budget is twice one socket's.
 const USER_RATE = 40;
@@ -33,7 +34,7 @@ async function sendAtSocketRate(sockets: Socket[]): Promise<Outcome> {
     }
     // Paced against the start, so slow rounds do not stretch the window (nor bunch up the sends).
     const next = started + ((round + 1) * 1000) / SOCKET_RATE;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
+    await sleep(Math.max(0, next - Date.now()));
   }
   const results = await Promise.all(acks);
   const seconds = (Date.now() - started) / 1000;

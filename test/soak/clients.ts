@@ -2,6 +2,7 @@ import { prng } from '../helpers/prng';
 import { mintToken } from '../helpers/tokens';
 import { RelayChat, RelayChatError, type BackoffOptions, type ClientInboundMessage } from '../../sdk/browser/src';
 import type { ClientRecord } from './records';
+import { sleep } from '../helpers/wait';
 
 export interface ClientPoolOptions {
   url: string;
@@ -146,7 +147,7 @@ export async function startClients(options: ClientPoolOptions): Promise<ClientPo
       timers.forEach(clearTimeout);
       timers.clear();
       const all = clients.flatMap((c) => [...c.pending]);
-      await Promise.race([Promise.all(all), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+      await Promise.race([Promise.all(all), sleep(timeoutMs)]);
       return clients.reduce((n, c) => n + c.pending.size, 0);
     },
     dropConnections(count, seed) {
@@ -224,7 +225,7 @@ async function readLog(chat: RelayChat, deadline: number): Promise<NonNullable<C
     } catch (err) {
       // NOT_CONNECTED, TIMEOUT, RATE_LIMITED, SERVER_UNAVAILABLE: a fault may still be settling.
       if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
     }
   }
 }
@@ -233,6 +234,6 @@ async function waitUntil(condition: () => boolean, timeoutMs: number, what: stri
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostileConfig } from './hostile';
 import type { HostileSummary } from './records';
+import { sleep } from '../helpers/wait';
 
 export interface HostileTenant {
   /** Stops the flood; resolves with what it sent once the process has written its counts. */
@@ -30,7 +31,7 @@ export async function startHostile(options: Omit<HostileConfig, 'summaryFile'> &
       if (child.connected) {
         const quiet = new Promise((resolve) => child.once('message', resolve));
         child.send({ quiet: true });
-        await Promise.race([quiet, new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+        await Promise.race([quiet, sleep(timeoutMs)]);
       }
       kill();
       process.off('exit', kill);

@@ -15,13 +15,12 @@ import { startRuntimes } from './runtimes';
 import { buildSchedule, describeSchedule, isInfra, type Fault, type FaultKind } from './schedule';
 import { startSoakCluster, STREAM_IDLE_TIMEOUT_MS } from './soak-cluster';
 import { startRedis } from './topology';
+import { sleep } from '../helpers/wait';
 
 const CLIENT_ACK_TIMEOUT_MS = 10_000;
 /** Sockets of the hostile tenant's junk user: each of its activities and deltas costs one delivery per socket. */
 const HOSTILE_SINK_SOCKETS = 60;
 const MB = 1024 * 1024;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function soak(options: SoakOptions): Promise<SoakResult> {
   const startedAt = Date.now();

@@ -9,6 +9,7 @@ import { RelayChat } from '../../sdk/browser/src';
 import { number } from './options';
 import { startSoakCluster } from './soak-cluster';
 import { startRedis } from './topology';
+import { sleep, waitFor } from '../helpers/wait';
 
 export interface OutageResult {
   widgets: number;
@@ -28,8 +29,6 @@ export interface OutageResult {
   /** Requests nginx answered on /socket.io/ per second while every replica was down (the widgets' retry load). */
   edgeAttemptsPerSDuringOutage: number;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runOutage(args: Record<string, string>): Promise<OutageResult> {
   const widgets = number(args, 'widgets', 2000);
@@ -74,7 +73,7 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
       chats.push(chat);
       if (i % 100 === 99) await sleep(200); // the first connect of a page load, not a storm
     }
-    await until(() => chats.every((c) => c.state === 'connected'), 180_000, 'every widget connected');
+    await waitFor(() => chats.every((c) => c.state === 'connected'), 180_000, 'every widget connected');
     log(`${widgets} widgets connected; every replica dies for ${outageSeconds} s`);
 
     const accessLog = join(dir, 'nginx', 'access.log');
@@ -113,7 +112,7 @@ export async function runOutage(args: Record<string, string>): Promise<OutageRes
     }, 500);
     await Promise.all(starting);
     const allReadyAt = Date.now();
-    await until(() => chats.every((c) => c.state === 'connected'), 120_000, 'every widget back').catch((err: Error) => {
+    await waitFor(() => chats.every((c) => c.state === 'connected'), 120_000, 'every widget back').catch((err: Error) => {
       const stuck = new Map<string, number>();
       chats.forEach((c, i) => {
         if (c.state === 'connected') return;
@@ -205,12 +204,4 @@ async function scrape(url: string): Promise<{ accepted: number; refused: Record<
     // a replica still starting
   }
   return counts;
-}
-
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
 }

@@ -4,6 +4,7 @@
 import { openSync, writeSync } from 'node:fs';
 import { RelayAgent, RelayAgentError } from '../../src/sdk/agent';
 import type { RuntimeRecord } from './records';
+import { sleep } from '../helpers/wait';
 
 export interface RuntimeConfig {
   url: string;
@@ -54,7 +55,7 @@ function main(): void {
           const code = err instanceof RelayAgentError ? err.code : 'NO_ACK';
           // A bot retries what the hub says may succeed later; an unanswered emit may have been logged.
           if (attempt < REPLY_ATTEMPTS && err instanceof RelayAgentError && err.retryable) {
-            await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+            await sleep(300 * attempt);
             continue;
           }
           record({ k: 'sent', rt: config.rt, bot, to, text, kind, ok: false, code, at: Date.now() });
@@ -77,7 +78,7 @@ function main(): void {
       try {
         for (const word of words) {
           await stream.write(word);
-          await new Promise((resolve) => setTimeout(resolve, 150 + Math.random() * 150));
+          await sleep(150 + Math.random() * 150);
         }
         await stream.end();
         record({ ...base, phase: 'end', ok: true, id: stream.id, final: words.join(''), at: Date.now() });

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeRecord } from './records';
 import type { RuntimeConfig } from './runtime';
+import { sleep } from '../helpers/wait';
 
 export interface RuntimePool {
   /** SIGKILL of runtime `index` (mid-stream, mid-reply: whatever it was doing); a new process `downMs` later. */
@@ -77,7 +78,7 @@ export async function startRuntimes(options: RuntimePoolOptions): Promise<Runtim
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
-      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await sleep(downMs);
       if (stopping) return;
       const next = spawn(index);
       live[index] = next;
@@ -91,7 +92,7 @@ export async function startRuntimes(options: RuntimePoolOptions): Promise<Runtim
         child.send({ quiet: true });
         return [answered];
       });
-      await Promise.race([Promise.all(answers), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+      await Promise.race([Promise.all(answers), sleep(timeoutMs)]);
     },
     records() {
       return readdirSync(options.dir)

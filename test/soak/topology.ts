@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, redisBinary } from '../../deploy/cluster.cjs';
 import { ManagedProcess, waitForLine } from '../../deploy/managed-process.cjs';
+import { waitFor } from '../helpers/wait';
 
 const run = promisify(execFile);
 const SENTINEL_NAME = 'relay';
@@ -99,7 +100,16 @@ async function startIn(options: RedisOptions, processes: ManagedProcess[]): Prom
 
   const m = await server('redis-a', await freePort('127.0.0.1'));
   const r = await server('redis-b', await freePort('127.0.0.1'), ['--replicaof', host, String(m.port)]);
-  await until(async () => (await cli(r.port, 'INFO', 'replication')).includes('master_link_status:up'), 15_000, 'replica in sync');
+  await waitFor(
+    () =>
+      cli(r.port, 'INFO', 'replication').then(
+        (info) => info.includes('master_link_status:up'),
+        () => false,
+      ),
+    15_000,
+    'replica in sync',
+    200,
+  );
   const sentinels: number[] = [];
   for (let i = 1; i <= 3; i++) {
     const port = await freePort('127.0.0.1');
@@ -126,14 +136,15 @@ async function startIn(options: RedisOptions, processes: ManagedProcess[]): Prom
     sentinels.push(port);
   }
   for (const port of sentinels) {
-    await until(
+    await waitFor(
       async () => {
-        const info = (await cli(port, 'SENTINEL', 'MASTER', SENTINEL_NAME)).split('\n');
+        const info = (await cli(port, 'SENTINEL', 'MASTER', SENTINEL_NAME).catch(() => '')).split('\n');
         const field = (k: string) => Number(info[info.indexOf(k) + 1]);
         return field('num-slaves') >= 1 && field('num-other-sentinels') >= 2;
       },
       20_000,
       `sentinel :${port} to see the replica and the other sentinels`,
+      200,
     );
   }
   const servers = [m, r];
@@ -153,7 +164,7 @@ async function startIn(options: RedisOptions, processes: ManagedProcess[]): Prom
     async failover() {
       const old = serverOn(await masterPort());
       await old.proc.kill('SIGKILL');
-      await until(async () => (await masterPort().catch(() => old.port)) !== old.port, 30_000, 'a Sentinel to promote the replica');
+      await waitFor(async () => (await masterPort().catch(() => old.port)) !== old.port, 30_000, 'a Sentinel to promote the replica', 200);
       const now = await masterPort();
       await restartAs(old, now);
       return `${old.proc.name} killed, ${serverOn(now).proc.name} promoted`;
@@ -167,13 +178,4 @@ async function startIn(options: RedisOptions, processes: ManagedProcess[]): Prom
 async function cli(port: number, ...args: string[]): Promise<string> {
   const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 5000 });
   return stdout.trim();
-}
-
-async function until(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }

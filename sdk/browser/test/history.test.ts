@@ -2,7 +2,7 @@ import { HISTORY_MAX_LIMIT } from '../../../src/protocol';
 import { RelayChat } from '../src';
 import { historyRequest } from '../src/history';
 import type { RelayChatOptions } from '../src/options';
-import { connected, FakeClientHub, nextEvent } from '../../../test/helpers/fake-client-hub';
+import { chatConnected, FakeClientHub, nextChatEvent } from '../../../test/helpers/fake-client-hub';
 
 describe('embed RelayChat.history()', () => {
   let hub: FakeClientHub;
@@ -32,7 +32,7 @@ describe('embed RelayChat.history()', () => {
     const log = Array.from({ length: 5 }, (_, i) => hub.message(`m${i}`, { author: i % 2 ? 'user' : 'agent' }));
     hub.log.push(...log);
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const newest = await chat.history({ limit: 2 });
     expect(newest).toEqual({ messages: log.slice(3), hasMore: true });
     const middle = await chat.history({ before: newest.messages[0].id, limit: 2 });
@@ -45,7 +45,7 @@ describe('embed RelayChat.history()', () => {
 
   it('counts returned ids as seen: a later delivery of one is not emitted as message', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const logged = hub.message('in the page');
     hub.log.push(logged);
     await chat.history();
@@ -53,13 +53,13 @@ describe('embed RelayChat.history()', () => {
     chat.on('message', (m) => got.push(m.text));
     hub.last.emit('message', logged);
     const fresh = hub.publish('fresh');
-    await nextEvent(chat, 'message', (m) => m.id === fresh.id);
+    await nextChatEvent(chat, 'message', (m) => m.id === fresh.id);
     expect(got).toEqual(['fresh']);
   });
 
   it('rejects with the ack code of a refusal, retryable as the catalogue says', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.history = () => ({ ok: false, error: { code: 'RATE_LIMITED', message: 'slow down' } });
     await expect(chat.history()).rejects.toMatchObject({
       name: 'RelayChatError',
@@ -76,7 +76,7 @@ describe('embed RelayChat.history()', () => {
 
   it('rejects invalid arguments locally, sending nothing', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const bad: unknown[] = [
       { limit: 0 },
       { limit: HISTORY_MAX_LIMIT + 1 },
@@ -98,24 +98,24 @@ describe('embed RelayChat.history()', () => {
   it('rejects with NOT_CONNECTED while connecting, instead of waiting', async () => {
     hub.refuse = () => ({ code: 'RATE_LIMITED', retryable: true });
     const chat = open();
-    await nextEvent(chat, 'error');
+    await nextChatEvent(chat, 'error');
     expect(chat.state).toBe('connecting');
     await expect(chat.history()).rejects.toMatchObject({ code: 'NOT_CONNECTED', retryable: true });
     hub.refuse = () => undefined;
-    await connected(chat);
+    await chatConnected(chat);
     await expect(chat.history()).resolves.toEqual({ messages: [], hasMore: false });
   });
 
   it('rejects with NOT_CONNECTED when the connection drops before the answer, and TIMEOUT when none comes', async () => {
     const chat = open({ ackTimeoutMs: 300 });
-    await connected(chat);
+    await chatConnected(chat);
     hub.history = () => undefined;
     const dropped = chat.history();
     await hub.until(() => hub.pendingHistory.length === 1);
     hub.last.conn.close();
     await expect(dropped).rejects.toMatchObject({ code: 'NOT_CONNECTED', retryable: true });
 
-    await connected(chat);
+    await chatConnected(chat);
     const started = Date.now();
     await expect(chat.history()).rejects.toMatchObject({ code: 'TIMEOUT', retryable: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -124,7 +124,7 @@ describe('embed RelayChat.history()', () => {
 
   it('rejects with CLOSED after close(), and a pending request too', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.history = () => undefined;
     const pending = chat.history();
     await hub.until(() => hub.pendingHistory.length === 1);
@@ -135,7 +135,7 @@ describe('embed RelayChat.history()', () => {
 
   it('tolerates an answer without a messages array', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.history = () => ({ ok: true, hasMore: false }) as never;
     await expect(chat.history()).resolves.toEqual({ messages: [], hasMore: false });
   });

@@ -1,7 +1,7 @@
 import { applyPartChange, Events, type MessagePart, type MessagePartEvent, type MessageStart } from '../../../src/protocol';
 import { RelayChat, type MessageUpdate } from '../src';
 import type { RelayChatOptions } from '../src/options';
-import { connected, FakeClientHub, fakeJwt, nextEvent } from '../../../test/helpers/fake-client-hub';
+import { chatConnected, FakeClientHub, fakeJwt, nextChatEvent } from '../../../test/helpers/fake-client-hub';
 
 describe('embed RelayChat: parts, approvals and sends with parts', () => {
   let hub: FakeClientHub;
@@ -52,9 +52,9 @@ describe('embed RelayChat: parts, approvals and sends with parts', () => {
     const chat = open();
     const updates: MessageUpdate[] = [];
     chat.on('message:update', (u) => updates.push(u));
-    await connected(chat);
+    await chatConnected(chat);
     const start = hub.startStream('Hi', { replyTo: 'm0' });
-    await nextEvent(chat, 'message');
+    await nextChatEvent(chat, 'message');
     const s = hubStream(start);
     s.part({ type: 'reasoning', text: '' });
     s.delta(1, 'The user ');
@@ -68,7 +68,7 @@ describe('embed RelayChat: parts, approvals and sends with parts', () => {
     hub.emitAll(Events.messagePart, { id: start.id, seq: 2, index: 1, part: { type: 'reasoning', text: 'old' } });
     s.part({ type: 'tool', toolCallId: 'c1', toolName: 'lookup', state: 'approval-requested', input: { q: 1 }, approval: { id: 'a1' } }, 3);
     s.part({ type: 'suggestions', items: [{ text: 'More?' }] });
-    await nextEvent(chat, 'message:update', (u) => u.seq === s.seq);
+    await nextChatEvent(chat, 'message:update', (u) => u.seq === s.seq);
 
     expect(updates.map((u) => u.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     const last = updates[updates.length - 1];
@@ -92,18 +92,18 @@ describe('embed RelayChat: parts, approvals and sends with parts', () => {
 
   it('keeps a plain-text stream plain: deltas to part 0 append to text, with no parts', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const start = hub.startStream('');
-    await nextEvent(chat, 'message');
+    await nextChatEvent(chat, 'message');
     hub.emitAll(Events.messageDelta, { id: start.id, seq: 1, text: 'Hel', index: 0 });
     hub.emitAll(Events.messageDelta, { id: start.id, seq: 2, text: 'lo', index: 0 });
-    const update = await nextEvent(chat, 'message:update', (u) => u.seq === 2);
+    const update = await nextChatEvent(chat, 'message:update', (u) => u.seq === 2);
     expect(update).toEqual({ ...start, text: 'Hello', seq: 2 });
   });
 
   it('passes on a part change of a message no longer streaming (seq 0), and a snapshot with parts on reconnect', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const change: MessagePartEvent = {
       id: 'm-old',
       seq: 0,
@@ -111,22 +111,22 @@ describe('embed RelayChat: parts, approvals and sends with parts', () => {
       part: { type: 'tool', toolCallId: 'c', toolName: 't', state: 'approval-responded', approval: { id: 'a', approved: true } },
     };
     hub.emitAll(Events.messagePart, change);
-    await expect(nextEvent(chat, 'message:part')).resolves.toEqual(change);
+    await expect(nextChatEvent(chat, 'message:part')).resolves.toEqual(change);
 
     const start = hub.startStream('');
-    await nextEvent(chat, 'message');
+    await nextChatEvent(chat, 'message');
     const parts: MessagePart[] = [{ type: 'reasoning', text: 'so far' }];
     hub.last.disconnect();
-    await nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    await nextChatEvent(chat, 'state', (st) => st.state === 'connecting');
     const snapshot = { ...start, seq: 3, parts };
     (hub as unknown as { open: Map<string, MessageStart> }).open.set(start.id, snapshot);
-    const update = await nextEvent(chat, 'message:update', (u) => u.id === start.id);
+    const update = await nextChatEvent(chat, 'message:update', (u) => u.id === start.id);
     expect(update).toEqual(snapshot);
   });
 
   it('approves: sends the decision and resolves with the recorded one; a refusal rejects with its code', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     await expect(chat.approve('m1', 'a1', false, 'too expensive')).resolves.toEqual({
       approved: false,
       reason: 'too expensive',
@@ -145,7 +145,7 @@ describe('embed RelayChat: parts, approvals and sends with parts', () => {
 
   it('sends parts and data beside the text, and refuses the old send(text, data) shape and bad parts without sending', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const parts: MessagePart[] = [{ type: 'file', url: 'https://example.com/a.png', mediaType: 'image/png' }];
     await chat.send('look', { data: { k: 1 }, parts });
     expect(hub.received).toEqual([{ clientMessageId: expect.any(String), text: 'look', data: { k: 1 }, parts }]);

@@ -2,7 +2,7 @@ import type { ClientInboundMessage } from '../../../src/protocol';
 import { RelayChat, type RelayChatError, type StateChange, type StorageLike } from '../src';
 import type { RelayChatOptions } from '../src/options';
 import { STORAGE_PREFIX } from '../src/resume-point';
-import { connected, FakeClientHub, fakeJwt, nextEvent } from '../../../test/helpers/fake-client-hub';
+import { chatConnected, FakeClientHub, fakeJwt, nextChatEvent } from '../../../test/helpers/fake-client-hub';
 
 /** `sessionStorage` as a page has it: string values, and a switch to make it fail like a full or blocked one. */
 class StorageShim implements StorageLike {
@@ -41,10 +41,10 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     chat.on('gap', (g) => events.push(`gap ${g.lastMessageId}`));
     return events;
   };
-  const received = (chat: RelayChat, id: string) => nextEvent(chat, 'message', (m) => m.id === id);
+  const received = (chat: RelayChat, id: string) => nextChatEvent(chat, 'message', (m) => m.id === id);
   /** Closes the transport under the chat and waits for its reconnect. */
   const bounce = async (chat: RelayChat) => {
-    const again = connected(chat);
+    const again = chatConnected(chat);
     hub.last.conn.close();
     return again;
   };
@@ -63,7 +63,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
   it('sends the last delivered id on every reconnect and gets what it missed, in order, once, before connected', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     expect(hub.auths[0]).toEqual({ token: fakeJwt('u1'), agentId: 'bot' });
     const m1 = hub.publish('one');
     const m2 = hub.publish('two');
@@ -71,10 +71,10 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
     // Replies logged while the chat is away: the reconnect replays them.
     hub.last.disconnect(true);
-    await nextEvent(chat, 'state', (s) => s.state === 'connecting');
+    await nextChatEvent(chat, 'state', (s) => s.state === 'connecting');
     const [m3, m4] = [hub.message('three'), hub.message('four')];
     hub.log.push(m3, m4);
-    await connected(chat);
+    await chatConnected(chat);
     expect(hub.auths[1]).toEqual({ token: fakeJwt('u1'), agentId: 'bot', lastMessageId: m2.id });
 
     const m5 = hub.publish('five');
@@ -100,7 +100,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     const chat = open();
     const got: string[] = [];
     chat.on('message', (m) => got.push(m.text));
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('one');
     const m2 = hub.publish('two');
     await received(chat, m2.id);
@@ -114,7 +114,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
   it('reports recovered: false and a gap when the hub cannot replay, then resumes from the newest history page', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const old = hub.publish('old');
     await received(chat, old.id);
     // The log was trimmed past the chat's last id while it was away.
@@ -123,7 +123,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     hub.log.push(...kept);
 
     const events = record(chat);
-    const gap = nextEvent(chat, 'gap');
+    const gap = nextChatEvent(chat, 'gap');
     await bounce(chat);
     await expect(gap).resolves.toEqual({ lastMessageId: old.id });
     expect(events).toEqual(['state connecting', 'state connected recovered=false', `gap ${old.id}`]);
@@ -138,7 +138,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
   it('keeps a resume point newer than a history page that raced with a live message', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const before = hub.publish('before');
     await received(chat, before.id);
     await bounce(chat);
@@ -156,33 +156,33 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
   it('persists the last id across a reload, per (hub, agentId, sub), and never hands it to another user or bot', async () => {
     const first = open();
-    await connected(first);
+    await chatConnected(first);
     const m1 = hub.publish('for u1');
     await received(first, m1.id);
     first.close();
 
     // A reload: a new RelayChat in the same tab, same hub, bot and user.
     const reloaded = open();
-    await connected(reloaded);
+    await chatConnected(reloaded);
     expect(hub.auths.at(-1)).toEqual({ token: fakeJwt('u1'), agentId: 'bot', lastMessageId: m1.id });
 
     const otherUser = open({ token: fakeJwt('u2') });
-    await connected(otherUser);
+    await chatConnected(otherUser);
     expect(hub.auths.at(-1)).toEqual({ token: fakeJwt('u2'), agentId: 'bot' });
     const otherBot = open({ agentId: 'bot-2' });
-    await connected(otherBot);
+    await chatConnected(otherBot);
     expect(hub.auths.at(-1)).toEqual({ token: fakeJwt('u1'), agentId: 'bot-2' });
     expect([...storage.items.keys()]).toEqual([STORAGE_PREFIX + JSON.stringify([`${hub.url}/ws/client`, '/socket.io/', 'bot', 'u1'])]);
     // A sub with the key's separators in it cannot reach another user's entry.
     const tricky = open({ token: fakeJwt('u1","x') });
-    await connected(tricky);
+    await chatConnected(tricky);
     expect(hub.auths.at(-1)?.lastMessageId).toBeUndefined();
   });
 
   it('starts the new user from its own id when the token getter switches users', async () => {
     let sub = 'u1';
     const chat = open({ token: async () => fakeJwt(sub) });
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('for u1');
     await received(chat, m1.id);
     sub = 'u2';
@@ -197,14 +197,14 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
   it('keeps the id in memory only with persist: false, and with a token whose sub it cannot read', async () => {
     const chat = open({ persist: false });
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('one');
     await received(chat, m1.id);
     await bounce(chat);
     expect(hub.auths.at(-1)?.lastMessageId).toBe(m1.id);
 
     const opaque = open({ token: 'not-a-jwt' });
-    await connected(opaque);
+    await chatConnected(opaque);
     const m2 = hub.publish('two');
     await received(opaque, m2.id);
     await bounce(opaque);
@@ -217,7 +217,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     const key = STORAGE_PREFIX + JSON.stringify([`${hub.url}/ws/client`, '/socket.io/', 'bot', 'u1']);
     own.items.set(key, 'x'.repeat(65));
     const chat = open({ persist: own });
-    await connected(chat);
+    await chatConnected(chat);
     expect(hub.auths.at(-1)?.lastMessageId).toBeUndefined();
     const m1 = hub.publish('one');
     await received(chat, m1.id);
@@ -233,7 +233,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     chat.on('error', (e) => errors.push(e));
     const got: ClientInboundMessage[] = [];
     chat.on('message', (m) => got.push(m));
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('one');
     const m2 = hub.publish('two');
     await received(chat, m2.id);
@@ -256,8 +256,8 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
       },
     });
     const chat = open();
-    const error = nextEvent(chat, 'error');
-    await connected(chat);
+    const error = nextChatEvent(chat, 'error');
+    await chatConnected(chat);
     await expect(error).resolves.toMatchObject({ code: 'STORAGE_FAILED', message: expect.stringMatching(/SecurityError/) });
     const m1 = hub.publish('one');
     await received(chat, m1.id);
@@ -269,7 +269,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
     const chat = open();
     const got: ClientInboundMessage[] = [];
     chat.on('message', (m) => got.push(m));
-    await connected(chat);
+    await chatConnected(chat);
     // Another tab of the same user wrote this one.
     const fromOtherTab = hub.publish('typed in tab 2', { author: 'user', clientMessageId: 'tab-2-cmid' });
 
@@ -296,7 +296,7 @@ describe('embed RelayChat: resuming a conversation (lastMessageId, recovered, ga
 
   it('gives connected no recovered flag when the hub sends none (a hub without a log)', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('one');
     await received(chat, m1.id);
     hub.recover = () => undefined;

@@ -1,7 +1,7 @@
 import { Events, type HandshakeErrorData } from '../../../src/protocol';
 import { RelayChat, type StateChange } from '../src';
 import type { RelayChatOptions } from '../src/options';
-import { connected, FakeClientHub as FakeHub, nextEvent as next, stopped } from '../../../test/helpers/fake-client-hub';
+import { chatConnected, FakeClientHub as FakeHub, nextChatEvent, chatStopped } from '../../../test/helpers/fake-client-hub';
 
 const refusal = (code: HandshakeErrorData['code'], retryable: boolean) => () => ({ code, retryable });
 
@@ -26,8 +26,8 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const chat = open();
     const states: StateChange[] = [];
     chat.on('state', (s) => states.push(s));
-    const status = next(chat, 'agent:status');
-    await connected(chat);
+    const status = nextChatEvent(chat, 'agent:status');
+    await chatConnected(chat);
     expect(states).toEqual([{ state: 'connecting' }, { state: 'connected' }]);
     expect(chat.state).toBe('connected');
     await expect(status).resolves.toEqual({ agentId: 'bot', online: true });
@@ -85,7 +85,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const getter = jest.fn(async () => 'rotating');
     const chat = open({ token: getter });
     const pending = chat.send('never');
-    await expect(stopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_INVALID' });
+    await expect(chatStopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_INVALID' });
     expect(getter).toHaveBeenCalledTimes(2);
     await expect(pending).rejects.toMatchObject({ code: 'TOKEN_INVALID' });
     await expect(chat.send('after')).rejects.toMatchObject({ code: 'CLOSED' });
@@ -95,8 +95,8 @@ describe('embed RelayChat against a Socket.IO server', () => {
     hub.refuse = (token) => (token === 'old' ? { code: 'TOKEN_INVALID', retryable: false } : undefined);
     const getter = jest.fn().mockResolvedValueOnce('old').mockResolvedValue('new');
     const chat = open({ token: getter });
-    const error = next(chat, 'error');
-    await connected(chat);
+    const error = nextChatEvent(chat, 'error');
+    await chatConnected(chat);
     await expect(error).resolves.toMatchObject({ code: 'TOKEN_INVALID', retryable: true });
     expect(hub.tokens).toEqual(['old', 'new']);
   });
@@ -104,32 +104,32 @@ describe('embed RelayChat against a Socket.IO server', () => {
   it('stops on TOKEN_INVALID at once with a fixed token', async () => {
     hub.refuse = refusal('TOKEN_INVALID', false);
     const chat = open();
-    await expect(stopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_INVALID' });
+    await expect(chatStopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_INVALID' });
     expect(hub.tokens).toHaveLength(1);
   });
 
   it('treats a handshake TOKEN_EXPIRED as terminal with a fixed token and as retryable with a getter', async () => {
     hub.refuse = (token) => (token === 'stale' ? { code: 'TOKEN_EXPIRED', retryable: true } : undefined);
     const fixed = open({ token: 'stale' });
-    await expect(stopped(fixed)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_EXPIRED' });
+    await expect(chatStopped(fixed)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_EXPIRED' });
 
     const getter = jest.fn().mockResolvedValueOnce('stale').mockResolvedValue('fresh');
     const refreshing = open({ token: getter });
-    await connected(refreshing);
+    await chatConnected(refreshing);
     expect(getter).toHaveBeenCalledTimes(2);
   });
 
   it('stops on a non-retryable handshake code and retries a retryable one', async () => {
     hub.refuse = refusal('USER_DEACTIVATED', false);
     const deactivated = open();
-    await expect(stopped(deactivated)).resolves.toEqual({ state: 'disconnected', code: 'USER_DEACTIVATED' });
+    await expect(chatStopped(deactivated)).resolves.toEqual({ state: 'disconnected', code: 'USER_DEACTIVATED' });
 
     let refusals = 2;
     hub.refuse = () => (refusals-- > 0 ? { code: 'RATE_LIMITED', retryable: true } : undefined);
     const limited = open();
     const errors: string[] = [];
     limited.on('error', (e) => errors.push(e.code));
-    await connected(limited);
+    await chatConnected(limited);
     expect(errors).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
   });
 
@@ -137,52 +137,52 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const port = Number(new URL(hub.url).port);
     await hub.stop();
     const chat = open({ url: `http://127.0.0.1:${port}` });
-    await expect(next(chat, 'error')).resolves.toMatchObject({ code: 'CONNECT_FAILED' });
+    await expect(nextChatEvent(chat, 'error')).resolves.toMatchObject({ code: 'CONNECT_FAILED' });
     expect(chat.state).toBe('connecting');
     hub = await FakeHub.start(port);
-    await connected(chat);
+    await chatConnected(chat);
   });
 
   it('surfaces a failing getter as an error and retries with backoff', async () => {
     const getter = jest.fn().mockRejectedValueOnce(new Error('backend down')).mockResolvedValue('jwt');
     const chat = open({ token: getter });
-    await expect(next(chat, 'error')).resolves.toMatchObject({ code: 'TOKEN_FETCH_FAILED' });
-    await connected(chat);
+    await expect(nextChatEvent(chat, 'error')).resolves.toMatchObject({ code: 'TOKEN_FETCH_FAILED' });
+    await chatConnected(chat);
   });
 
   it('reconnects after session:closed TOKEN_EXPIRED with a getter, and stops with a fixed token', async () => {
     let issued = 0;
     const getter = jest.fn(async () => `t${++issued}`);
     const refreshing = open({ token: getter });
-    await connected(refreshing);
-    const reconnecting = next(refreshing, 'state');
+    await chatConnected(refreshing);
+    const reconnecting = nextChatEvent(refreshing, 'state');
     hub.last.emit(Events.sessionClosed, { code: 'TOKEN_EXPIRED', retryable: true });
     hub.last.disconnect(true);
     await expect(reconnecting).resolves.toEqual({ state: 'connecting', code: 'TOKEN_EXPIRED' });
-    await connected(refreshing);
+    await chatConnected(refreshing);
     expect(hub.tokens).toEqual(['t1', 't2']);
 
     const fixed = open();
-    await connected(fixed);
+    await chatConnected(fixed);
     hub.last.emit(Events.sessionClosed, { code: 'TOKEN_EXPIRED', retryable: true });
     hub.last.disconnect(true);
-    await expect(stopped(fixed)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_EXPIRED' });
+    await expect(chatStopped(fixed)).resolves.toEqual({ state: 'disconnected', code: 'TOKEN_EXPIRED' });
   });
 
   it('stops after session:closed USER_DEACTIVATED', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.last.emit(Events.sessionClosed, { code: 'USER_DEACTIVATED', retryable: false });
     hub.last.disconnect(true);
-    await expect(stopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'USER_DEACTIVATED' });
+    await expect(chatStopped(chat)).resolves.toEqual({ state: 'disconnected', code: 'USER_DEACTIVATED' });
   });
 
   it('reconnects after a transport close (draining replica)', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.last.conn.close();
-    await expect(next(chat, 'state')).resolves.toEqual({ state: 'connecting' });
-    await connected(chat);
+    await expect(nextChatEvent(chat, 'state')).resolves.toEqual({ state: 'connecting' });
+    await chatConnected(chat);
     expect(hub.sockets).toHaveLength(2);
   });
 
@@ -190,7 +190,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     let issued = 0;
     const getter = jest.fn(async () => `t${++issued}`);
     const chat = open({ token: getter });
-    await connected(chat);
+    await chatConnected(chat);
     const refreshes: string[] = [];
     let firstRefresh!: () => void;
     const refreshed = new Promise<void>((resolve) => (firstRefresh = resolve));
@@ -201,7 +201,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     });
     hub.last.emit(Events.authExpiring, { expiresAt: new Date().toISOString() });
     await refreshed;
-    const error = next(chat, 'error');
+    const error = nextChatEvent(chat, 'error');
     hub.last.emit(Events.authExpiring, { expiresAt: new Date().toISOString() });
     await expect(error).resolves.toMatchObject({ code: 'SUB_MISMATCH' });
     expect(refreshes).toEqual(['t2', 't3']);
@@ -210,7 +210,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
 
   it('does not refresh a fixed token', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const refresh = jest.fn();
     hub.last.on(Events.authRefresh, refresh);
     hub.last.emit(Events.authExpiring, { expiresAt: new Date().toISOString() });
@@ -221,7 +221,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
 
   it('drops inbound duplicates by id and never surfaces debug traces', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const got: string[] = [];
     chat.on('message', (m) => got.push(m.id));
     const surfaced = jest.fn();
@@ -231,7 +231,7 @@ describe('embed RelayChat against a Socket.IO server', () => {
     hub.last.emit(Events.debug, { agentId: 'bot', trace: 'secret', ts: 'now' });
     hub.last.emit(Events.message, msg('m1'));
     hub.last.emit(Events.message, msg('m2'));
-    await next(chat, 'message', (m) => m.id === 'm2');
+    await nextChatEvent(chat, 'message', (m) => m.id === 'm2');
     expect(got).toEqual(['m1', 'm2']);
     expect(surfaced).not.toHaveBeenCalled();
   });
@@ -239,10 +239,10 @@ describe('embed RelayChat against a Socket.IO server', () => {
   it('close() ends the chat without a code and rejects pending sends with CLOSED', async () => {
     hub.ack = () => undefined;
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const pending = chat.send('unacked');
     await hub.until(() => hub.received.length === 1);
-    const done = stopped(chat);
+    const done = chatStopped(chat);
     chat.close();
     await expect(done).resolves.toEqual({ state: 'disconnected' });
     await expect(pending).rejects.toMatchObject({ code: 'CLOSED' });
@@ -265,14 +265,14 @@ describe('embed RelayChat against a Socket.IO server', () => {
       let refusals = 1;
       hub.refuse = () => (refusals-- > 0 ? { code: 'RATE_LIMITED', retryable: true } : undefined);
       const chat = open({ backoff: { baseMs: 60_000, capMs: 60_000 } });
-      await next(chat, 'error');
+      await nextChatEvent(chat, 'error');
       page.window.dispatchEvent(new Event('online'));
-      await connected(chat);
+      await chatConnected(chat);
 
       hub.last.conn.close();
-      await next(chat, 'state', (s) => s.state === 'connecting');
+      await nextChatEvent(chat, 'state', (s) => s.state === 'connecting');
       page.document.dispatchEvent(new Event('visibilitychange'));
-      await connected(chat);
+      await chatConnected(chat);
       expect(hub.sockets).toHaveLength(2);
     } finally {
       random.mockRestore();
@@ -288,14 +288,14 @@ describe('embed RelayChat against a Socket.IO server', () => {
     const states: StateChange[] = [];
     chat.on('state', (s) => states.push(s));
     const sent = chat.send('waits for the session');
-    await expect(next(chat, 'error')).resolves.toMatchObject({
+    await expect(nextChatEvent(chat, 'error')).resolves.toMatchObject({
       code: 'CONNECT_FAILED',
       message: 'the hub sent no session',
       retryable: true,
     });
     // The outbox was held on the silent socket: nothing went out there.
     expect(hub.received).toEqual([]);
-    await connected(chat);
+    await chatConnected(chat);
     await expect(sent).resolves.toEqual({ id: 'after-session', ts: 'now' });
     expect(hub.sockets).toHaveLength(2);
     expect(hub.sockets[0].connected).toBe(false);

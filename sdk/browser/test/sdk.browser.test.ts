@@ -5,7 +5,7 @@ import type { AgentInboundMessage } from '../../../src/protocol';
 import type { RelayAgent } from '../../../src/sdk/agent';
 import { startHub, type TestHub } from '../../../test/helpers/hub';
 import { mintToken } from '../../../test/helpers/tokens';
-import { launchChromium } from '../../../test/browser/chromium';
+import { chromiumForFile, launchChromium } from '../../../test/browser/chromium';
 
 /** What the page scripts below keep on `window`. */
 type PageWindow = Window & {
@@ -23,19 +23,12 @@ type PageChat = {
 };
 
 describe('embed SDK in Chromium against a real hub', () => {
-  let browser: Browser;
+  const browser = chromiumForFile();
   let hub: TestHub;
   let agent: RelayAgent;
   let context: BrowserContext;
   let page: Page;
   let received: AgentInboundMessage[];
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   beforeEach(async () => {
     hub = await startHub();
@@ -45,7 +38,7 @@ describe('embed SDK in Chromium against a real hub', () => {
       received.push(m);
       await agent.reply(m.from, `echo: ${m.text}`, undefined, m.id);
     });
-    context = await browser.newContext();
+    context = await browser().newContext();
     page = await context.newPage();
     // The page asks Node for tokens, as an integrator's page asks its backend.
     await page.exposeFunction('mintToken', () => mintToken({ sub: 'browser-user', agentIds: ['bot-1'] }));

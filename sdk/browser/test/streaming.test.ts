@@ -1,7 +1,7 @@
 import type { MessageEnd } from '../../../src/protocol';
 import { RelayChat, type RelayChatError } from '../src';
 import type { RelayChatOptions } from '../src/options';
-import { connected, FakeClientHub, fakeJwt, nextEvent } from '../../../test/helpers/fake-client-hub';
+import { chatConnected, FakeClientHub, fakeJwt, nextChatEvent } from '../../../test/helpers/fake-client-hub';
 
 describe('embed RelayChat: streamed answers, activity, stop and feedback', () => {
   let hub: FakeClientHub;
@@ -26,8 +26,8 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     chat.on('message:end', (m) => events.push(`end ${m.id} ${JSON.stringify(m.text)} ${m.status}`));
     return events;
   };
-  const ended = (chat: RelayChat, id: string) => nextEvent(chat, 'message:end', (m) => m.id === id);
-  const updated = (chat: RelayChat, id: string, seq: number) => nextEvent(chat, 'message:update', (u) => u.id === id && u.seq === seq);
+  const ended = (chat: RelayChat, id: string) => nextChatEvent(chat, 'message:end', (m) => m.id === id);
+  const updated = (chat: RelayChat, id: string, seq: number) => nextChatEvent(chat, 'message:update', (u) => u.id === id && u.seq === seq);
   /** A round trip through the hub: every event it sent before has arrived. */
   const settled = (chat: RelayChat) => chat.history({ limit: 1 });
 
@@ -42,9 +42,9 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('shows a stream as a message that grows, then its final text', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream('', { replyTo: 'm0' });
-    const started = await nextEvent(chat, 'message');
+    const started = await nextChatEvent(chat, 'message');
     expect(started).toEqual({ ...s, streaming: true });
     hub.delta(s.id, 'Hel');
     hub.delta(s.id, 'lo');
@@ -64,7 +64,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('appends only the next seq: a repeated or older delta changes nothing, and after a gap it waits for the end', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream();
     hub.delta(s.id, 'a');
     hub.delta(s.id, 'b');
@@ -86,16 +86,16 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('resumes after a reconnect with the snapshot, as an update of the message it shows, then live deltas', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream();
     hub.delta(s.id, 'one ');
     await updated(chat, s.id, 1);
-    const dropped = nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    const dropped = nextChatEvent(chat, 'state', (st) => st.state === 'connecting');
     hub.last.disconnect(true);
     await dropped;
     hub.delta(s.id, 'two '); // while away
     const snapshot = updated(chat, s.id, 2);
-    await connected(chat);
+    await chatConnected(chat);
     await snapshot;
     hub.delta(s.id, 'three');
     hub.endStream(s.id);
@@ -112,19 +112,19 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('gets a stream that ended while offline from the replay as message:end, and resumes from it', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const m1 = hub.publish('before');
-    await nextEvent(chat, 'message', (m) => m.id === m1.id);
+    await nextChatEvent(chat, 'message', (m) => m.id === m1.id);
     const s = hub.startStream();
     hub.delta(s.id, 'partial');
     await updated(chat, s.id, 1);
-    const dropped = nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    const dropped = nextChatEvent(chat, 'state', (st) => st.state === 'connecting');
     hub.last.disconnect(true);
     await dropped;
     hub.delta(s.id, ' and the rest');
     hub.endStream(s.id, 'interrupted');
     const end = ended(chat, s.id);
-    await connected(chat);
+    await chatConnected(chat);
     // message:start did not move the resume point: the reconnect asked for what came after m1.
     expect(hub.auths[1].lastMessageId).toBe(m1.id);
     expect(await end).toMatchObject({ text: 'partial and the rest', status: 'interrupted' });
@@ -135,7 +135,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     ]);
     // message:end moved it.
     hub.last.disconnect(true);
-    await connected(chat);
+    await chatConnected(chat);
     expect(hub.auths[2].lastMessageId).toBe(s.id);
   });
 
@@ -143,8 +143,8 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     const s = hub.startStream('', {});
     hub.delta(s.id, 'so far');
     const chat = open();
-    const first = nextEvent(chat, 'message');
-    await connected(chat);
+    const first = nextChatEvent(chat, 'message');
+    await chatConnected(chat);
     expect(await first).toMatchObject({ id: s.id, text: 'so far', seq: 1, streaming: true });
     hub.delta(s.id, ', and more');
     expect(await updated(chat, s.id, 2)).toEqual({ ...s, text: 'so far, and more', seq: 2 });
@@ -156,8 +156,8 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     const s = hub.startStream();
     hub.delta(s.id, 'so far');
     const chat = open();
-    const started = nextEvent(chat, 'message', (m) => m.id === s.id);
-    await connected(chat);
+    const started = nextChatEvent(chat, 'message', (m) => m.id === s.id);
+    await chatConnected(chat);
     await started;
     const { messages } = await chat.history();
     expect(messages).toEqual([{ ...s, text: 'so far', seq: 1, streaming: true }]);
@@ -169,10 +169,10 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
 
   it('ends a stream whose start a history page returned before its message:start arrived', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream('', {}, false); // in the log, not yet on this socket
     expect((await chat.history()).messages).toEqual([expect.objectContaining({ id: s.id, text: '' })]);
-    const started = nextEvent(chat, 'message', (m) => m.id === s.id);
+    const started = nextChatEvent(chat, 'message', (m) => m.id === s.id);
     hub.emitAll('message:start', s);
     expect(await started).toMatchObject({ streaming: true });
     const end = ended(chat, s.id);
@@ -183,7 +183,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('hands each message:end to the page once', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream();
     const end = hub.endStream(s.id);
     hub.emitAll('message:end', end);
@@ -195,7 +195,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
   it('never starts a stream again once it has handed the page its end, whatever a later connect announces', async () => {
     const chat = open();
     const events = record(chat);
-    await connected(chat);
+    await chatConnected(chat);
     const s = hub.startStream();
     hub.delta(s.id, 'held');
     await updated(chat, s.id, 1);
@@ -204,10 +204,10 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
     const told = ended(chat, s.id);
     hub.emitAll('message:end', { ...s, text: 'held', status: 'error' } satisfies MessageEnd);
     await told;
-    const dropped = nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    const dropped = nextChatEvent(chat, 'state', (st) => st.state === 'connecting');
     hub.last.disconnect(true);
     await dropped;
-    await connected(chat);
+    await chatConnected(chat);
     hub.delta(s.id, ' and more');
     hub.endStream(s.id, 'error');
     await settled(chat);
@@ -216,22 +216,22 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
 
   it('passes agent:activity on as activity', async () => {
     const chat = open();
-    await connected(chat);
-    const activity = nextEvent(chat, 'activity');
+    await chatConnected(chat);
+    const activity = nextChatEvent(chat, 'activity');
     hub.emitAll('agent:activity', { agentId: 'bot', state: 'tool', label: 'search', ts: 'now' });
     expect(await activity).toEqual({ agentId: 'bot', state: 'tool', label: 'search', ts: 'now' });
   });
 
   it('stops by id, else the newest open stream, else the answer to the last message sent', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     await expect(chat.stop()).rejects.toMatchObject({ code: 'STREAM_NOT_FOUND' });
     expect(hub.stops).toEqual([]);
     await chat.send('question');
     await chat.stop();
     const s1 = hub.startStream();
     const s2 = hub.startStream();
-    await nextEvent(chat, 'message', (m) => m.id === s2.id);
+    await nextChatEvent(chat, 'message', (m) => m.id === s2.id);
     await chat.stop();
     await chat.stop(s1.id);
     hub.endStream(s2.id, 'cancelled');
@@ -242,13 +242,13 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
 
   it("rejects stop with the hub's code, and without a connection with NOT_CONNECTED", async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     hub.stopAck = () => ({ ok: false, error: { code: 'STREAM_NOT_FOUND', message: 'ended' } });
     const refused = await chat.stop('gone').catch((e: RelayChatError) => e);
     expect(refused).toMatchObject({ code: 'STREAM_NOT_FOUND', retryable: false });
     hub.refuse = () => ({ code: 'RATE_LIMITED', retryable: true });
     hub.last.disconnect(true);
-    await nextEvent(chat, 'state', (st) => st.state === 'connecting');
+    await nextChatEvent(chat, 'state', (st) => st.state === 'connecting');
     await expect(chat.stop('x')).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
     chat.close();
     await expect(chat.feedback('x', 'up')).rejects.toMatchObject({ code: 'CLOSED' });
@@ -256,7 +256,7 @@ describe('embed RelayChat: streamed answers, activity, stop and feedback', () =>
 
   it('sends feedback, refuses a bad rating without a round trip, and rejects with MESSAGE_NOT_FOUND', async () => {
     const chat = open();
-    await connected(chat);
+    await chatConnected(chat);
     await chat.feedback('m1', 'up', 'clear answer');
     await chat.feedback('m1', null);
     await expect(chat.feedback('m1', 'meh' as 'up')).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });

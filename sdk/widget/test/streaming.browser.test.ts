@@ -1,7 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { RelayAgent } from '../../../src/sdk/agent';
-import { launchChromium } from '../../../test/browser/chromium';
+import { chromiumForFile } from '../../../test/browser/chromium';
 import { startHub, type TestHub } from '../../../test/helpers/hub';
+import { sleep } from '../../../test/helpers/wait';
 import { online, screenshot, w, widgetPage } from './widget-page';
 
 /** A markdown answer with headings, a list, a table and a code block, streamed in small pieces. */
@@ -31,7 +32,7 @@ function pieces(text: string, size: number): string[] {
 }
 
 describe('the widget in Chromium: a streamed markdown answer', () => {
-  let browser: Browser;
+  const browser = chromiumForFile();
   let hub: TestHub;
   let agent: RelayAgent;
   let context: BrowserContext;
@@ -40,31 +41,25 @@ describe('the widget in Chromium: a streamed markdown answer', () => {
   /** Resolves the bot's gate: the stream below waits for it between pieces when set. */
   let gate: { promise: Promise<void>; open(): void } | undefined;
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
   beforeEach(async () => {
     hub = await startHub();
     agent = await hub.agent('md-bot');
     gate = undefined;
     agent.onMessage(async (m, { signal }) => {
       await agent.activity(m.from, 'thinking', 'Searching the docs…');
-      if (m.text === 'slow start') await new Promise((r) => setTimeout(r, 600));
+      if (m.text === 'slow start') await sleep(600);
       const s = await agent.stream(m.from, { replyTo: m.id });
-      if (m.text === 'slow start') await new Promise((r) => setTimeout(r, 600)); // the stream is open, nothing visible yet
+      if (m.text === 'slow start') await sleep(600); // the stream is open, nothing visible yet
       const parts = pieces(ANSWER, 12);
       for (const [i, piece] of parts.entries()) {
         if (signal.aborted || s.signal.aborted) return;
         if (gate && i === Math.floor(parts.length / 2)) await gate.promise;
         await s.write(piece);
-        await new Promise((r) => setTimeout(r, 15));
+        await sleep(15);
       }
       await s.end();
     });
-    ({ context, page, reload } = await widgetPage(browser, hub, 'md-bot', { data: { title: 'Docs bot', open: '' } }));
+    ({ context, page, reload } = await widgetPage(browser(), hub, 'md-bot', { data: { title: 'Docs bot', open: '' } }));
     await online(page);
   });
   afterEach(async () => {

@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Agent } from 'node:http';
 import jwt from 'jsonwebtoken';
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
+import { sleep } from '../../helpers/wait';
 
 export type Ack = { ok: true; id: string; ts: string } | { ok: false; error: { code: string; message?: string } };
 export type Delivery = { id: string; ts: string; agentId: string; from: string; text: string };
@@ -173,7 +174,7 @@ export async function roundTrips(clients: ChatClient[], count: number, label = '
     const client = clients[i % clients.length];
     const text = `${label}-${i}`;
     const due = (sentAt.get(client) ?? 0) + 1000 / CLIENT_RATE_PER_S - Date.now();
-    if (due > 0) await new Promise((resolve) => setTimeout(resolve, due));
+    if (due > 0) await sleep(due);
     sentAt.set(client, Date.now());
     const ack = await client.send(text);
     if (!ack.ok) throw new Error(`round trip ${i}: error ack ${JSON.stringify(ack)}`);

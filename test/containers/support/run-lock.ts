@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { sleep } from '../../helpers/wait';
 
 const LOCK_DIR = join(tmpdir(), 'relay-hub-container-tier.lock');
 const OWNER_FILE = join(LOCK_DIR, 'owner');
@@ -53,7 +53,7 @@ export async function acquireRunLock(root: string): Promise<void> {
       const who = holder ? `pid ${holder.pid} in ${holder.root}` : 'a run starting';
       process.stderr.write(`[containers] another container-tier run holds ${LOCK_DIR} (${who}); waiting\n`);
     }
-    await delay(POLL_MS);
+    await sleep(POLL_MS);
   }
 }
 

@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import { releaseResetOnStop, seedFromDiscoveredNodes, shardedSubscribersUp } from '../../../src/internals/ioredis.internals';
-import { waitFor } from '../../helpers/cluster';
 import { startRedisCluster, type TestRedisCluster } from '../../helpers/redis-topologies';
+import { sleep, waitFor } from '../../helpers/wait';
 
 // src/internals/ioredis.internals.ts works around two things of ioredis's Cluster on a real 3-master
 // Redis Cluster: a ClusterSubscriberGroup stopped while a reset waits for the subscribers it started
@@ -49,7 +49,7 @@ async function stopDuringReset(client: Cluster): Promise<Group> {
   await new Promise<void>((resolve) => process.nextTick(resolve));
   group.stop();
   // Whatever the stopped subscribers were doing has settled by now.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await sleep(500);
   return group;
 }
 

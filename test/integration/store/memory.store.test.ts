@@ -9,6 +9,7 @@ import { describeQuotaContract } from './quota.contract';
 import { describeControlStoreContract } from './control-store.contract';
 import { MemoryControlStore } from '../../../src/store/memory/memory-control.store';
 import { exposedGc } from '../../helpers/gc';
+import { sleep } from '../../helpers/wait';
 
 describeStoreContract('memory', async () => new MemoryStore());
 
@@ -38,7 +39,7 @@ describe('MemoryDedupeStore', () => {
     expect(await dedupe.claim(key, record, 1)).toBeNull();
     await dedupe.markDelivered(key, record, 60);
     expect(dedupe.size).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100);
     expect(await dedupe.claim(key, { ...record, id: 'id-2' }, 60)).toEqual({ ...record, delivered: true });
     const lost = { ...key, clientMessageId: 'c2' };
     await dedupe.markDelivered(lost, { ...record, id: 'id-3' }, 60);
@@ -202,7 +203,7 @@ describe('MemoryConversationLog bounds', () => {
     const log = new MemoryConversationLog({ maxMessages: 4, ttlS: 1 }, { maxConversations: 100, maxMessages: 6 });
     const first = msg('old');
     await log.append('bot', 'u1', first);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100);
     expect(await log.deleteConversation('bot', 'u1')).toBe(false);
     expect(await log.deleteUser('u1')).toBe(0);
     // A new log under the same key starts empty: the expired id is unknown.
@@ -214,16 +215,16 @@ describe('MemoryConversationLog bounds', () => {
   it('expires a conversation ttlS after its last append', async () => {
     const log = new MemoryConversationLog({ maxMessages: 10, ttlS: 1 }, { maxConversations: 10, maxMessages: 100 });
     await log.append('bot', 'u1', msg('1'));
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await sleep(1100);
     expect((await log.readBefore('bot', 'u1', undefined, 10)).messages).toEqual([]);
   });
 
   it('restarts the TTL on every append, a full log included', async () => {
     const log = new MemoryConversationLog({ maxMessages: 2, ttlS: 1 }, { maxConversations: 10, maxMessages: 100 });
     for (const id of ['1', '2', '3']) await log.append('bot', 'u1', msg(id));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await sleep(600);
     await log.append('bot', 'u1', msg('4'));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await sleep(600);
     // 1.2 s after the log filled up, 0.6 s after its last append.
     expect((await log.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.text)).toEqual(['3', '4']);
   });

@@ -1,5 +1,5 @@
 import { textDelta } from './stream-store.contract';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../../helpers/wait';
 import { v7 } from 'uuid';
 import { QuotaExceededError, type BotQuota } from '../../../src/store/bot-quota';
 import type { ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';

@@ -7,6 +7,7 @@ import { describeStreamStoreContract, textDelta } from './stream-store.contract'
 import { describeStoreContract } from './store.contract';
 import { describeQuotaContract } from './quota.contract';
 import { describeControlStoreContract } from './control-store.contract';
+import { sleep } from '../../helpers/wait';
 
 /**
  * The store contract and the Redis store's own behaviour (concurrent claims, presence across
@@ -167,7 +168,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
       let runtimes = await alive.presence.listRuntimes('bot');
       while (runtimes.length > 1 && Date.now() < deadline) {
         await alive.presence.refresh([{ agentId: 'bot', runtimes: [{ socketId: 'live', replicaId: 'A' }], clients: [] }]);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
         runtimes = await alive.presence.listRuntimes('bot');
       }
       expect(runtimes).toEqual([{ socketId: 'live', replicaId: 'A' }]);
@@ -201,7 +202,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
       const deadline = Date.now() + 5000;
       while (!(await expired()) && Date.now() < deadline) {
         await refreshBoth();
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
       await refreshBoth();
       expect(reported).toEqual([{ agentId: 'bot', online: false }]);

@@ -7,7 +7,7 @@ import { startRedis, type TestRedis } from '../../helpers/redis-server';
 import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
 import { describeRedisStore } from './redis-store.suite';
 import { pickByRendezvous, rendezvousSeed } from '../../../src/relay/rendezvous';
-import { waitFor } from '../../helpers/cluster';
+import { waitFor } from '../../helpers/wait';
 import { v7 } from 'uuid';
 import type { LoggedMessage } from '../../../src/store/conversation-log';
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LoggedMessage } from '../../../src/store/conversation-log';
 import { DuplicateError, type ApiKeyRecord, type Store, type UserRecord } from '../../../src/store/store';
+import { waitFor } from '../../helpers/wait';
 
 /**
  * The behaviour every Store implementation shares. Run it with a factory that returns an empty
@@ -200,7 +201,7 @@ export function describeStoreContract(
 
       it('forgets a record after its TTL', async () => {
         await store.dedupe.claim(k, record, 1);
-        await eventually(async () => (await store.dedupe.claim(k, { ...record, id: 'fresh' }, 1)) === null);
+        await waitFor(async () => (await store.dedupe.claim(k, { ...record, id: 'fresh' }, 1)) === null, 5000, 'the claim to expire');
       });
     });
 
@@ -313,7 +314,7 @@ export function describeStoreContract(
         expect((await send('u2', 'a')).limited).toBeUndefined();
         expect((await send('u1', 'a', 'other-bot')).limited).toBeUndefined();
         // One token back after a second at 1/s.
-        await eventually(async () => (await send('u1', 'e')).limited === undefined);
+        await waitFor(async () => (await send('u1', 'e')).limited === undefined, 5000, 'the window to pass');
         expect((await send('u1', 'f')).limited).toBe(true);
       });
 
@@ -339,7 +340,7 @@ export function describeStoreContract(
         expect(state?.msBeforeNext).toBeGreaterThan(0);
         expect(state?.msBeforeNext).toBeLessThanOrEqual(1000);
         expect(await limiter.get('other')).toBeNull();
-        await eventually(async () => (await limiter.get('c')) === null);
+        await waitFor(async () => (await limiter.get('c')) === null, 5000, 'the entry to expire');
         expect((await limiter.consume('c')).consumedPoints).toBe(1);
       });
     });
@@ -434,13 +435,4 @@ export function describeStoreContract(
       });
     });
   });
-}
-
-/** Polls `check` until it holds (TTL expiry has no event to await), failing after `timeoutMs`. */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

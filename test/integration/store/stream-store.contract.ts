@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../../helpers/wait';
 import { v7 } from 'uuid';
 import type { ConversationLog, ConversationLogLimits, LoggedMessage } from '../../../src/store/conversation-log';
 import type { StreamStore } from '../../../src/store/stream-store';
