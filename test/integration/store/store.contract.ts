@@ -431,7 +431,11 @@ export function describeStoreContract(
           ts: 'now',
         });
         expect(await store.approvals.undelivered('bot-x', 10)).toHaveLength(1);
-        await eventually(async () => (await store.approvals.undelivered('bot-x', 10)).length === 0);
+        await waitFor(
+          async () => (await store.approvals.undelivered('bot-x', 10)).length === 0,
+          5000,
+          'the undelivered decision to expire',
+        );
       });
     });
   });
