@@ -40,6 +40,9 @@ interface DeliveryRequest {
 /** What comes before a request's message in its JSON. */
 const MESSAGE_FIELD = ',"message":';
 
+/** The field the intake inserts first in a handed-off message when an operator holds the conversation. */
+const OBSERVED_MARK = `"observed":true,`;
+
 /**
  * A request's fields but the message, and the message's JSON: found as the frame's last field (a
  * quote outside a JSON string is never escaped, so the first `,"message":` is a key of the outer
@@ -195,7 +198,14 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       { t: 'req', id: pending.id, from: this.replicaId, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId' | 'message'>,
       'socketId',
     );
-    const request = { before: around.before, after: `${MESSAGE_FIELD}${JSON.stringify(message)}}` };
+    // Where an operator holds the conversation, the script marks the message observed: the mark goes
+    // first in the message's object (docs/handoff.md).
+    const request = {
+      before: around.before,
+      after: `${MESSAGE_FIELD}${JSON.stringify(message)}}`,
+      at: MESSAGE_FIELD.length + 1,
+      observed: OBSERVED_MARK,
+    };
     return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 

@@ -18,6 +18,7 @@ import {
   type AgentReply,
   type ClientInboundMessage,
   type ClientMessage,
+  type ControlState,
   type DebugTrace,
   type MessageContent,
   type SendAck,
@@ -31,6 +32,7 @@ import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
 import { ActivityTracker } from './streams/activity-tracker';
 import { QuotaExceededError } from '../store/bot-quota';
+import { ConversationHeldError } from '../store/control-store';
 import { ConsoleFeed } from './handoff/console-feed';
 import { ControlConflictError, ConversationControl } from './handoff/conversation-control';
 
@@ -104,11 +106,9 @@ export class RelayService {
     const logged = userMessage({ id, ts, agentId }, payload, payload.clientMessageId);
     const room = Rooms.client(agentId, sender.clientId);
     const seed = rendezvousSeed(sender.sub);
-    // Read first: while an operator holds the conversation the bot gets the message observed, in
-    // the very request the intake may hand to the runtime's replica.
-    const control = await this.control.read(agentId, sender.clientId);
-    const observed = control.state === 'human';
-    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload, observed);
+    // Built unobserved: the intake reads who holds the conversation and, while an operator does,
+    // marks the request it hands to the runtime's replica observed (docs/handoff.md).
+    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
     let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
     // Where the store can, its intake also hands the message to a runtime on another replica.
     const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
@@ -131,6 +131,8 @@ export class RelayService {
       throw err;
     }
     const { existing, handedTo } = intake;
+    const observed = intake.control === 'human';
+    if (observed) message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload, true);
     if (handedTo === null) prepared?.cancel();
     if (intake.limited) {
       this.userLimited.add();
@@ -176,7 +178,7 @@ export class RelayService {
           this.toAgent.add();
           // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
           this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
-          this.feed.message(agentId, sender.clientId, entry, control.state !== 'bot');
+          this.feed.message(agentId, sender.clientId, entry, intake.control !== 'bot');
           return { ok: true, id: record.id, ts: record.ts };
         }
         if (result === 'timeout') return errorAck('TIMEOUT');
@@ -217,7 +219,8 @@ export class RelayService {
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     const broadcast = reply.to === BROADCAST_TO;
-    const control = broadcast ? null : await this.control.read(agentId, reply.to);
+    // Without the log, nothing reads who answers in the same step: read it first.
+    const control = broadcast || this.conversations.enabled ? null : await this.control.read(agentId, reply.to);
     if (control?.state === 'human') throw new ControlConflictError('CONVERSATION_HELD', control);
     this.deliveries.charge(agentId, reply.to);
     const { id, ts } = this.stamps.next();
@@ -226,9 +229,13 @@ export class RelayService {
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
     let published: boolean;
+    let state: ControlState = control?.state ?? 'bot';
     try {
-      published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+      if (broadcast) published = await this.conversations.record(agentId, null, message, true, publication);
+      else if (!this.conversations.enabled) published = false;
+      else ({ published, control: state } = await this.conversations.recordReply(agentId, reply.to, message, publication));
     } catch (err) {
+      if (err instanceof ConversationHeldError) throw new ControlConflictError('CONVERSATION_HELD', err.record);
       if (err instanceof QuotaExceededError) this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
       throw err;
     }
@@ -239,7 +246,7 @@ export class RelayService {
     if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
     if (!broadcast) {
       this.activity.reached(agentId, reply.to);
-      this.feed.message(agentId, reply.to, message, control?.state === 'waiting');
+      this.feed.message(agentId, reply.to, message, state === 'waiting');
     }
     this.toClients.add();
     return { id: message.id, ts: message.ts };

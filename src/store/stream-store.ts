@@ -111,7 +111,8 @@ export interface StreamStore {
   /**
    * Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means
    * recorded. Rejects with QuotaExceededError (store/bot-quota.ts), nothing recorded, when the bot
-   * has its quota of open streams or no room for one.
+   * has its quota of open streams or no room for one, and with ConversationHeldError
+   * (store/control-store.ts) when an operator holds the conversation: read in the same step.
    */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**

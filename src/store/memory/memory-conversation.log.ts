@@ -1,3 +1,6 @@
+import { ConversationHeldError } from '../control-store';
+import { MemoryControlStore } from './memory-control.store';
+import type { ControlState } from '../../protocol';
 import {
   mergeSorted,
   type ConversationLog,
@@ -112,6 +115,8 @@ export class MemoryConversationLog implements ConversationLog {
     bounds: MemoryLogBounds,
     /** What one bot may hold (BOT_STORAGE_MAX_BYTES, BOT_MAX_CONVERSATIONS; their defaults when unset). */
     private readonly quota: BotQuota = quotaOf(schemaDefaults()),
+    /** Who answers each conversation: a bot's reply is refused while an operator holds it. */
+    readonly control: MemoryControlStore = new MemoryControlStore(),
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
@@ -187,6 +192,13 @@ export class MemoryConversationLog implements ConversationLog {
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
     this.appendNow(agentId, clientId, message);
+  }
+
+  async appendReply(agentId: string, clientId: string, message: LoggedMessage): Promise<{ published: boolean; control: ControlState }> {
+    const record = this.control.read(agentId, clientId);
+    if (record.state === 'human') throw new ConversationHeldError(record);
+    this.appendNow(agentId, clientId, message);
+    return { published: false, control: record.state };
   }
 
   /** {@link append} without the promise, for the store's own intake. */

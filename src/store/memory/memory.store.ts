@@ -43,9 +43,10 @@ export class MemoryStore implements Store {
         maxBytes: defaults.HISTORY_MEMORY_MAX_BYTES,
       },
       quota,
+      this.control,
     );
     this.streams = new MemoryStreamStore(this.conversations, quota);
-    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
+    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations, this.control);
   }
 
   async close(): Promise<void> {

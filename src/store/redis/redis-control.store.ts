@@ -27,6 +27,28 @@ else
 end
 return { 1, v }`);
 
+/**
+ * Lua: the control state of a conversation from its record key (see {@link controlKey}), for the
+ * scripts that must act on it in their own round trip (the intake, a reply's append, a stream's
+ * open): `'bot'` and nil when there is no record, else its state and its JSON.
+ */
+export const LUA_CONTROL = `
+local function control_of(key)
+  local r = redis.call('HGET', key, 'r')
+  if not r then return 'bot', nil end
+  return cjson.decode(r).state, r
+end`;
+
+/** A conversation's control record key, in the bot's hash slot; the clientId's length goes first, so no two keys share a name. */
+export function controlKey(prefix: string, agentId: string, clientId: string): string {
+  return `${prefix}${hashTag(agentId)}:control:${clientId.length}:${clientId}`;
+}
+
+/** The record a script returned beside a refusal ({@link LUA_CONTROL}'s JSON). */
+export function controlRecordOf(agentId: string, clientId: string, json: string): ControlRecord {
+  return parse(agentId, clientId, null, json);
+}
+
 /** How long a record handed back to the bot keeps its version, in seconds (a stale compare-and-set fails meanwhile). */
 const BOT_RECORD_TTL_S = 86_400;
 
@@ -87,9 +109,8 @@ export class RedisControlStore implements ControlStore {
     await this.redis.zrem(this.idleKey, JSON.stringify([agentId, clientId]));
   }
 
-  /** The clientId's length goes first, so no two keys share a name whatever characters it holds. */
   private recordKey(agentId: string, clientId: string): string {
-    return `${this.prefix}${hashTag(agentId)}:control:${clientId.length}:${clientId}`;
+    return controlKey(this.prefix, agentId, clientId);
   }
 
   private indexKey(agentId: string): string {

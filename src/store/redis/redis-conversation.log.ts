@@ -9,7 +9,9 @@ import {
   type Publication,
   type Recovery,
 } from '../conversation-log';
-import type { MessageFeedback } from '../../protocol';
+import type { ControlState, MessageFeedback } from '../../protocol';
+import { ConversationHeldError } from '../control-store';
+import { controlKey, controlRecordOf, LUA_CONTROL } from './redis-control.store';
 import { decodeEntry, overlayIds, pageOf, replayOf, type LogEntry, type OverlayFields } from '../log-entries';
 import { LuaScript } from './lua-script';
 import { fill } from '../json-frames';
@@ -130,6 +132,19 @@ if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return 
 local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
 redis.call('SPUBLISH', ARGV[5], ARGV[6])
 return { appended, Q.evicted }`);
+
+// KEYS: as APPEND's with the marker, then the conversation's control record. ARGV: as
+// APPEND_THEN_PUBLISH's, with '' for the channel when nothing is to be published. Returns { -4, {},
+// the control record's json } when an operator holds the conversation (nothing written or
+// published), else { -3 (nothing written or published) or as append, evicted clientIds, the state }.
+const APPEND_REPLY = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}${LUA_CONTROL}
+local control, record = control_of(KEYS[7])
+if control == 'human' then return { -4, {}, record } end
+local Q = quota_of(4, 8)
+if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {}, control } end
+local appended = append(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
+if ARGV[5] ~= '' then redis.call('SPUBLISH', ARGV[5], ARGV[6]) end
+return { appended, Q.evicted, control }`);
 
 // Lua prologue of the reads (after LUA_FIND): whether a stream lost (trimmed) an entry newer than
 // stream id `sid`, the log keeping its newest `max`. Nothing is recorded per trimmed entry, so this
@@ -299,6 +314,29 @@ export class RedisConversationLog implements ConversationLog {
     if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
     this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
+  }
+
+  async appendReply(
+    agentId: string,
+    clientId: string,
+    message: LoggedMessage,
+    publication: Publication | null,
+  ): Promise<{ published: boolean; control: ControlState }> {
+    const json = JSON.stringify(message);
+    const keys = [...this.appendKeys(agentId, clientId), ...this.quotaKeys(agentId), controlKey(this.prefix, agentId, clientId)];
+    const args = [
+      ...this.appendArgs(message.id, json),
+      publication?.channel ?? '',
+      publication ? fill(publication, json) : '',
+      Date.now(),
+      ...this.quotaArgs(agentId, clientId),
+    ];
+    const [appended, evicted, control] = await APPEND_REPLY.run<[number, string[], string]>(this.redis, keys, args);
+    if (appended === -4) throw new ConversationHeldError(controlRecordOf(agentId, clientId, control));
+    if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
+    await this.appended(agentId, clientId, appended);
+    return { published: publication !== null, control: control as ControlState };
   }
 
   /**

@@ -23,6 +23,8 @@ import { LUA_APPEND, LUA_FIND, type RedisConversationLog } from './redis-convers
 import { LuaScript } from './lua-script';
 import { LUA_QUOTA } from './redis-quota';
 import { QuotaExceededError } from '../bot-quota';
+import { ConversationHeldError } from '../control-store';
+import { controlKey, controlRecordOf, LUA_CONTROL } from './redis-control.store';
 
 // Layout, in the bot's hash slot beside its log: per stream a hash `…{<agentId>}:stream:<id>` (the start
 // message `m`, `client`, `owner`, `seq`, the `bytes` counted against the bound) and its changes
@@ -34,11 +36,15 @@ import { QuotaExceededError } from '../bot-quota';
 // event, the final, its `message:end`) is built by the caller in TypeScript; the scripts only store,
 // count and publish it. Every script that stores also keeps the bot's storage quota (redis-quota.ts).
 
-// KEYS: hash, changes, set, then the log's stream, clock, user-index marker, then the quota's three. ARGV:
-// m, client, owner, ttl ms, '1' to log, id, start entry json, log max, log ttl s, now ms, the quota's four,
-// the bot's most open streams. Returns -3 (the bot has its most streams open), -4 (no room in its bytes;
-// nothing written either way), else { append's result or 1, evicted clientIds }.
-const OPEN = new LuaScript(`local now = tonumber(ARGV[10])${LUA_QUOTA}${LUA_APPEND}
+// KEYS: hash, changes, set, then the log's stream, clock, user-index marker, then the quota's three,
+// then the conversation's control record. ARGV: m, client, owner, ttl ms, '1' to log, id, start
+// entry json, log max, log ttl s, now ms, the quota's four, the bot's most open streams. Returns
+// { -5, the control record's json } (an operator holds the conversation), -3 (the bot has its most
+// streams open), -4 (no room in its bytes; nothing written in each case), else { append's result or
+// 1, evicted clientIds }.
+const OPEN = new LuaScript(`local now = tonumber(ARGV[10])${LUA_QUOTA}${LUA_APPEND}${LUA_CONTROL}
+local control, record = control_of(KEYS[10])
+if control == 'human' then return { -5, record } end
 local Q = quota_of(7, 11)
 local max_open = tonumber(ARGV[15])
 if redis.call('ZCARD', Q.streams) >= max_open then
@@ -170,7 +176,7 @@ export class RedisStreamStore implements StreamStore {
 
   constructor(
     private readonly redis: RedisClient,
-    prefix: string,
+    private readonly prefix: string,
     private readonly log: RedisConversationLog,
   ) {
     this.orphanKey = `${prefix}${hashTag('streams')}:orphans`;
@@ -195,7 +201,13 @@ export class RedisStreamStore implements StreamStore {
       ...this.log.quotaArgs(agentId, clientId),
       this.log.quota.limits.maxOpenStreams,
     ];
-    const opened = await OPEN.run<number | [number, string[]]>(this.redis, [...keys, ...this.log.quotaKeys(agentId)], args);
+    const held = controlKey(this.prefix, agentId, clientId);
+    const opened = await OPEN.run<number | [number, string[]] | [-5, string]>(
+      this.redis,
+      [...keys, ...this.log.quotaKeys(agentId), held],
+      args,
+    );
+    if (Array.isArray(opened) && opened[0] === -5) throw new ConversationHeldError(controlRecordOf(agentId, clientId, opened[1] as string));
     if (opened === -3) throw new QuotaExceededError(agentId, 'streams');
     if (opened === -4) throw new QuotaExceededError(agentId, 'bytes');
     const [result, evicted] = opened as [number, string[]];

@@ -100,7 +100,7 @@ describe('RedisMessageIntake on one server', () => {
 describe('RedisMessageIntake handing a message off to its runtime on another replica', () => {
   const channel = { before: 'handoff:dispatch#', after: '#' };
   /** The JSON a replica's dispatcher would publish, the socket id filled in by the script. */
-  const request = { before: '{"t":"req","id":"r1","socketId":', after: '}' };
+  const request = { before: '{"t":"req","id":"r1","socketId":', after: '}', at: 0, observed: '' };
   const admit = (store: RedisStore, sub: string, clientMessageId: string, replicaId = 'self') =>
     store.intake.admit({
       key: { agentId: 'bot', sub, clientMessageId },
@@ -142,6 +142,43 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
         });
       });
       expect(picked.size).toBe(runtimes.length);
+    } finally {
+      client.disconnect();
+      listener.disconnect();
+    }
+  });
+
+  it('marks the handed-off message observed, in the same step, while an operator holds the conversation (docs/handoff.md)', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const store = new RedisStore(client, { prefix: 'handoff-observed:' });
+      await store.presence.addRuntime('bot', { socketId: 'rt', replicaId: 'R9' });
+      const received: unknown[] = [];
+      listener.on('smessage', (_channel: string, raw: string) => received.push(JSON.parse(raw)));
+      await listener.ssubscribe(`${channel.before}R9${channel.after}`);
+      const message = { id: 'x', text: 'hi' };
+      const after = `,"message":${JSON.stringify(message)}}`;
+      const observing = { before: '{"t":"req","socketId":', after, at: ',"message":'.length + 1, observed: '"observed":true,' };
+      const send = (clientMessageId: string) =>
+        store.intake.admit({
+          key: { agentId: 'bot', sub: 'u1', clientMessageId },
+          record: { id: clientMessageId, ts: 't', delivered: false },
+          ttlS: 60,
+          clientId: 'u1',
+          message: null,
+          subscribersOf: null,
+          handoff: { seed: rendezvousSeed('u1'), replicaId: 'self', channel, request: observing },
+        });
+      expect(await send('m1')).toMatchObject({ control: 'bot', handedTo: { receivers: 1 } });
+      const since = new Date().toISOString();
+      await store.control.compareAndSet('bot', 'u1', 0, { state: 'human', since, operator: { sub: 'ana', name: 'Ana' } });
+      expect(await send('m2')).toMatchObject({ control: 'human', handedTo: { receivers: 1 } });
+      await waitFor(() => received.length === 2, 5000, 'both requests');
+      expect(received).toEqual([
+        { t: 'req', socketId: 'rt', message },
+        { t: 'req', socketId: 'rt', message: { observed: true, ...message } },
+      ]);
     } finally {
       client.disconnect();
       listener.disconnect();
