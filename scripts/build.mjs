@@ -1,7 +1,7 @@
 // Build pipeline: generated code first (tsoa routes + spec, typed REST client), then the compiler,
 // the AsyncAPI document, then the browser bundles (the SDK, the widget). Every step throws on failure so `npm start` / `npm test` stop early.
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
@@ -17,6 +17,8 @@ if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
   run('openapi-ts', ['-f', 'openapi-ts.config.mjs']);
 }
 run('tsc', ['-p', 'tsconfig.json']);
+// The Redis scripts are read from beside the compiled store when it loads (src/store/redis/lua-script.ts).
+cpSync(join(root, 'src/store/redis/lua'), join(root, 'dist/store/redis/lua'), { recursive: true });
 // The AsyncAPI document comes from the compiled protocol registry, so it follows the compiler.
 execFileSync(process.execPath, [join(root, 'scripts/asyncapi.mjs')], { cwd: root, stdio: 'inherit' });
 // The Python agent SDK's protocol module comes from that document.

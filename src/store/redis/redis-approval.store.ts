@@ -1,14 +1,9 @@
 import type { ApprovalDecision } from '../../protocol';
 import type { ApprovalRecord, ApprovalRef, ApprovalStore } from '../approval-store';
 import { hashTag, type RedisClient } from './redis-client';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
-// KEYS: the decision, its delivered mark. ARGV: the decision's JSON, ttl s. Returns { decision json, 1 when
-// this call recorded it, 1 when it was delivered }.
-const DECIDE = new LuaScript(`
-local held = redis.call('GET', KEYS[1])
-if not held then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]); return { ARGV[1], 1, 0 } end
-return { held, 0, redis.call('EXISTS', KEYS[2]) }`);
+const DECIDE = luaScript('approval/decide');
 
 /**
  * Approval decisions as plain keys with EX, in the bot's hash slot: `…{<agentId>}:approval:<messageId>:<approvalId>`
