@@ -210,8 +210,8 @@ export async function createRedisInfrastructure(
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatcher) return options.dispatcher(replicaId, namespaces.agent, deliveries);
-      const dedupe = topology.kind === 'cluster' ? null : store.dedupe;
-      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, dedupe);
+      const handoff = topology.kind !== 'cluster';
+      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, handoff);
     },
     start() {
       keeper?.start();

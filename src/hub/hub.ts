@@ -29,7 +29,7 @@ import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
 import { DeactivationSweep } from '../relay/client/deactivation-sweep';
-import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
+import { RuntimeDeliveries, type DeliveryRecord, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
 import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
 import { IdleHandback } from '../relay/handoff/idle-handback';
@@ -180,7 +180,14 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   closeDefaultNamespace(io, ctx);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
-  const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
+  // The delivered mark, written where the runtime acked (relay/dispatcher.ts); its failure changes no ack.
+  const markDelivered = ({ key, record, ttlS }: DeliveryRecord) =>
+    store.dedupe.markDelivered(key, record, ttlS).catch((err: unknown) => {
+      metrics.redisErrors.inc({ component: 'dedupe' });
+      ctx.handlerFailures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
+    });
+  const deliveries = new RuntimeDeliveries(markDelivered);
+  const dispatcher = infra.bind(namespaces, deliveries, (agentId, online) => service.presenceChanged(agentId, online));
   const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
   infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
   const idleHandback = new IdleHandback(service.control, config.HANDOFF_SWEEP_MS, ctx.handlerFailures);

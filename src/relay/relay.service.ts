@@ -4,7 +4,7 @@ import { checkContent } from '../protocol/part-checks';
 import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
-import type { DeliveryRecord, RuntimeDispatcher } from './dispatcher';
+import type { DeliveryRecord, DeliveryResult, RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
 import {
   agentInboundMessage,
@@ -15,6 +15,7 @@ import {
   Events,
   SessionClosedCodes,
   userMessage,
+  type AgentInboundMessage,
   type AgentReply,
   type ClientInboundMessage,
   type ClientMessage,
@@ -42,6 +43,29 @@ export interface Sender {
   sub: string;
   /** The sending socket, left out of the echo to the clientId's other tabs. */
   socketId?: string;
+}
+
+/** A client message the intake admitted, on its way to a runtime. */
+interface Admitted {
+  agentId: string;
+  sender: Sender;
+  /** The sender's room (their tabs). */
+  room: string;
+  /** The rendezvous seed of the sender's sub. */
+  seed: number;
+  /** The message as logged and echoed. */
+  entry: ClientInboundMessage;
+  /** The message as the runtime gets it. */
+  message: AgentInboundMessage;
+  /** Its dedupe record, marked delivered on the runtime's ack. */
+  delivery: DeliveryRecord;
+  runtimes: RuntimeEntry[];
+  /** The runtime the intake handed it to, and how that delivery ends. */
+  handed: { target: RuntimeEntry; result: Promise<DeliveryResult> } | null;
+  subscribers: number | null;
+  control: ControlState;
+  /** Set once it waited for a runtime: the end of the bot's restart grace. */
+  deadline?: number;
 }
 
 /**
@@ -91,14 +115,27 @@ export class RelayService {
   }
 
   /**
-   * Delivers a validated client message to one runtime of `agentId`, chosen by rendezvous hashing
-   * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts. The
-   * message is logged before it is delivered (a retry's append is a no-op: same id), and once a
-   * runtime has it, echoed to the sender's other tabs. The dedupe claim, the runtime lookup and
-   * the usual append are one store call ({@link MessageIntake}); on one Redis server that call also
-   * hands the message to its runtime's replica ({@link Handoff}).
+   * Delivers a validated client message to one runtime of `agentId` and resolves with the ack for
+   * the client: intake → deliver → ack (docs/architecture.md, "A client message"). Retries reuse the
+   * stored id and ts. The message is logged before it is delivered (a retry's append is a no-op:
+   * same id), and once a runtime has it, echoed to the sender's other tabs.
    */
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
+    const admitted = await this.admit(sender, agentId, payload);
+    if (!('delivery' in admitted)) return admitted;
+    const result = await this.deliver(admitted);
+    if (result === 'acked') return this.acked(admitted);
+    return errorAck(result === 'timeout' ? 'TIMEOUT' : 'AGENT_OFFLINE');
+  }
+
+  /**
+   * The intake: the sender's budget, the control state, the dedupe claim, the runtime lookup and the
+   * usual append are one store call ({@link MessageIntake}); on one Redis server that call also hands
+   * the message to its runtime's replica, the one the store picks ({@link Handoff}). Then what the
+   * intake could not do: wait for a runtime in the bot's restart grace, log a retry or a message
+   * that waited. The message on its way, or the ack that ends it here.
+   */
+  private async admit(sender: Sender, agentId: string, payload: ClientMessage): Promise<Admitted | SendAck> {
     const { config, store } = this.ctx;
     const key: DedupeKey = { agentId, sub: sender.sub, clientMessageId: payload.clientMessageId };
     const { id, ts } = this.stamps.next();
@@ -108,16 +145,15 @@ export class RelayService {
     const seed = rendezvousSeed(sender.sub);
     // Built unobserved: the intake reads who holds the conversation and, while an operator does,
     // marks the request it hands to the runtime's replica observed (docs/handoff.md).
-    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
-    let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
-    // Where the store can, its intake also hands the message to a runtime on another replica.
-    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
+    const unobserved = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
+    const ttlS = config.DEDUPE_WINDOW_S;
+    const prepared = this.dispatcher.prepare(unobserved, config.AGENT_ACK_TIMEOUT_MS, seed, { key, record: fresh, ttlS });
     let intake: Intake;
     try {
       intake = await store.intake.admit({
         key,
         record: fresh,
-        ttlS: config.DEDUPE_WINDOW_S,
+        ttlS,
         clientId: sender.clientId,
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
@@ -130,9 +166,7 @@ export class RelayService {
       if (this.conversations.enabled) this.conversations.failed(Authors.user);
       throw err;
     }
-    const { existing, handedTo } = intake;
-    const observed = intake.control === 'human';
-    if (observed) message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload, true);
+    const { existing, handedTo, control } = intake;
     if (handedTo === null) prepared?.cancel();
     if (intake.limited) {
       this.userLimited.add();
@@ -144,69 +178,72 @@ export class RelayService {
     }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
-    const entry = existing ? userMessage({ id: existing.id, ts: existing.ts, agentId }, payload, payload.clientMessageId) : logged;
-    if (existing) {
-      message = agentInboundMessage({ id: existing.id, ts: existing.ts, agentId }, sender.clientId, payload, observed);
-      delivery = { key, record: existing, ttlS: config.DEDUPE_WINDOW_S };
-    }
-    let runtimes = intake.runtimes;
+    const stamp = { id: record.id, ts: record.ts, agentId };
+    const entry = existing ? userMessage(stamp, payload, payload.clientMessageId) : logged;
+    const observed = control === 'human';
+    const message = existing || observed ? agentInboundMessage(stamp, sender.clientId, payload, observed) : unobserved;
+    const admitted: Admitted = {
+      agentId,
+      sender,
+      room,
+      seed,
+      entry,
+      message,
+      delivery: { key, record, ttlS },
+      runtimes: intake.runtimes,
+      handed: handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null,
+      subscribers: intake.subscribers,
+      control,
+    };
     // No runtime: wait for one only while the bot is in its restart grace.
-    let deadline: number | undefined;
-    if (runtimes.length === 0) {
+    if (admitted.runtimes.length === 0) {
       const wait = await this.grace.remainingMs(agentId);
       if (wait === 0) return errorAck('AGENT_OFFLINE');
-      deadline = Date.now() + wait;
-      runtimes = await this.grace.waitForRuntime(agentId, deadline);
-      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
+      admitted.deadline = Date.now() + wait;
+      admitted.runtimes = await this.grace.waitForRuntime(agentId, admitted.deadline);
+      if (admitted.runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
     if (intake.logged) this.conversations.counted(Authors.user);
     else {
       const unlogged = await this.record(agentId, sender.clientId, entry, existing === null);
       if (unlogged) return unlogged;
     }
-    // The runtime the intake handed the message to goes first; then the usual pick.
-    let handed = handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null;
+    return admitted;
+  }
+
+  /**
+   * Delivers to the runtime the intake handed the message to, else the runtime rendezvous hashing of
+   * the sender's sub picks; a runtime that vanished between presence and delivery is skipped and
+   * the next one by hash takes over. The runtime's replica marks the record delivered on its ack
+   * ({@link RuntimeDeliveries.mark}).
+   */
+  private async deliver(admitted: Admitted): Promise<'acked' | 'timeout' | 'gone'> {
+    const { config } = this.ctx;
+    let { runtimes, handed } = admitted;
     for (;;) {
-      // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
       while (runtimes.length > 0) {
-        const target = handed?.target ?? pickByRendezvousSeed(seed, runtimes, runtimeKey)!;
-        const result = await (handed?.result ?? this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS, delivery));
+        const target = handed?.target ?? pickByRendezvousSeed(admitted.seed, runtimes, runtimeKey)!;
+        const result = await (handed?.result ??
+          this.dispatcher.deliver(target, admitted.message, config.AGENT_ACK_TIMEOUT_MS, admitted.delivery));
         handed = null;
-        if (result === 'acked' || result === 'acked-and-marked') {
-          // Not awaited: the ack does not wait for a write whose failure would not change it.
-          if (result === 'acked') void this.recordDelivered(key, record);
-          this.toAgent.add();
-          // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
-          this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
-          this.feed.message(agentId, sender.clientId, entry, intake.control !== 'bot');
-          return { ok: true, id: record.id, ts: record.ts };
-        }
-        if (result === 'timeout') return errorAck('TIMEOUT');
+        if (result !== 'gone') return result;
         runtimes = runtimes.filter((r) => r !== target);
       }
       // Every runtime it knew of was gone: the bot is restarting, its replica died, or a runtime was
       // in presence before its connection completed. Look again (after a pause) until the grace ends.
-      deadline ??= Date.now() + config.AGENT_RECONNECT_GRACE_MS;
-      runtimes = await this.grace.waitForRuntime(agentId, deadline);
-      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
+      admitted.deadline ??= Date.now() + config.AGENT_RECONNECT_GRACE_MS;
+      runtimes = await this.grace.waitForRuntime(admitted.agentId, admitted.deadline);
+      if (runtimes.length === 0) return 'gone';
     }
   }
 
-  /**
-   * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
-   * waiting for it (the write is queued before the ack is sent, on the connection a retry's claim
-   * also takes on this replica, so the claim finds it). If the record stays undelivered, a retry of
-   * the same clientMessageId is delivered again with the same id, which the agent SDK drops; an
-   * error ack would instead make the client resend (and the user see a failure) for a message that
-   * arrived.
-   */
-  private async recordDelivered(key: DedupeKey, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
-    try {
-      await this.ctx.store.dedupe.markDelivered(key, record, this.ctx.config.DEDUPE_WINDOW_S);
-    } catch (err) {
-      this.ctx.metrics.redisErrors.inc({ component: 'dedupe' });
-      this.ctx.handlerFailures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
-    }
+  /** A runtime has the message: counted, echoed to the sender's other tabs, shown to consoles, acked. */
+  private acked({ agentId, sender, room, entry, delivery, deadline, subscribers, control }: Admitted): SendAck {
+    this.toAgent.add();
+    // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
+    this.echo(room, sender, entry, deadline === undefined ? subscribers : null);
+    this.feed.message(agentId, sender.clientId, entry, control !== 'bot');
+    return { ok: true, id: delivery.record.id, ts: delivery.record.ts };
   }
 
   /**

@@ -135,7 +135,7 @@ export class Approvals {
         runtimes.find((r) => r.socketId === owner) ?? pickByRendezvous(sub, runtimes, (r) => r.socketId);
       if (!target) return 'gone';
       const result = await this.dispatcher.deliver(target, event, this.ctx.config.AGENT_ACK_TIMEOUT_MS, null, Events.approval);
-      if (result === 'acked' || result === 'acked-and-marked') return 'acked';
+      if (result === 'acked') return 'acked';
       if (result === 'timeout') return 'timeout';
       runtimes = runtimes.filter((r) => r !== target);
     }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { legacyKeyRenames, migrateLegacyKeys } from '../../../src/store/redis/legacy-keys';
 import { RedisStore } from '../../../src/store/redis/redis.store';
-import { DeliveryMarkError } from '../../../src/store/redis/redis-dedupe.store';
 import { startRedis, type TestRedis } from '../../helpers/redis-server';
 import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
 import { describeRedisStore } from './redis-store.suite';
@@ -203,45 +202,6 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
       expect(await admit(store, 'u1', 'm4')).toMatchObject({ existing: null, handedTo: { runtime: odd, receivers: 0 } });
     } finally {
       client.disconnect();
-    }
-  });
-});
-
-describe('RedisDedupeStore.markDeliveredThenPublish', () => {
-  it('writes the delivered record, then publishes; publishes all the same when Redis refuses the write, and says so', async () => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    try {
-      const store = new RedisStore(client, { prefix: 'mark:' });
-      const received: string[] = [];
-      listener.on('smessage', (_channel: string, raw: string) => received.push(raw));
-      await listener.ssubscribe('mark:replica#');
-      const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
-      const record = { id: 'id-1', ts: 't', delivered: false };
-      expect(await store.dedupe.claim(key, record, 60)).toBeNull();
-      await store.dedupe.markDeliveredThenPublish(key, record, 60, 'mark:replica#', 'first');
-      expect(await store.dedupe.claim(key, record, 60)).toEqual({ ...record, delivered: true });
-
-      // Out of memory (maxmemory far below use, noeviction): SET fails, the publish still goes out.
-      const other = { ...key, clientMessageId: 'm2' };
-      expect(await store.dedupe.claim(other, record, 60)).toBeNull();
-      await client.config('SET', 'maxmemory', '1');
-      let failure: unknown;
-      try {
-        await store.dedupe.markDeliveredThenPublish(other, record, 60, 'mark:replica#', 'second').catch((err: unknown) => {
-          failure = err;
-        });
-      } finally {
-        await client.config('SET', 'maxmemory', '0');
-      }
-      expect(failure).toBeInstanceOf(DeliveryMarkError);
-      expect(String((failure as Error).cause)).toMatch(/OOM/);
-      expect(await store.dedupe.claim(other, record, 60)).toEqual(record);
-      await waitFor(() => received.length === 2, 5000, 'both publishes');
-      expect(received).toEqual(['first', 'second']);
-    } finally {
-      client.disconnect();
-      listener.disconnect();
     }
   });
 });
