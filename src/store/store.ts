@@ -1,6 +1,6 @@
 import type { ApprovalStore } from './approval-store';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateBudget } from '../limits/rate-budgets';
+import type { LimiterFactory } from '../limits/limiter-factory';
 import type { AgentDepartures } from './agent-departures';
 import type { ControlStore } from './control-store';
 import type { ControlState } from '../protocol';
@@ -222,26 +222,6 @@ export interface ApiKeyStore {
   delete(id: string): Promise<ApiKeyRecord | null>;
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
   touch(id: string, at: string): Promise<void>;
-}
-
-/** A fixed-window limiter of `points` per `durationS` seconds under its own key prefix. */
-export interface LimiterOptions {
-  name: string;
-  points: number;
-  durationS: number;
-  /**
-   * Told each time a shared limiter could not reach its store and answered from this replica's
-   * own in-memory counts instead (rate-limiter-flexible's insurance limiter).
-   */
-  onFallback?: (err: unknown) => void;
-}
-
-/**
- * Builds rate-limiter-flexible limiters on this store: counts shared by every replica in Redis
- * (atomic consume), per replica in memory, and per replica again while Redis is unreachable.
- */
-export interface LimiterFactory {
-  create(options: LimiterOptions): RateLimiterAbstract;
 }
 
 export interface Store {
