@@ -165,7 +165,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const deliveries = new RuntimeDeliveries(deliveryMarker(store, metrics, ctx.handlerFailures));
   const dispatcher = infra.bind(namespaces, deliveries, (agentId, online) => service.presenceChanged(agentId, online));
   const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
-  infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
+  infra.subscriptions.onGap(() => service.sessions.endSessionsAfterSubscriptionGap());
   const idleHandback = new IdleHandback(service.control, config.HANDOFF_SWEEP_MS, ctx.handlerFailures);
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,

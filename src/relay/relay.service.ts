@@ -1,4 +1,3 @@
-import type { Socket } from 'socket.io';
 import type { RateBudget } from '../limits/rate-budgets';
 import { checkContent } from '../protocol/part-checks';
 import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
@@ -13,7 +12,6 @@ import {
   BROADCAST_TO,
   errorAck,
   Events,
-  SessionClosedCodes,
   userMessage,
   type AgentInboundMessage,
   type AgentReply,
@@ -31,6 +29,7 @@ import { UserBudgets } from './user-budgets';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
+import { SessionEndings } from './session-endings.service';
 import { ActivityTracker } from './streams/activity-tracker';
 import { QuotaExceededError } from '../store/bot-quota';
 import { ConversationHeldError } from '../store/control-store';
@@ -70,7 +69,7 @@ interface Admitted {
 
 /**
  * Relay operations shared by the socket handlers and the REST API: routing client messages to one
- * runtime, publishing to clients, the debug stream, and ending sessions of deactivated users.
+ * runtime, publishing to clients, the debug stream; ending sessions is {@link SessionEndings}'.
  */
 export class RelayService {
   /** The conversation log, written before every delivery (docs/protocol.md, "Conversations and delivery guarantees"). */
@@ -93,6 +92,8 @@ export class RelayService {
   readonly feed: ConsoleFeed;
   /** Who answers each conversation: the bot or an operator (docs/handoff.md). */
   readonly control: ConversationControl;
+  /** Ends sessions of deactivated users and revoked keys, on every replica. */
+  readonly sessions: SessionEndings;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -112,6 +113,7 @@ export class RelayService {
     this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
     this.feed = new ConsoleFeed(ctx, nsp);
     this.control = new ConversationControl(ctx, nsp, this.conversations, this.feed);
+    this.sessions = new SessionEndings(ctx, nsp);
   }
 
   /**
@@ -355,60 +357,6 @@ export class RelayService {
   stop(): void {
     this.grace.stop();
     this.activity.stop();
-  }
-
-  /** Refuses new handshakes of `sub` and ends its sessions on every replica. */
-  async deactivateUser(sub: string): Promise<void> {
-    await this.ctx.store.deactivations.deactivate(sub);
-    const room = this.nsp.client.to(Rooms.subject(sub));
-    room.emit(Events.sessionClosed, { code: 'USER_DEACTIVATED', retryable: SessionClosedCodes.USER_DEACTIVATED.retryable });
-    this.nsp.client.in(Rooms.subject(sub)).disconnectSockets();
-  }
-
-  /**
-   * Ends every client session of this replica, `session:closed` SERVER_UNAVAILABLE (retryable):
-   * its Redis subscription had a gap, so replies and broadcasts published then passed it by. Each
-   * client reconnects with the last id it saw and gets them replayed from the log; kept open, it
-   * would take later messages live and move its resume point past the missed ones for good.
-   */
-  endSessionsAfterSubscriptionGap(): void {
-    const local = this.nsp.client.local;
-    this.ctx.logger.warn(
-      { sessions: this.nsp.client.sockets.size },
-      'Redis subscription had a gap; ending client sessions so they get what they missed replayed',
-    );
-    const sockets = [...this.nsp.client.sockets.values()];
-    local.emit(Events.sessionClosed, { code: 'SERVER_UNAVAILABLE', retryable: SessionClosedCodes.SERVER_UNAVAILABLE.retryable });
-    // Their transports close, after this turn's writes, and nothing else is sent: a default Socket.IO
-    // client reconnects by itself after "transport close", never after "io server disconnect" (as
-    // a drain does). `disconnectSockets(true)` would not do: it sends each socket a disconnect
-    // packet before it closes the transport, and the client reads that as "io server disconnect".
-    setImmediate(() => {
-      for (const socket of sockets) socket.conn.close();
-    });
-  }
-
-  /**
-   * Ends, on every replica, the runtimes that connected with the managed API key `keyId` (just
-   * deleted): `session:closed` API_KEY_REVOKED, then disconnect. The room reaches every replica
-   * through the adapter, as a deactivation does.
-   */
-  revokeApiKey(keyId: string): void {
-    const room = Rooms.apiKey(keyId);
-    this.nsp.agent
-      .to(room)
-      .emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
-    this.nsp.agent.in(room).disconnectSockets();
-  }
-
-  /** Ends one runtime whose managed key is gone, as {@link revokeApiKey} ends those it reaches. */
-  endRevokedRuntime(socket: Socket): void {
-    socket.emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
-    socket.disconnect(true);
-  }
-
-  async activateUser(sub: string): Promise<void> {
-    await this.ctx.store.deactivations.activate(sub);
   }
 
   /**

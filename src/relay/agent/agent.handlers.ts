@@ -102,7 +102,7 @@ export function registerAgentHandlers(
  */
 async function confirmKey(ctx: RelayContext, relay: RelayService, socket: Socket, apiKeyId: string, logger: RelayContext['logger']) {
   try {
-    if ((await ctx.store.apiKeys.get(apiKeyId)) === null && socket.connected) relay.endRevokedRuntime(socket);
+    if ((await ctx.store.apiKeys.get(apiKeyId)) === null && socket.connected) relay.sessions.endRevokedRuntime(socket);
   } catch (err) {
     logger.warn({ err }, 'could not confirm the API key of a new runtime; it stays connected');
   }
