@@ -12,6 +12,11 @@ const run = (name, args) => execFileSync(bin(name), args, { cwd: root, stdio: 'i
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 if (existsSync(join(root, 'tsoa.json'))) {
   run('tsoa', ['spec-and-routes', '-c', 'tsoa.json']);
+  // Class-level @Response loses its media type in tsoa 6.6: put problem+json back (the script says why).
+  execFileSync(process.execPath, [join(root, 'scripts/openapi-problem-media.mjs'), join(root, 'src/http/generated/openapi.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
   run('openapi-ts', ['-f', 'openapi-ts.config.mjs']);
