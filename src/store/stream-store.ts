@@ -36,11 +36,6 @@ export interface StreamRef {
 /** The stream a delta goes to, with its conversation (whose set of open streams expires with it). */
 export interface StreamTarget extends StreamRef {
   clientId: string;
-  /**
-   * The store's own: what it derives once per stream for its deltas (keys, framing). A caller that
-   * appends many deltas passes the same target each time and leaves this alone.
-   */
-  prepared?: unknown;
 }
 
 /** `quota`: the bot's quota has no room for the text (see store/bot-quota.ts); nothing changed. */

@@ -228,7 +228,6 @@ export class StreamService {
       renewedAt: now,
       promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
-      prepared: undefined,
       dueMs: 0,
       slot: -1,
       fire: () => this.due(owned),

@@ -61,6 +61,9 @@ const END_ATTEMPTS = 5;
 export class RedisStreamStore implements StreamStore {
   private readonly orphanKey: string;
 
+  /** What {@link prepare} derived per stream target. */
+  private readonly prepared = new WeakMap<StreamTarget, Prepared>();
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
@@ -213,15 +216,16 @@ export class RedisStreamStore implements StreamStore {
   }
 
   /**
-   * What every change of a stream shares: its keys. Built at its first change and kept on the
-   * caller's target (the relay keeps one per stream), so a change builds only its own part.
+   * What every change of a stream shares: its keys. Built at its first change and kept by the store
+   * against the caller's target (the relay passes one per stream), so a change builds only its own
+   * part; dropped with the target.
    */
   private prepare(stream: StreamTarget): Prepared {
-    const cached = stream.prepared as Prepared | undefined;
+    const cached = this.prepared.get(stream);
     if (cached) return cached;
     const keys = [...this.streamKeys(stream.agentId, stream.id, stream.clientId), ...this.log.quotaKeys(stream.agentId)];
     const prepared: Prepared = { keys, quotaArgs: this.log.quotaArgs(stream.agentId, stream.clientId) };
-    stream.prepared = prepared;
+    this.prepared.set(stream, prepared);
     return prepared;
   }
 
