@@ -15,9 +15,9 @@ import {
   RuntimeAckSchema,
   SendAckSchema,
   StreamDeltaAckSchema,
-} from './ack.schemas';
+} from './ack.schema';
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
-import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schemas';
+import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schema';
 import { Events, Namespaces } from './names';
 import {
   AgentActivitySchema,
@@ -35,7 +35,7 @@ import {
   DebugTraceSchema,
   SessionClosedSchema,
   SessionInfoSchema,
-} from './outbound.schemas';
+} from './outbound.schema';
 import type {
   AgentToHubEvents,
   ClientToHubEvents,
@@ -54,7 +54,7 @@ import {
   OperatorSessionSchema,
   WatchAckSchema,
   WatchRequestSchema,
-} from './handoff.schemas';
+} from './handoff.schema';
 import {
   ActivityUpdateSchema,
   AgentDebugSchema,

@@ -1,6 +1,6 @@
 import { Controller, Get, OperationId, Path, Query, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { AgentPresence } from '../../store/store';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { AgentDto, AgentId } from '../models/agent.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';

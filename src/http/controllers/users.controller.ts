@@ -14,7 +14,7 @@ import {
   SuccessResponse,
   Tags,
 } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';
 import type { CreateUserDto, UpdateUserDto, UserDto, UserStatusDto } from '../models/user.dto';

@@ -6,7 +6,7 @@ import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { DeliveryBudgetError } from '../delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import { ControlConflictError } from '../handoff/conversation-control';
-import { isHandoffRequest } from '../../protocol/handoff.schemas';
+import { isHandoffRequest } from '../../protocol/handoff.schema';
 import { guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';

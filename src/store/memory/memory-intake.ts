@@ -1,7 +1,7 @@
 import { RateBudgets, type RateBudget } from '../../limits/rate-budgets';
 import { QuotaExceededError } from '../bot-quota';
 import type { Intake, IntakeRequest, MessageIntake } from '../store';
-import type { MemoryConversationLog } from './memory-conversation.log';
+import type { MemoryConversationLog } from './memory-conversation.store';
 import type { MemoryDedupeStore } from './memory-dedupe.store';
 import type { MemoryPresenceStore } from './memory-presence.store';
 import type { MemoryControlStore } from './memory-control.store';

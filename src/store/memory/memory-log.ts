@@ -2,7 +2,7 @@ import type { BufferPool } from './entry-ring';
 import { EntryRing } from './entry-ring';
 import { decodeEntry, type OverlayFields } from '../log-entries';
 
-// One log of the embedded store's conversation log (memory-conversation.log.ts): its ring of entries,
+// One log of the embedded store's conversation log (memory-conversation.store.ts): its ring of entries,
 // its overlay of finals and feedback, and the reads over them.
 
 /**

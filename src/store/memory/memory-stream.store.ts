@@ -16,7 +16,7 @@ import {
   type StreamTarget,
 } from '../stream-store';
 import { QUOTA_STREAM_OVERHEAD, QuotaExceededError, type BotQuota } from '../bot-quota';
-import type { MemoryConversationLog } from './memory-conversation.log';
+import type { MemoryConversationLog } from './memory-conversation.store';
 import { StreamText } from './stream-text';
 
 interface Held extends StreamRecord {

@@ -2,7 +2,7 @@ import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
 import { quotaOf, type BotQuota } from '../bot-quota';
-import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
+import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.store';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryControlStore } from './memory-control.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';

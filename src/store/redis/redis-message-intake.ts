@@ -2,7 +2,7 @@ import { cellTiming, type RateBudget } from '../../limits/rate-budgets';
 import { hashTag, type RedisClient } from './redis-client';
 import type { Intake, IntakeRequest, MessageIntake, DedupeRecord } from '../store';
 import { luaScript } from './lua-script';
-import type { RedisConversationLog } from './redis-conversation.log';
+import type { RedisConversationLog } from './redis-conversation.store';
 import { dedupeSeconds, type RedisDedupeStore } from './redis-dedupe.store';
 import { parseRuntime, type RedisPresenceStore } from './redis-presence.store';
 import { controlKey } from './redis-control.store';

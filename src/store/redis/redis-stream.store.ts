@@ -19,7 +19,7 @@ import {
 import { streamStartJson } from '../log-entries';
 import { messageEnd } from '../../protocol';
 import { hashTag, type RedisClient } from './redis-client';
-import type { RedisConversationLog } from './redis-conversation.log';
+import type { RedisConversationLog } from './redis-conversation.store';
 import { luaScript } from './lua-script';
 import { QuotaExceededError } from '../bot-quota';
 import { ConversationHeldError } from '../control-store';

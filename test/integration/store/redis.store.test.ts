@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { legacyKeyRenames, migrateLegacyKeys } from '../../../src/store/redis/legacy-keys';
 import { RedisStore } from '../../../src/store/redis/redis.store';
 import { startRedis, type TestRedis } from '../../helpers/redis-server';
-import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
+import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.store';
 import { describeRedisStore } from './redis-store.suite';
 import { pickByRendezvous, rendezvousSeed } from '../../../src/relay/rendezvous';
 import { waitFor } from '../../helpers/cluster';
