@@ -119,7 +119,7 @@ module.exports = {
         path: '^src/protocol/',
         pathNot: [
           '^src/protocol/schemas[.]ts$',
-          '^src/protocol/[a-z-]+[.]schemas[.]ts$',
+          '^src/protocol/[a-z-]+[.]schema[.]ts$',
           '^src/protocol/protocol[.]registry[.]ts$',
           '^src/protocol/asyncapi[.]document[.]ts$',
           '^src/protocol/part-checks[.]ts$',

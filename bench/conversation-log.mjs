@@ -1,5 +1,5 @@
 // `node bench/conversation-log.mjs` (after `npm run build`): the embedded conversation log
-// (dist/store/memory/memory-conversation.log.js) on its own, outside a hub, for a change to the
+// (dist/store/memory/memory-conversation.store.js) on its own, outside a hub, for a change to the
 // structures under it. `--builds=dist,<other>/dist` compares builds (each a directory holding a
 // compiled store/memory/); every round runs each build in a fresh process with the hub's node flags,
 // the order swapped every round (--rounds=<n>, default 4), and the table gives each figure's median
@@ -85,7 +85,7 @@ function cpuSeconds() {
 }
 
 async function child(build) {
-  const { MemoryConversationLog } = createRequire(import.meta.url)(join(build, 'store/memory/memory-conversation.log.js'));
+  const { MemoryConversationLog } = createRequire(import.meta.url)(join(build, 'store/memory/memory-conversation.store.js'));
   let n = 0;
   // Ids in the order a UUIDv7 stamper gives them: increasing strings of one length.
   const message = (agentId, text) => {

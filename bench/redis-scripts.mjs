@@ -137,7 +137,7 @@ try {
           seed: i,
           replicaId: 'replica-a',
           channel: { before: 'relay:dispatch:{', after: '}' },
-          request: { before: `${request.slice(0, -1)},"socketId":`, after: '}' },
+          request: { before: `${request.slice(0, -1)},"socketId":`, after: '}', at: 0, observed: '' },
         },
       });
     },
@@ -145,7 +145,8 @@ try {
       const record = { id: id(), ts, delivered: false };
       const key = { agentId: AGENT, sub: conversation(i), clientMessageId: `cm-${seq}` };
       const response = (result) => JSON.stringify({ t: 'res', id: record.id, result });
-      return store.dedupe.markDeliveredThenPublish(key, record, 600, replicaChannel('replica-a'), response('acked-and-marked'));
+      // As the runtime's replica sends them (relay/dispatcher.ts): the mark, then the response, pipelined.
+      return Promise.all([store.dedupe.markDelivered(key, record, 600), client.spublish(replicaChannel('replica-a'), response('acked'))]);
     },
     'reply (append, publish)': (i) => {
       const message = agentMessage();

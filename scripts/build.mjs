@@ -4,7 +4,7 @@
 // (each compiler is one thread; on two cores that takes about half the time one after the other).
 // Every step throws on failure so `npm start` / `npm test` stop early.
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +30,11 @@ async function step(command, args) {
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 if (existsSync(join(root, 'tsoa.json'))) {
   run('tsoa', ['spec-and-routes', '-c', 'tsoa.json']);
+  // Class-level @Response loses its media type in tsoa 6.6: put problem+json back (the script says why).
+  execFileSync(process.execPath, [join(root, 'scripts/openapi-problem-media.mjs'), join(root, 'src/http/generated/openapi.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
   run('openapi-ts', ['-f', 'openapi-ts.config.mjs']);
@@ -37,6 +42,8 @@ if (existsSync(join(root, 'openapi-ts.config.mjs'))) {
 const chains = [
   (async () => {
     await step('tsc', ['-p', 'tsconfig.json']);
+    // The Redis scripts are read from beside the compiled store when it loads (src/store/redis/lua-script.ts).
+    cpSync(join(root, 'src/store/redis/lua'), join(root, 'dist/store/redis/lua'), { recursive: true });
     // The AsyncAPI document comes from the compiled protocol registry, so it follows the compiler.
     await step('node', [join(root, 'scripts/asyncapi.mjs')]);
     // The Python agent SDK's protocol module comes from that document.

@@ -1,8 +1,5 @@
 import { AGENT_ID_PATTERN } from '../protocol';
 
-/** Longest `agentIds` list a managed key may carry (one check per entry on every use). */
-export const MAX_AGENT_PATTERNS = 100;
-
 /** The pattern of a key, or a token claim, that acts for every bot. */
 export const EVERY_AGENT = '*';
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../store/redis/redis-client';
-import { DeliveryMarkError, type RedisDedupeStore } from '../store/redis/redis-dedupe.store';
-import type { Namespace, Socket } from 'socket.io';
+import type { Namespace } from 'socket.io';
 import {
   LocalDispatcher,
   type DeliveryRecord,
@@ -22,7 +21,7 @@ import { DeadlineQueue, type Deadline } from '../relay/deadline-queue';
 /**
  * A delivery request as JSON: `message` is its last field, so that the replica serving it takes
  * the message's JSON as it came ({@link splitRequest}) and writes it to the runtime without parsing
- * and serializing it again. A frame with `message` elsewhere (an older replica's) is parsed whole.
+ * and serializing it again.
  */
 interface DeliveryRequest {
   t: 'req';
@@ -30,7 +29,7 @@ interface DeliveryRequest {
   from: string;
   socketId: string;
   timeoutMs: number;
-  /** The dedupe record to mark delivered with the response, when the requesting replica asks for it. */
+  /** The dedupe record the serving replica marks delivered once the runtime acked. */
   record?: DeliveryRecord;
   /** The event the runtime gets, when not `message` (an approval decision). */
   event?: RuntimeEvent;
@@ -40,17 +39,19 @@ interface DeliveryRequest {
 /** What comes before a request's message in its JSON. */
 const MESSAGE_FIELD = ',"message":';
 
+/** The field the intake inserts first in a handed-off message when an operator holds the conversation. */
+const OBSERVED_MARK = `"observed":true,`;
+
 /**
  * A request's fields but the message, and the message's JSON: found as the frame's last field (a
  * quote outside a JSON string is never escaped, so the first `,"message":` is a key of the outer
- * object, the envelope's keys and values naming no such key). Null when the frame is not of that
- * shape: parse it whole then.
+ * object, the envelope's keys and values naming no such key). Null when the frame is not a request
+ * (a response).
  */
 export function splitRequest(frame: string): { envelope: Omit<DeliveryRequest, 'message'>; json: string } | null {
   const at = frame.indexOf(MESSAGE_FIELD);
   if (at === -1 || frame.charCodeAt(frame.length - 1) !== 0x7d /* } */) return null;
   const envelope = parseFrame<Omit<DeliveryRequest, 'message'>>(`${frame.slice(0, at)}}`);
-  // An older replica's frame has fields after the message: they would be missing here.
   if (envelope?.t !== 'req' || typeof envelope.socketId !== 'string' || typeof envelope.timeoutMs !== 'number') return null;
   return { envelope, json: frame.slice(at + MESSAGE_FIELD.length, -1) };
 }
@@ -129,10 +130,10 @@ class PreparedRequest implements PreparedDelivery {
  * this replica, else a request on the target replica's own sharded channel, answered on this
  * replica's channel. Two Redis messages per delivery, each received by one replica, whatever the
  * number of replicas. Where scripts may publish on those channels (one Redis server or Sentinel:
- * they live beside the bot's keys; `dedupe` is given then), the store's intake script publishes the
- * first request itself, and the runtime's replica sends the dedupe record's delivered mark just
- * ahead of the ack, in the same write: the requesting replica, once it has the ack, neither waits
- * for nor sends a write of its own.
+ * they live beside the bot's keys; `handoff` is true then), the store's intake script publishes the
+ * first request itself. The runtime's replica sends the dedupe record's delivered mark just ahead of
+ * the ack ({@link RuntimeDeliveries.mark}), in the same write: the requesting replica, once it has
+ * the ack, neither waits for nor sends a write of its own.
  */
 export class ClusterDispatcher implements RuntimeDispatcher {
   private readonly local: LocalDispatcher;
@@ -150,7 +151,8 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     /** A replica's channel is `channel.before + replicaId + channel.after`. */
     private readonly channel: Template,
     private readonly report: RedisErrorReporter,
-    private readonly dedupe: RedisDedupeStore | null,
+    /** Whether the store's intake may publish the first request ({@link prepare}). */
+    private readonly handoff: boolean,
   ) {
     this.local = new LocalDispatcher(agents, deliveries);
     channels.subscribe(this.channelOf(replicaId), (raw) => this.onMessage(raw));
@@ -172,7 +174,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       socketId: target.socketId,
       timeoutMs,
     };
-    if (this.dedupe !== null && record !== null) envelope.record = record;
+    if (record !== null) envelope.record = record;
     if (event !== undefined) envelope.event = event;
     let receivers: number;
     try {
@@ -187,7 +189,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   }
 
   prepare(message: AgentInboundMessage, timeoutMs: number, seed: number, record: DeliveryRecord): PreparedDelivery | null {
-    if (this.dedupe === null) return null;
+    if (!this.handoff) return null;
     // The response may come before the intake's own reply: await it from the start.
     const pending = this.awaitResponse(timeoutMs);
     // The intake script fills in the socket id of the runtime it picks; the message goes last.
@@ -195,7 +197,14 @@ export class ClusterDispatcher implements RuntimeDispatcher {
       { t: 'req', id: pending.id, from: this.replicaId, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId' | 'message'>,
       'socketId',
     );
-    const request = { before: around.before, after: `${MESSAGE_FIELD}${JSON.stringify(message)}}` };
+    // Where an operator holds the conversation, the script marks the message observed: the mark goes
+    // first in the message's object (docs/handoff.md).
+    const request = {
+      before: around.before,
+      after: `${MESSAGE_FIELD}${JSON.stringify(message)}}`,
+      at: MESSAGE_FIELD.length + 1,
+      observed: OBSERVED_MARK,
+    };
     return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 
@@ -219,38 +228,29 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     const frame = raw.toString();
     const split = splitRequest(frame);
     if (split !== null) return this.serve(split.envelope, split.json);
-    const parsed = parseFrame<DeliveryRequest | DeliveryResponse>(frame);
-    if (parsed === null) return;
-    if (parsed.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
-    else if (parsed.t === 'req') this.serve(parsed, parsed.message);
+    const parsed = parseFrame<DeliveryResponse>(frame);
+    if (parsed?.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
   }
 
-  /** Serves a request whose message is `message`, or its JSON as it came. */
-  private serve(request: Omit<DeliveryRequest, 'message'>, message: AgentInboundMessage | AgentApproval | string): void {
+  /** Serves a request whose message's JSON is `json`, as it came. */
+  private serve(request: Omit<DeliveryRequest, 'message'>, json: string): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
-    const deliver = (s: Socket) =>
-      typeof message === 'string'
-        ? this.deliveries.deliverJson(s, message, request.timeoutMs, request.event)
-        : this.deliveries.deliver(s, message, request.timeoutMs, request.event);
-    const work = (socket?.connected ? deliver(socket) : Promise.resolve<SocketDelivery>('gone')).then((result) =>
-      this.respond(request, result),
-    );
+    const delivered = socket?.connected
+      ? this.deliveries.deliverJson(socket, json, request.timeoutMs, request.event)
+      : Promise.resolve<SocketDelivery>('gone');
+    const work = delivered.then((result) => this.respond(request, result));
     this.serving.add(work);
     void work.finally(() => this.serving.delete(work));
   }
 
   private async respond(request: Omit<DeliveryRequest, 'message'>, result: SocketDelivery): Promise<void> {
-    const channel = this.channelOf(request.from);
-    const { record } = request;
-    const dedupe = result === 'acked' && record !== undefined ? this.dedupe : null;
-    const response = JSON.stringify({ t: 'res', id: request.id, result: dedupe ? 'acked-and-marked' : result } satisfies DeliveryResponse);
+    // The mark first: sent in the same write as the response, ahead of it.
+    if (result === 'acked') this.deliveries.mark(request.record ?? null);
+    const response = JSON.stringify({ t: 'res', id: request.id, result } satisfies DeliveryResponse);
     try {
-      if (dedupe && record) await dedupe.markDeliveredThenPublish(record.key, record.record, record.ttlS, channel, response);
-      else await this.pub.spublish(channel, response);
+      await this.pub.spublish(this.channelOf(request.from), response);
     } catch (err) {
-      if (err instanceof DeliveryMarkError) {
-        this.report('dedupe', err.cause, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
-      } else this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
+      this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
     }
   }
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Server } from 'socket.io';
 import { Cluster } from 'ioredis';
-import { Counter, Histogram } from 'prom-client';
 import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { RedisTopology } from '../config/redis-topology';
 import type { Logger } from '../logging/logger';
@@ -18,7 +17,7 @@ import { PubSubCanary } from './pubsub-canary';
 import { createRedisConnections, guardCommands, quitConnection, redisErrorReporter, whenReady } from './redis-connections';
 import { bySlot, ShardedChannels } from './sharded-channels';
 import { SubscriptionRecovery } from './subscription-recovery';
-import { shardedSubscribersUp, slotMovedAway } from '../internals/ioredis.internals';
+import { canaryRoundTrip, countPubSubMessages, followSubscriber } from './redis-pubsub';
 import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
 import { quotaOf } from '../store/bot-quota';
 
@@ -42,27 +41,6 @@ export async function createRedisInfrastructure(
   const prefix = options.keyPrefix ?? 'relay:';
   const replicaId = `${hostname()}-${randomBytes(4).toString('hex')}`;
   const report = redisErrorReporter(logger, metrics);
-  const received = new Counter({
-    name: 'relay_redis_pubsub_messages_received_total',
-    help: 'Pub/sub messages this replica received from Redis, by purpose (adapter, dispatch, canary)',
-    labelNames: ['kind'] as const,
-    registers: [metrics.registry],
-  });
-  const receivedBytes = new Counter({
-    name: 'relay_redis_pubsub_bytes_received_total',
-    help: 'Payload bytes of pub/sub messages this replica received from Redis, by purpose',
-    labelNames: ['kind'] as const,
-    registers: [metrics.registry],
-  });
-
-  // Every message between replicas takes this hop: the canary's round trip is its latency.
-  const roundTrip = new Histogram({
-    name: 'relay_redis_pubsub_roundtrip_seconds',
-    help: 'Seconds from publishing a pub/sub canary probe to this replica receiving it back through Redis',
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [metrics.registry],
-  });
-
   const { command: pub, subscriber: sub } = createRedisConnections(topology, `relay-hub:${replicaId}`);
   for (const [client, component] of [
     [pub, 'redis-command'],
@@ -78,15 +56,9 @@ export async function createRedisInfrastructure(
 
   const dispatchChannel = { before: `${prefix}dispatch#`, after: '#' };
   const canaryChannel = `${prefix}canary#${replicaId}#`;
-  const countReceived = (channel: Buffer, message: Buffer) => {
-    const name = channel.toString();
-    const kind = name.startsWith(dispatchChannel.before) ? 'dispatch' : name.startsWith(canaryChannel) ? 'canary' : 'adapter';
-    received.inc({ kind });
-    receivedBytes.inc({ kind }, message.length);
-  };
-  sub.on('smessageBuffer', countReceived);
-  sub.on('messageBuffer', countReceived);
-  sub.on('pmessageBuffer', (_pattern: Buffer, channel: Buffer, message: Buffer) => countReceived(channel, message));
+  countPubSubMessages(sub, metrics, (name) =>
+    name.startsWith(dispatchChannel.before) ? 'dispatch' : name.startsWith(canaryChannel) ? 'canary' : 'adapter',
+  );
 
   const [pubReady, subReady] = await Promise.all([whenReady(pub, STARTUP_WAIT_MS), whenReady(sub, STARTUP_WAIT_MS)]);
   if (!pubReady || !subReady) logger.warn({ topology: topology.kind }, 'Redis not reachable yet; starting unready and retrying');
@@ -148,41 +120,12 @@ export async function createRedisInfrastructure(
       intervalMs: CANARY_INTERVAL_MS,
       staleAfterMs: 3 * CANARY_INTERVAL_MS,
       resubscribeAfterMisses: 3,
-      onRoundTrip: (seconds) => roundTrip.observe(seconds),
+      onRoundTrip: canaryRoundTrip(metrics),
     },
   );
 
   // After an outage: restore subscriptions made while Redis was away, and re-register presence.
-  let subWasReady = subReady;
-  sub.on('close', () => {
-    if (!closing) recovery.lose('connection', subWasReady);
-  });
-  sub.on('ready', () => {
-    if (subWasReady) logger.warn('Redis subscriber reconnected; restoring subscriptions');
-    subWasReady = true;
-    // Synchronously, before the first message of the new subscriptions can arrive.
-    recovery.reconnected();
-  });
-  if (sub instanceof Cluster) {
-    // A shard's subscriber connection ended (its master failed or restarted) while the Cluster as a
-    // whole stays ready: no `close` or `ready` of its own. ioredis follows the new slot map and
-    // subscribes the shard's channels again on the new master, then says `subscribersReady`.
-    sub.on('-node', (_redis: unknown, shard?: string) => {
-      if (shard !== undefined && !closing) recovery.lose('shard');
-    });
-    // Resharding: Redis unsubscribed this replica from the channels of a slot it moved elsewhere.
-    // Subscribing them again gets MOVED, on which ioredis refreshes its slot map and resubscribes.
-    sub.on('nodeError', (err: unknown) => {
-      if (slotMovedAway(err) && !closing) recovery.lose('moved');
-    });
-    // Also said after a reset whose new subscriber failed (the shard has no master yet): the
-    // sessions end when the shard is back, not before, or their clients would be refused meanwhile.
-    sub.on('subscribersReady', () => {
-      if (recovery.intact()) return;
-      if (shardedSubscribersUp(sub)) recovery.reconnected();
-      else recovery.restore();
-    });
-  }
+  followSubscriber(sub, recovery, logger, subReady, () => closing);
   let pubWasReady = pubReady;
   pub.on('ready', () => {
     if (pubWasReady) logger.warn('Redis reconnected; re-registering presence');
@@ -210,8 +153,8 @@ export async function createRedisInfrastructure(
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatcher) return options.dispatcher(replicaId, namespaces.agent, deliveries);
-      const dedupe = topology.kind === 'cluster' ? null : store.dedupe;
-      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, dedupe);
+      const handoff = topology.kind !== 'cluster';
+      return new ClusterDispatcher(replicaId, namespaces.agent, deliveries, pub, channels, dispatchChannel, report, handoff);
     },
     start() {
       keeper?.start();

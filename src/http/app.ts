@@ -8,12 +8,12 @@ import { apiDocsRouter } from './docs';
 import { restCors } from './cors.middleware';
 import { notFoundHandler, problemMiddleware } from './error.middleware';
 import { RegisterRoutes } from './generated/routes';
-import { createHttpServices, provideServices, type HttpServiceDeps } from './http.services';
+import { createHttpServices, provideServices, type HttpServiceDeps } from './http-services';
 import { jsonBody } from './json-body.middleware';
 import { landingRouter } from './landing.page';
 import { metricsAuth } from './metrics-auth.middleware';
 
-export type { ReadinessProbe } from './http.services';
+export type { ReadinessProbe } from './http-services';
 
 /** The service deps plus what only the app itself uses. */
 export interface HttpDeps extends HttpServiceDeps {

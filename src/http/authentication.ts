@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { ADMIN_ROLE, OPERATOR_ROLE } from '../protocol';
 import type { FailureLimited } from '../limits/auth-failure-limiter';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from './errors';
-import { servicesOf, type HttpServices } from './http.services';
+import { servicesOf, type HttpServices } from './http-services';
 import { API_KEY, BEARER, type Principal } from './principal';
 
 /** `Bearer <token>`, the token captured. */

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { IocContainer, IocContainerFactory, ServiceIdentifier } from '@tsoa/runtime';
-import { servicesOf, type HttpServices } from './http.services';
+import { servicesOf, type HttpServices } from './http-services';
 
 /** A controller class built from the services of the app that received the request. */
 type ControllerClass = new (services: HttpServices) => unknown;

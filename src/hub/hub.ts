@@ -29,7 +29,7 @@ import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
 import { DeactivationSweep } from '../relay/client/deactivation-sweep';
-import { RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
+import { RuntimeDeliveries, type DeliveryRecord, type RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayContext, RelayNamespaces } from '../relay/relay.context';
 import { attachRelay, closeDefaultNamespace, relayNamespaces } from '../relay/relay';
 import { IdleHandback } from '../relay/handoff/idle-handback';
@@ -96,25 +96,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const infra = await createInfrastructure(config, logger.child({ component: 'cluster' }), metrics, deps.cluster);
   const { store } = infra;
   const clientIp = clientIpResolver(config.TRUST_PROXY);
-  const memory = new MemoryPressure({
-    limitBytes: config.MEMORY_LIMIT_BYTES,
-    highWaterRatio: config.MEMORY_HIGH_WATER_RATIO,
-    lowWaterRatio: config.MEMORY_LOW_WATER_RATIO,
-  });
-  metrics.watchMemory(memory);
-  const memoryLogger = logger.child({ component: 'memory' });
-  memory.on('change', (over) => {
-    const heap = getHeapStatistics();
-    const state = {
-      usageBytes: memory.usage(),
-      limitBytes: memory.limit,
-      limitFrom: memory.source,
-      heapUsedBytes: heap.used_heap_size,
-      heapLimitBytes: heap.heap_size_limit,
-    };
-    if (over) memoryLogger.warn(state, 'memory past the high-water mark: unready, refusing new handshakes (SERVER_BUSY)');
-    else memoryLogger.info(state, 'memory below the low-water mark: ready, taking new handshakes again');
-  });
+  const memory = watchMemory(config, metrics, logger.child({ component: 'memory' }));
   let draining = false;
   const isDraining = () => draining;
 
@@ -180,9 +162,10 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   closeDefaultNamespace(io, ctx);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
   // Presence changes the cluster finds (a dead replica's runtimes expiring) go through the relay's restart grace.
-  const dispatcher = infra.bind(namespaces, new RuntimeDeliveries(), (agentId, online) => service.presenceChanged(agentId, online));
+  const deliveries = new RuntimeDeliveries(deliveryMarker(store, metrics, ctx.handlerFailures));
+  const dispatcher = infra.bind(namespaces, deliveries, (agentId, online) => service.presenceChanged(agentId, online));
   const { service, streams } = attachRelay(namespaces, ctx, dispatcher, statuses);
-  infra.subscriptions.onGap(() => service.endSessionsAfterSubscriptionGap());
+  infra.subscriptions.onGap(() => service.sessions.endSessionsAfterSubscriptionGap());
   const idleHandback = new IdleHandback(service.control, config.HANDOFF_SWEEP_MS, ctx.handlerFailures);
   const deactivationSweep = new DeactivationSweep(
     namespaces.client,
@@ -220,69 +203,30 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     app,
   );
   // The demo's echo bot connects to this hub like any runtime, once it listens.
-  const demo =
-    config.DEMO_ENABLED && config.AGENT_SHARED_KEYS_ENABLED
-      ? attachDemoAgent(httpServer, {
-          apiKey: config.AGENT_API_KEYS[0],
-          logger: logger.child({ component: 'demo' }),
-          ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
-        })
-      : undefined;
+  const demo = demoAgentOf(config, httpServer, logger);
 
-  let started: Promise<void> | undefined;
-  const start = () => {
-    started ??= (async () => {
-      infra.start();
-      memory.start();
-      deactivationSweep.start();
-      streams.startSweep();
-      idleHandback.start();
+  const { start, listen, close, drain } = lifecycleOf({
+    httpServer,
+    io,
+    logger,
+    // Background work, started in this order and stopped in the reverse one before the transports close.
+    background: [infra, memory, deactivationSweep, { start: () => streams.startSweep(), stop: () => streams.stop() }, idleHandback],
+    writeFiles: async () => {
       const httpLogger = logger.child({ component: 'http' });
       await Promise.all([
         writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
         writeAsyncApiFile(config.ASYNCAPI_SPEC_FILE, asyncApi, httpLogger),
       ]);
-    })();
-    return started;
-  };
-
-  const listen = async (port: number, host: string) => {
-    await start();
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(port, host, () => {
-        httpServer.off('error', reject);
-        resolve();
-      });
-    });
-    return (httpServer.address() as AddressInfo).port;
-  };
-
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= (async () => {
+    },
+    draining: () => {
       draining = true;
-      memory.stop();
-      deactivationSweep.stop();
+    },
+    stopping: () => {
       demo?.close();
       service.stop();
-      streams.stop();
-      idleHandback.stop();
-      // io.close() ends every transport here (`transport close`, which clients reconnect from); a
-      // disconnectSockets() would go through the adapter to every replica.
-      await new Promise<void>((resolve) => io.close(() => resolve()));
-      await dispatcher.close();
-      await infra.close();
-    })();
-    return closed;
-  };
-
-  const drain = async (graceMs: number) => {
-    draining = true;
-    logger.info({ graceMs }, 'draining: refusing new connections, closing transports in batches');
-    await closeTransportsInBatches(io, graceMs);
-    await close();
-  };
+    },
+    closeLast: [() => dispatcher.close(), () => infra.close()],
+  });
 
   return {
     httpServer,
@@ -299,6 +243,107 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     drain,
     close,
   };
+}
+
+/** What a hub starts and stops around its server: see {@link lifecycleOf}. */
+interface LifecycleParts {
+  httpServer: HttpServer;
+  io: Server;
+  logger: Logger;
+  background: { start(): void; stop(): void }[];
+  writeFiles(): Promise<void>;
+  /** Called first on close and drain: readiness turns false, no new handshake is taken. */
+  draining(): void;
+  /** Called on close, after {@link draining}, before the background work stops. */
+  stopping(): void;
+  /** Closed in order once every transport is. */
+  closeLast: (() => Promise<void>)[];
+}
+
+/** {@link Hub.start}, {@link Hub.listen}, {@link Hub.close} and {@link Hub.drain}, each idempotent where the interface says so. */
+function lifecycleOf(parts: LifecycleParts): Pick<Hub, 'start' | 'listen' | 'close' | 'drain'> {
+  const { httpServer, io, logger } = parts;
+  let started: Promise<void> | undefined;
+  const start = () => {
+    started ??= (async () => {
+      for (const part of parts.background) part.start();
+      await parts.writeFiles();
+    })();
+    return started;
+  };
+  const listen = async (port: number, host: string) => {
+    await start();
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(port, host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+    return (httpServer.address() as AddressInfo).port;
+  };
+  let closed: Promise<void> | undefined;
+  const close = () => {
+    closed ??= (async () => {
+      parts.draining();
+      parts.stopping();
+      for (const part of [...parts.background].reverse()) part.stop();
+      // io.close() ends every transport here (`transport close`, which clients reconnect from); a
+      // disconnectSockets() would go through the adapter to every replica.
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      for (const closeNext of parts.closeLast) await closeNext();
+    })();
+    return closed;
+  };
+  const drain = async (graceMs: number) => {
+    parts.draining();
+    logger.info({ graceMs }, 'draining: refusing new connections, closing transports in batches');
+    await closeTransportsInBatches(io, graceMs);
+    await close();
+  };
+  return { start, listen, close, drain };
+}
+
+/** This replica's memory against its limit and high-water mark, its crossings logged and exported. */
+function watchMemory(config: HubConfig, metrics: HubMetrics, memoryLogger: Logger): MemoryPressure {
+  const memory = new MemoryPressure({
+    limitBytes: config.MEMORY_LIMIT_BYTES,
+    highWaterRatio: config.MEMORY_HIGH_WATER_RATIO,
+    lowWaterRatio: config.MEMORY_LOW_WATER_RATIO,
+  });
+  metrics.watchMemory(memory);
+  memory.on('change', (over) => {
+    const heap = getHeapStatistics();
+    const state = {
+      usageBytes: memory.usage(),
+      limitBytes: memory.limit,
+      limitFrom: memory.source,
+      heapUsedBytes: heap.used_heap_size,
+      heapLimitBytes: heap.heap_size_limit,
+    };
+    if (over) memoryLogger.warn(state, 'memory past the high-water mark: unready, refusing new handshakes (SERVER_BUSY)');
+    else memoryLogger.info(state, 'memory below the low-water mark: ready, taking new handshakes again');
+  });
+  return memory;
+}
+
+/** The delivered mark, written where the runtime acked (relay/dispatcher.ts); its failure changes no ack. */
+function deliveryMarker(store: Store, metrics: HubMetrics, failures: ThrottledLog): (record: DeliveryRecord) => Promise<void> {
+  return ({ key, record, ttlS }) =>
+    store.dedupe.markDelivered(key, record, ttlS).catch((err: unknown) => {
+      metrics.redisErrors.inc({ component: 'dedupe' });
+      failures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
+    });
+}
+
+/** The demo's echo bot, which connects to this hub like any runtime once it listens (DEMO_ENABLED). */
+function demoAgentOf(config: HubConfig, httpServer: HttpServer, logger: Logger) {
+  if (!config.DEMO_ENABLED || !config.AGENT_SHARED_KEYS_ENABLED) return undefined;
+  return attachDemoAgent(httpServer, {
+    apiKey: config.AGENT_API_KEYS[0],
+    logger: logger.child({ component: 'demo' }),
+    ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+  });
 }
 
 function corsOrigin(origins: readonly string[]): string[] | boolean {

@@ -1,7 +1,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
-import type { LimiterFactory } from '../store/store';
+import type { LimiterFactory } from './limiter-factory';
 
 /** Length of the counting window. */
 export const FAILURE_WINDOW_S = 60;

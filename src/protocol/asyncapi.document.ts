@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { CodeCatalogues } from './code.schemas';
+import { CodeCatalogues } from './code.schema';
 import { serversFor } from './asyncapi.servers';
 import { HandshakeNames, ProtocolRegistry, type EventSpec, type NamespaceSpec } from './protocol.registry';
 

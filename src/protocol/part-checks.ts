@@ -3,7 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { jsonBytes, MAX_JSON_DEPTH, nestsDeeperThan, payloadError } from './payload-limits';
 import { plainOrParts } from './messages';
 import type { MessageContent, MessageData } from './payloads';
-import { PartSchemas } from './parts.schemas';
+import { PartSchemas } from './parts.schema';
 import {
   defaultDeltaIndex,
   takesDeltas,

@@ -1,6 +1,6 @@
 /**
  * A message's parts (docs/parts.md): their types, bounds and how a stream's changes apply to them.
- * The types come from the schemas in `parts.schemas.ts` (imported as types only), so this file has
+ * The types come from the schemas in `parts.schema.ts` (imported as types only), so this file has
  * no runtime dependencies and the browser SDK can use it to hold a streamed message as the hub does.
  */
 import type { Static } from '@sinclair/typebox';
@@ -15,7 +15,7 @@ import type {
   TextPartSchema,
   ToolApprovalSchema,
   ToolPartSchema,
-} from './parts.schemas';
+} from './parts.schema';
 
 /** A tool call's states, in the order they move (the three `output-*` states all end it). */
 export const TOOL_STATES = [

@@ -1,6 +1,6 @@
 /**
  * Payloads of every event, the handshake `auth` objects and the acks, and the typed event maps
- * Socket.IO's generics take. Their schemas are in the `*.schemas.ts` files (server side only).
+ * Socket.IO's generics take. Their schemas are in the `*.schema.ts` files (server side only).
  *
  * Times on the wire are ISO 8601 UTC strings. Message ids are UUIDv7 assigned by the hub.
  */

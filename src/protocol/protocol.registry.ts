@@ -15,9 +15,9 @@ import {
   RuntimeAckSchema,
   SendAckSchema,
   StreamDeltaAckSchema,
-} from './ack.schemas';
+} from './ack.schema';
 import type { AckCode, HandshakeCode, SessionClosedCode } from './codes';
-import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schemas';
+import { AgentAuthSchema, ClientAuthSchema, HandshakeErrorDataSchema } from './handshake.schema';
 import { Events, Namespaces } from './names';
 import {
   AgentActivitySchema,
@@ -35,7 +35,7 @@ import {
   DebugTraceSchema,
   SessionClosedSchema,
   SessionInfoSchema,
-} from './outbound.schemas';
+} from './outbound.schema';
 import type {
   AgentToHubEvents,
   ClientToHubEvents,
@@ -55,7 +55,7 @@ import {
   WatchAckSchema,
   WatchRequestSchema,
   OperatorApprovalRequestSchema,
-} from './handoff.schemas';
+} from './handoff.schema';
 import {
   ActivityUpdateSchema,
   AgentDebugSchema,

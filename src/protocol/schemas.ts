@@ -1,10 +1,10 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { ActivityStateSchema, MessageDataSchema as MessageData, RatingSchema } from './common.schemas';
+import { ActivityStateSchema, MessageDataSchema as MessageData, RatingSchema } from './common.schema';
 import { ACTIVITY_LABEL_MAX, FEEDBACK_COMMENT_MAX, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './names';
 import { partError } from './part-checks';
 import { APPROVAL_REASON_MAX } from './parts';
-import { MessagePartSchema, PartPatchSchema, PartsSchema } from './parts.schemas';
+import { MessagePartSchema, PartPatchSchema, PartsSchema } from './parts.schema';
 import type {
   ActivityUpdate,
   AgentDebug,
@@ -26,7 +26,7 @@ import type { Assert, Same } from './type-checks';
 /**
  * Validation schemas of the inbound payloads declared in `payloads.ts`. The `Same` checks below
  * fail the build if a schema and its wire type drift apart. Outbound payloads, acks and the
- * handshake have theirs in `outbound.schemas.ts`, `ack.schemas.ts` and `handshake.schemas.ts`;
+ * handshake have theirs in `outbound.schema.ts`, `ack.schema.ts` and `handshake.schema.ts`;
  * `protocol.registry.ts` ties them all to their events.
  */
 

@@ -2,6 +2,8 @@ import type { HubConfig } from '../config/config';
 import type { HubMetrics, Tally } from '../metrics/metrics';
 import type { ConversationLog, HistoryPage, LoggedMessage, Publication, Recovery } from '../store/conversation-log';
 import { QuotaExceededError } from '../store/bot-quota';
+import { ConversationHeldError } from '../store/control-store';
+import type { ControlState } from '../protocol';
 
 /** Thrown when a message could not be written to the log: the sender must get SERVER_UNAVAILABLE. */
 export class LogUnavailableError extends Error {
@@ -60,6 +62,30 @@ export class Conversations {
       this.counted(message.author);
       return published;
     } catch (err) {
+      this.failed(message.author);
+      if (err instanceof QuotaExceededError) throw err;
+      throw new LogUnavailableError(err);
+    }
+  }
+
+  /**
+   * Records a bot's fresh reply to one conversation as {@link record} does, unless an operator holds
+   * it: the log reads who answers in the same step, and rejects with ConversationHeldError
+   * (store/control-store.ts) when an operator does, nothing logged or published. Resolves with
+   * whether the log published it and the conversation's control state. The log must be enabled.
+   */
+  async recordReply(
+    agentId: string,
+    clientId: string,
+    message: LoggedMessage,
+    publication: Publication | null,
+  ): Promise<{ published: boolean; control: ControlState }> {
+    try {
+      const done = await this.log.appendReply(agentId, clientId, message, publication);
+      this.counted(message.author);
+      return done;
+    } catch (err) {
+      if (err instanceof ConversationHeldError) throw err;
       this.failed(message.author);
       if (err instanceof QuotaExceededError) throw err;
       throw new LogUnavailableError(err);

@@ -7,13 +7,12 @@ import type { DedupeKey, DedupeRecord, Handoff, RuntimeEntry } from '../store/st
 export type SocketDelivery = 'acked' | 'timeout' | 'gone';
 
 /**
- * How one delivery attempt to a chosen runtime ended: as {@link SocketDelivery}, `acked` leaving the
- * caller to mark the dedupe record delivered, or `acked-and-marked` when the dispatcher saw to the
- * mark (it reached Redis ahead of the ack; a refused mark is reported where it was sent).
+ * How one delivery attempt to a chosen runtime ended. On `acked` the dedupe record given with the
+ * delivery was marked delivered by the replica that holds the runtime ({@link RuntimeDeliveries.mark}).
  */
-export type DeliveryResult = SocketDelivery | 'acked-and-marked';
+export type DeliveryResult = SocketDelivery;
 
-/** A delivery's dedupe record, which a dispatcher may mark delivered along with the ack's way back. */
+/** A delivery's dedupe record, which the runtime's replica marks delivered once the runtime acked. */
 export interface DeliveryRecord {
   key: DedupeKey;
   record: DedupeRecord;
@@ -59,6 +58,22 @@ export interface PreparedDelivery {
 export class RuntimeDeliveries {
   /** The deliveries awaiting each runtime's ack. */
   private readonly inFlight = new WeakMap<Socket, PendingAcks>();
+
+  constructor(
+    /** Writes a record's delivered mark; reports its own failure (the hub's: store.dedupe.markDelivered). */
+    private readonly markDelivered: (record: DeliveryRecord) => Promise<void> = async () => {},
+  ) {}
+
+  /**
+   * The one place a delivered mark is written: by the replica that holds the runtime, once the
+   * runtime acked, not awaited (the ack does not wait for a write whose failure would not change
+   * it). Queued ahead of anything this replica sends afterwards on the same connection (the ack's
+   * response to another replica, a retry's claim), so a retry's claim finds it. If it fails, a retry
+   * of the same clientMessageId is delivered again with the same id, which the agent SDK drops.
+   */
+  mark(record: DeliveryRecord | null): void {
+    if (record !== null) void this.markDelivered(record);
+  }
 
   /**
    * Emits with an ack and settles on the ack, the timeout, or the socket leaving (so a runtime that
@@ -177,12 +192,15 @@ export class LocalDispatcher implements RuntimeDispatcher {
     target: RuntimeEntry,
     message: AgentInboundMessage | AgentApproval,
     timeoutMs: number,
-    _record?: DeliveryRecord | null,
+    record: DeliveryRecord | null = null,
     event?: RuntimeEvent,
   ): Promise<DeliveryResult> {
     const socket = this.agents.sockets.get(target.socketId);
     if (!socket?.connected) return Promise.resolve('gone');
-    return this.deliveries.deliver(socket, message, timeoutMs, event);
+    return this.deliveries.deliver(socket, message, timeoutMs, event).then((result) => {
+      if (result === 'acked') this.deliveries.mark(record);
+      return result;
+    });
   }
 
   prepare(): null {

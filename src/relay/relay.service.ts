@@ -1,10 +1,9 @@
-import type { Socket } from 'socket.io';
 import type { RateBudget } from '../limits/rate-budgets';
 import { checkContent } from '../protocol/part-checks';
 import type { DedupeKey, Intake, RuntimeEntry } from '../store/store';
 import type { Tally } from '../metrics/metrics';
 import type { AgentStatusAnnouncer } from './agent-status';
-import type { DeliveryRecord, RuntimeDispatcher } from './dispatcher';
+import type { DeliveryRecord, DeliveryResult, RuntimeDispatcher } from './dispatcher';
 import { isoNow, MessageStamper } from './ids';
 import {
   agentInboundMessage,
@@ -13,11 +12,12 @@ import {
   BROADCAST_TO,
   errorAck,
   Events,
-  SessionClosedCodes,
   userMessage,
+  type AgentInboundMessage,
   type AgentReply,
   type ClientInboundMessage,
   type ClientMessage,
+  type ControlState,
   type DebugTrace,
   type MessageContent,
   type SendAck,
@@ -29,8 +29,10 @@ import { UserBudgets } from './user-budgets';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
 import type { RelayContext, RelayNamespaces } from './relay.context';
 import { Rooms, toRoom } from './rooms';
+import { SessionEndings } from './session-endings.service';
 import { ActivityTracker } from './streams/activity-tracker';
 import { QuotaExceededError } from '../store/bot-quota';
+import { ConversationHeldError } from '../store/control-store';
 import { ConsoleFeed } from './handoff/console-feed';
 import { ControlConflictError, ConversationControl } from './handoff/conversation-control';
 
@@ -42,9 +44,32 @@ export interface Sender {
   socketId?: string;
 }
 
+/** A client message the intake admitted, on its way to a runtime. */
+interface Admitted {
+  agentId: string;
+  sender: Sender;
+  /** The sender's room (their tabs). */
+  room: string;
+  /** The rendezvous seed of the sender's sub. */
+  seed: number;
+  /** The message as logged and echoed. */
+  entry: ClientInboundMessage;
+  /** The message as the runtime gets it. */
+  message: AgentInboundMessage;
+  /** Its dedupe record, marked delivered on the runtime's ack. */
+  delivery: DeliveryRecord;
+  runtimes: RuntimeEntry[];
+  /** The runtime the intake handed it to, and how that delivery ends. */
+  handed: { target: RuntimeEntry; result: Promise<DeliveryResult> } | null;
+  subscribers: number | null;
+  control: ControlState;
+  /** Set once it waited for a runtime: the end of the bot's restart grace. */
+  deadline?: number;
+}
+
 /**
  * Relay operations shared by the socket handlers and the REST API: routing client messages to one
- * runtime, publishing to clients, the debug stream, and ending sessions of deactivated users.
+ * runtime, publishing to clients, the debug stream; ending sessions is {@link SessionEndings}'.
  */
 export class RelayService {
   /** The conversation log, written before every delivery (docs/protocol.md, "Conversations and delivery guarantees"). */
@@ -67,6 +92,8 @@ export class RelayService {
   readonly feed: ConsoleFeed;
   /** Who answers each conversation: the bot or an operator (docs/handoff.md). */
   readonly control: ConversationControl;
+  /** Ends sessions of deactivated users and revoked keys, on every replica. */
+  readonly sessions: SessionEndings;
 
   constructor(
     private readonly ctx: RelayContext,
@@ -86,17 +113,31 @@ export class RelayService {
     this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
     this.feed = new ConsoleFeed(ctx, nsp);
     this.control = new ConversationControl(ctx, nsp, this.conversations, this.feed);
+    this.sessions = new SessionEndings(ctx, nsp);
   }
 
   /**
-   * Delivers a validated client message to one runtime of `agentId`, chosen by rendezvous hashing
-   * of `sub`, and resolves with the ack for the client. Retries reuse the stored id and ts. The
-   * message is logged before it is delivered (a retry's append is a no-op: same id), and once a
-   * runtime has it, echoed to the sender's other tabs. The dedupe claim, the runtime lookup and
-   * the usual append are one store call ({@link MessageIntake}); on one Redis server that call also
-   * hands the message to its runtime's replica ({@link Handoff}).
+   * Delivers a validated client message to one runtime of `agentId` and resolves with the ack for
+   * the client: intake → deliver → ack (docs/architecture.md, "A client message"). Retries reuse the
+   * stored id and ts. The message is logged before it is delivered (a retry's append is a no-op:
+   * same id), and once a runtime has it, echoed to the sender's other tabs.
    */
   async relayClientMessage(sender: Sender, agentId: string, payload: ClientMessage): Promise<SendAck> {
+    const admitted = await this.admit(sender, agentId, payload);
+    if (!('delivery' in admitted)) return admitted;
+    const result = await this.deliver(admitted);
+    if (result === 'acked') return this.acked(admitted);
+    return errorAck(result === 'timeout' ? 'TIMEOUT' : 'AGENT_OFFLINE');
+  }
+
+  /**
+   * The intake: the sender's budget, the control state, the dedupe claim, the runtime lookup and the
+   * usual append are one store call ({@link MessageIntake}); on one Redis server that call also hands
+   * the message to its runtime's replica, the one the store picks ({@link Handoff}). Then what the
+   * intake could not do: wait for a runtime in the bot's restart grace, log a retry or a message
+   * that waited. The message on its way, or the ack that ends it here.
+   */
+  private async admit(sender: Sender, agentId: string, payload: ClientMessage): Promise<Admitted | SendAck> {
     const { config, store } = this.ctx;
     const key: DedupeKey = { agentId, sub: sender.sub, clientMessageId: payload.clientMessageId };
     const { id, ts } = this.stamps.next();
@@ -104,20 +145,17 @@ export class RelayService {
     const logged = userMessage({ id, ts, agentId }, payload, payload.clientMessageId);
     const room = Rooms.client(agentId, sender.clientId);
     const seed = rendezvousSeed(sender.sub);
-    // Read first: while an operator holds the conversation the bot gets the message observed, in
-    // the very request the intake may hand to the runtime's replica.
-    const control = await this.control.read(agentId, sender.clientId);
-    const observed = control.state === 'human';
-    let message = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload, observed);
-    let delivery: DeliveryRecord = { key, record: fresh, ttlS: config.DEDUPE_WINDOW_S };
-    // Where the store can, its intake also hands the message to a runtime on another replica.
-    const prepared = this.dispatcher.prepare(message, config.AGENT_ACK_TIMEOUT_MS, seed, delivery);
+    // Built unobserved: the intake reads who holds the conversation and, while an operator does,
+    // marks the request it hands to the runtime's replica observed (docs/handoff.md).
+    const unobserved = agentInboundMessage({ id, ts, agentId }, sender.clientId, payload);
+    const ttlS = config.DEDUPE_WINDOW_S;
+    const prepared = this.dispatcher.prepare(unobserved, config.AGENT_ACK_TIMEOUT_MS, seed, { key, record: fresh, ttlS });
     let intake: Intake;
     try {
       intake = await store.intake.admit({
         key,
         record: fresh,
-        ttlS: config.DEDUPE_WINDOW_S,
+        ttlS,
         clientId: sender.clientId,
         message: this.conversations.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
@@ -130,7 +168,7 @@ export class RelayService {
       if (this.conversations.enabled) this.conversations.failed(Authors.user);
       throw err;
     }
-    const { existing, handedTo } = intake;
+    const { existing, handedTo, control } = intake;
     if (handedTo === null) prepared?.cancel();
     if (intake.limited) {
       this.userLimited.add();
@@ -142,69 +180,72 @@ export class RelayService {
     }
     if (existing?.delivered) return { ok: true, id: existing.id, ts: existing.ts };
     const record = existing ?? fresh;
-    const entry = existing ? userMessage({ id: existing.id, ts: existing.ts, agentId }, payload, payload.clientMessageId) : logged;
-    if (existing) {
-      message = agentInboundMessage({ id: existing.id, ts: existing.ts, agentId }, sender.clientId, payload, observed);
-      delivery = { key, record: existing, ttlS: config.DEDUPE_WINDOW_S };
-    }
-    let runtimes = intake.runtimes;
+    const stamp = { id: record.id, ts: record.ts, agentId };
+    const entry = existing ? userMessage(stamp, payload, payload.clientMessageId) : logged;
+    const observed = control === 'human';
+    const message = existing || observed ? agentInboundMessage(stamp, sender.clientId, payload, observed) : unobserved;
+    const admitted: Admitted = {
+      agentId,
+      sender,
+      room,
+      seed,
+      entry,
+      message,
+      delivery: { key, record, ttlS },
+      runtimes: intake.runtimes,
+      handed: handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null,
+      subscribers: intake.subscribers,
+      control,
+    };
     // No runtime: wait for one only while the bot is in its restart grace.
-    let deadline: number | undefined;
-    if (runtimes.length === 0) {
+    if (admitted.runtimes.length === 0) {
       const wait = await this.grace.remainingMs(agentId);
       if (wait === 0) return errorAck('AGENT_OFFLINE');
-      deadline = Date.now() + wait;
-      runtimes = await this.grace.waitForRuntime(agentId, deadline);
-      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
+      admitted.deadline = Date.now() + wait;
+      admitted.runtimes = await this.grace.waitForRuntime(agentId, admitted.deadline);
+      if (admitted.runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
     if (intake.logged) this.conversations.counted(Authors.user);
     else {
       const unlogged = await this.record(agentId, sender.clientId, entry, existing === null);
       if (unlogged) return unlogged;
     }
-    // The runtime the intake handed the message to goes first; then the usual pick.
-    let handed = handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null;
+    return admitted;
+  }
+
+  /**
+   * Delivers to the runtime the intake handed the message to, else the runtime rendezvous hashing of
+   * the sender's sub picks; a runtime that vanished between presence and delivery is skipped and
+   * the next one by hash takes over. The runtime's replica marks the record delivered on its ack
+   * ({@link RuntimeDeliveries.mark}).
+   */
+  private async deliver(admitted: Admitted): Promise<'acked' | 'timeout' | 'gone'> {
+    const { config } = this.ctx;
+    let { runtimes, handed } = admitted;
     for (;;) {
-      // A runtime that vanished between presence and delivery is skipped; the next one by hash takes over.
       while (runtimes.length > 0) {
-        const target = handed?.target ?? pickByRendezvousSeed(seed, runtimes, runtimeKey)!;
-        const result = await (handed?.result ?? this.dispatcher.deliver(target, message, config.AGENT_ACK_TIMEOUT_MS, delivery));
+        const target = handed?.target ?? pickByRendezvousSeed(admitted.seed, runtimes, runtimeKey)!;
+        const result = await (handed?.result ??
+          this.dispatcher.deliver(target, admitted.message, config.AGENT_ACK_TIMEOUT_MS, admitted.delivery));
         handed = null;
-        if (result === 'acked' || result === 'acked-and-marked') {
-          // Not awaited: the ack does not wait for a write whose failure would not change it.
-          if (result === 'acked') void this.recordDelivered(key, record);
-          this.toAgent.add();
-          // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
-          this.echo(room, sender, entry, deadline === undefined ? intake.subscribers : null);
-          this.feed.message(agentId, sender.clientId, entry, control.state !== 'bot');
-          return { ok: true, id: record.id, ts: record.ts };
-        }
-        if (result === 'timeout') return errorAck('TIMEOUT');
+        if (result !== 'gone') return result;
         runtimes = runtimes.filter((r) => r !== target);
       }
       // Every runtime it knew of was gone: the bot is restarting, its replica died, or a runtime was
       // in presence before its connection completed. Look again (after a pause) until the grace ends.
-      deadline ??= Date.now() + config.AGENT_RECONNECT_GRACE_MS;
-      runtimes = await this.grace.waitForRuntime(agentId, deadline);
-      if (runtimes.length === 0) return errorAck('AGENT_OFFLINE');
+      admitted.deadline ??= Date.now() + config.AGENT_RECONNECT_GRACE_MS;
+      runtimes = await this.grace.waitForRuntime(admitted.agentId, admitted.deadline);
+      if (runtimes.length === 0) return 'gone';
     }
   }
 
-  /**
-   * Best effort: the runtime has the message, so the client gets ok whatever happens here, without
-   * waiting for it (the write is queued before the ack is sent, on the connection a retry's claim
-   * also takes on this replica, so the claim finds it). If the record stays undelivered, a retry of
-   * the same clientMessageId is delivered again with the same id, which the agent SDK drops; an
-   * error ack would instead make the client resend (and the user see a failure) for a message that
-   * arrived.
-   */
-  private async recordDelivered(key: DedupeKey, record: { id: string; ts: string; delivered: boolean }): Promise<void> {
-    try {
-      await this.ctx.store.dedupe.markDelivered(key, record, this.ctx.config.DEDUPE_WINDOW_S);
-    } catch (err) {
-      this.ctx.metrics.redisErrors.inc({ component: 'dedupe' });
-      this.ctx.handlerFailures.warn('dedupe', err, 'could not record a delivery (acked ok anyway; a retry would redeliver the same id)');
-    }
+  /** A runtime has the message: counted, echoed to the sender's other tabs, shown to consoles, acked. */
+  private acked({ agentId, sender, room, entry, delivery, deadline, subscribers, control }: Admitted): SendAck {
+    this.toAgent.add();
+    // After a wait for a runtime the count is old: a tab may have opened elsewhere meanwhile.
+    this.echo(room, sender, entry, deadline === undefined ? subscribers : null);
+    this.feed.message(agentId, sender.clientId, entry, control !== 'bot');
+    return { ok: true, id: delivery.record.id, ts: delivery.record.ts };
   }
 
   /**
@@ -218,7 +259,8 @@ export class RelayService {
    */
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     const broadcast = reply.to === BROADCAST_TO;
-    const control = broadcast ? null : await this.control.read(agentId, reply.to);
+    // Without the log, nothing reads who answers in the same step: read it first.
+    const control = broadcast || this.conversations.enabled ? null : await this.control.read(agentId, reply.to);
     if (control?.state === 'human') throw new ControlConflictError('CONVERSATION_HELD', control);
     // A broadcast skips the conversations a person holds (docs/handoff.md).
     const held = broadcast ? await this.control.heldClients(agentId) : [];
@@ -230,9 +272,13 @@ export class RelayService {
     // The publication with the append names no exceptions: with held conversations to skip, the hub emits it.
     const publication = this.conversations.enabled && held.length === 0 ? this.ctx.publicationTo(room, Events.message) : null;
     let published: boolean;
+    let state: ControlState = control?.state ?? 'bot';
     try {
-      published = await this.conversations.record(agentId, broadcast ? null : reply.to, message, true, publication);
+      if (broadcast) published = await this.conversations.record(agentId, null, message, true, publication);
+      else if (!this.conversations.enabled) published = false;
+      else ({ published, control: state } = await this.conversations.recordReply(agentId, reply.to, message, publication));
     } catch (err) {
+      if (err instanceof ConversationHeldError) throw new ControlConflictError('CONVERSATION_HELD', err.record);
       if (err instanceof QuotaExceededError) this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
       throw err;
     }
@@ -246,7 +292,7 @@ export class RelayService {
     }
     if (!broadcast) {
       this.activity.reached(agentId, reply.to);
-      this.feed.message(agentId, reply.to, message, control?.state === 'waiting');
+      this.feed.message(agentId, reply.to, message, state === 'waiting');
     }
     this.toClients.add();
     return { id: message.id, ts: message.ts };
@@ -318,60 +364,6 @@ export class RelayService {
   stop(): void {
     this.grace.stop();
     this.activity.stop();
-  }
-
-  /** Refuses new handshakes of `sub` and ends its sessions on every replica. */
-  async deactivateUser(sub: string): Promise<void> {
-    await this.ctx.store.deactivations.deactivate(sub);
-    const room = this.nsp.client.to(Rooms.subject(sub));
-    room.emit(Events.sessionClosed, { code: 'USER_DEACTIVATED', retryable: SessionClosedCodes.USER_DEACTIVATED.retryable });
-    this.nsp.client.in(Rooms.subject(sub)).disconnectSockets();
-  }
-
-  /**
-   * Ends every client session of this replica, `session:closed` SERVER_UNAVAILABLE (retryable):
-   * its Redis subscription had a gap, so replies and broadcasts published then passed it by. Each
-   * client reconnects with the last id it saw and gets them replayed from the log; kept open, it
-   * would take later messages live and move its resume point past the missed ones for good.
-   */
-  endSessionsAfterSubscriptionGap(): void {
-    const local = this.nsp.client.local;
-    this.ctx.logger.warn(
-      { sessions: this.nsp.client.sockets.size },
-      'Redis subscription had a gap; ending client sessions so they get what they missed replayed',
-    );
-    const sockets = [...this.nsp.client.sockets.values()];
-    local.emit(Events.sessionClosed, { code: 'SERVER_UNAVAILABLE', retryable: SessionClosedCodes.SERVER_UNAVAILABLE.retryable });
-    // Their transports close, after this turn's writes, and nothing else is sent: a default Socket.IO
-    // client reconnects by itself after "transport close", never after "io server disconnect" (as
-    // a drain does). `disconnectSockets(true)` would not do: it sends each socket a disconnect
-    // packet before it closes the transport, and the client reads that as "io server disconnect".
-    setImmediate(() => {
-      for (const socket of sockets) socket.conn.close();
-    });
-  }
-
-  /**
-   * Ends, on every replica, the runtimes that connected with the managed API key `keyId` (just
-   * deleted): `session:closed` API_KEY_REVOKED, then disconnect. The room reaches every replica
-   * through the adapter, as a deactivation does.
-   */
-  revokeApiKey(keyId: string): void {
-    const room = Rooms.apiKey(keyId);
-    this.nsp.agent
-      .to(room)
-      .emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
-    this.nsp.agent.in(room).disconnectSockets();
-  }
-
-  /** Ends one runtime whose managed key is gone, as {@link revokeApiKey} ends those it reaches. */
-  endRevokedRuntime(socket: Socket): void {
-    socket.emit(Events.sessionClosed, { code: 'API_KEY_REVOKED', retryable: SessionClosedCodes.API_KEY_REVOKED.retryable });
-    socket.disconnect(true);
-  }
-
-  async activateUser(sub: string): Promise<void> {
-    await this.ctx.store.deactivations.activate(sub);
   }
 
   /**

@@ -64,3 +64,15 @@ export interface ControlStore {
 export function botRecord(agentId: string, clientId: string, version = 0): ControlRecord {
   return { agentId, clientId, state: 'bot', version, since: null };
 }
+
+/**
+ * A bot's reply or stream the store refused because an operator holds the conversation
+ * (docs/handoff.md): nothing was written or published. The check is made by the write itself, in
+ * the same step (one Redis round trip).
+ */
+export class ConversationHeldError extends Error {
+  constructor(readonly record: ControlRecord) {
+    super('an operator holds this conversation');
+    this.name = 'ConversationHeldError';
+  }
+}

@@ -1,5 +1,5 @@
 import type { Template } from './json-frames';
-import type { ClientInboundMessage, MessageFeedback } from '../protocol';
+import type { ClientInboundMessage, ControlState, MessageFeedback } from '../protocol';
 
 /** A message of a conversation log, exactly as it is (or was) delivered on the wire. */
 export type LoggedMessage = ClientInboundMessage;
@@ -55,6 +55,19 @@ export interface ConversationLog {
    * Redis Cluster).
    */
   appendThenPublish?(agentId: string, clientId: string | null, message: LoggedMessage, publication: Publication): Promise<void>;
+  /**
+   * A bot's fresh message to the conversation of `clientId`, unless an operator holds it
+   * (docs/handoff.md): the control state is read in the same step as the append (one round trip on
+   * Redis). Held: nothing is written or published, and it rejects with ConversationHeldError
+   * (store/control-store.ts). Else as {@link append}, then, given `publication` (a channel on the
+   * log's own server), as {@link appendThenPublish}; resolves with the state and whether it published.
+   */
+  appendReply(
+    agentId: string,
+    clientId: string,
+    message: LoggedMessage,
+    publication: Publication | null,
+  ): Promise<{ published: boolean; control: ControlState }>;
   /** Every message after `afterId`, oldest first, all or nothing: at most `max` of them. */
   readAfter(agentId: string, clientId: string, afterId: string, max: number): Promise<Recovery>;
   /** The newest `limit` messages older than `before` (or the newest of all); an unknown `before` gives an empty page. */

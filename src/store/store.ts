@@ -1,8 +1,9 @@
 import type { ApprovalStore } from './approval-store';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateBudget } from '../limits/rate-budgets';
+import type { LimiterFactory } from '../limits/limiter-factory';
 import type { AgentDepartures } from './agent-departures';
 import type { ControlStore } from './control-store';
+import type { ControlState } from '../protocol';
 import type { ConversationLog, LoggedMessage, Template } from './conversation-log';
 import type { StreamStore } from './stream-store';
 
@@ -111,8 +112,12 @@ export interface Handoff {
   replicaId: string;
   /** A replica's channel is `channel.before + replicaId + channel.after`. */
   channel: Template;
-  /** The request is `request.before + the runtime's socket id as a JSON string + request.after` (json-frames.ts). */
-  request: Template;
+  /**
+   * The request is `request.before + the runtime's socket id as a JSON string + request.after`
+   * (json-frames.ts), with `observed` inserted at `request.at` in `after` when an operator holds the
+   * conversation (the bot gets the message marked observed: docs/handoff.md).
+   */
+  request: Template & { at: number; observed: string };
 }
 
 /** What {@link MessageIntake.admit} found and did. */
@@ -137,11 +142,13 @@ export interface Intake {
    * many connections received it (0: that replica is gone); null when nothing was handed off.
    */
   handedTo: { runtime: RuntimeEntry; receivers: number } | null;
+  /** Who answers the sender's conversation (docs/handoff.md), read in the same step; `bot` when refused before it. */
+  control: ControlState;
 }
 
 /**
  * The first step of every client message, in one round trip on Redis: spend the sender's budget
- * (refusing the message when it is spent), claim the dedupe record,
+ * (refusing the message when it is spent), read the conversation's control state, claim the dedupe record,
  * read the bot's live runtimes and, when the record is new, a runtime is live and a message is
  * given, append the message to the sender's conversation. The rest is the caller's: the append of
  * a retry (under the first record's id) and of a message that waited for a runtime (restart grace).
@@ -215,26 +222,6 @@ export interface ApiKeyStore {
   delete(id: string): Promise<ApiKeyRecord | null>;
   findByHash(hash: string): Promise<ApiKeyRecord | null>;
   touch(id: string, at: string): Promise<void>;
-}
-
-/** A fixed-window limiter of `points` per `durationS` seconds under its own key prefix. */
-export interface LimiterOptions {
-  name: string;
-  points: number;
-  durationS: number;
-  /**
-   * Told each time a shared limiter could not reach its store and answered from this replica's
-   * own in-memory counts instead (rate-limiter-flexible's insurance limiter).
-   */
-  onFallback?: (err: unknown) => void;
-}
-
-/**
- * Builds rate-limiter-flexible limiters on this store: counts shared by every replica in Redis
- * (atomic consume), per replica in memory, and per replica again while Redis is unreachable.
- */
-export interface LimiterFactory {
-  create(options: LimiterOptions): RateLimiterAbstract;
 }
 
 export interface Store {

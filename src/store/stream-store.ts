@@ -36,11 +36,6 @@ export interface StreamRef {
 /** The stream a delta goes to, with its conversation (whose set of open streams expires with it). */
 export interface StreamTarget extends StreamRef {
   clientId: string;
-  /**
-   * The store's own: what it derives once per stream for its deltas (keys, framing). A caller that
-   * appends many deltas passes the same target each time and leaves this alone.
-   */
-  prepared?: unknown;
 }
 
 /** `quota`: the bot's quota has no room for the text (see store/bot-quota.ts); nothing changed. */
@@ -111,7 +106,8 @@ export interface StreamStore {
   /**
    * Records an open stream and logs its start (`logged`: the log is on). Write-ahead: resolved means
    * recorded. Rejects with QuotaExceededError (store/bot-quota.ts), nothing recorded, when the bot
-   * has its quota of open streams or no room for one.
+   * has its quota of open streams or no room for one, and with ConversationHeldError
+   * (store/control-store.ts) when an operator holds the conversation: read in the same step.
    */
   open(record: StreamRecord, bounds: StreamBounds, logged: boolean): Promise<void>;
   /**

@@ -121,7 +121,7 @@ describe('cross-replica relay', () => {
     const victim = await cluster.socket(C, 'bot', { sub: 'gone-user' });
     const closed = next<{ code: string; retryable: boolean }>(victim, 'session:closed');
     const disconnected = next<string>(victim, 'disconnect');
-    await hub.relay.service.deactivateUser('gone-user');
+    await hub.relay.service.sessions.deactivateUser('gone-user');
     expect(await closed).toEqual({ code: 'USER_DEACTIVATED', retryable: false });
     expect(await disconnected).toBe('io server disconnect');
     await expect(cluster.socket(B, 'bot', { sub: 'gone-user' })).rejects.toMatchObject({ data: { code: 'USER_DEACTIVATED' } });

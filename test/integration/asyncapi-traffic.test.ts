@@ -74,7 +74,7 @@ describe('live traffic matches the AsyncAPI document', () => {
     expect(expectValid('RefreshAck', mismatch)).toMatchObject({ ok: false, error: { code: 'SUB_MISMATCH' } });
 
     const closed = nextEvent(client, Events.sessionClosed);
-    await h.hub.relay.service.deactivateUser('user-1');
+    await h.hub.relay.service.sessions.deactivateUser('user-1');
     expectValid('SessionClosed', await closed);
 
     expectValid('HandshakeErrorData', await refusal(clientSocket(h.url, { token: 'not-a-jwt', agentId: 'bot' })));

@@ -98,9 +98,9 @@ describe('/ws/client handshake', () => {
   });
 
   it('refuses a deactivated sub, and accepts it again after activation', async () => {
-    await t.hub.relay.service.deactivateUser('gone');
+    await t.hub.relay.service.sessions.deactivateUser('gone');
     expect(await refused({ token: mintToken({ sub: 'gone' }), agentId: 'bot' })).toEqual({ code: 'USER_DEACTIVATED', retryable: false });
-    await t.hub.relay.service.activateUser('gone');
+    await t.hub.relay.service.sessions.activateUser('gone');
     (await t.client('bot', { sub: 'gone' })).disconnect();
   });
 

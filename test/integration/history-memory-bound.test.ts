@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { Events, type ClientInboundMessage, type HistoryAck, type SendAck } from '../../src/protocol';
-import type { MemoryConversationLog } from '../../src/store/memory/memory-conversation.log';
+import type { MemoryConversationLog } from '../../src/store/memory/memory-conversation.store';
 import type { RelayAgent } from '../../src/sdk/agent';
 import { startHub, type TestHub } from '../helpers/hub';
 

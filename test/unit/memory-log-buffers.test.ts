@@ -1,5 +1,5 @@
 import type { LoggedMessage } from '../../src/store/conversation-log';
-import { MemoryConversationLog } from '../../src/store/memory/memory-conversation.log';
+import { MemoryConversationLog } from '../../src/store/memory/memory-conversation.store';
 
 // A full embedded log drops its least recently used conversations as others grow: the bytes it
 // allocates for that churn are the log's own share of what a relayed message costs

@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from '../errors';
 import { assertActsFor, principalOf } from '../principal';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { AgentId, AgentMessageDto, PublishedMessageDto } from '../models/agent.dto';
 import type { SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';

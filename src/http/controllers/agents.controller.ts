@@ -1,6 +1,6 @@
 import { Controller, Get, OperationId, Path, Query, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { AgentPresence } from '../../store/store';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { AgentDto, AgentId } from '../models/agent.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';
@@ -10,6 +10,9 @@ import { pageOf, pageRequest, single } from '../services/pagination';
 @Route('agents')
 @Tags('Agents')
 @Security('defaultBearerAuth', ['ADMIN'])
+@Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+@Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
+@Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
 export class AgentsController extends Controller {
   constructor(private readonly services: HttpServices) {
     super();
@@ -30,9 +33,6 @@ export class AgentsController extends Controller {
    */
   @Get()
   @OperationId('getAgents')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getAgents(@Query() page?: number, @Query() perPage?: number, @Query() online?: boolean): Promise<PaginationModel<AgentDto>> {
     const agents = (await this.services.store.presence.listAgents()).map(toDto);
@@ -45,9 +45,6 @@ export class AgentsController extends Controller {
    */
   @Get('{agentId}')
   @OperationId('getAgentById')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid agentId', undefined, 'application/problem+json')
   public async getAgentById(@Path() agentId: AgentId): Promise<SingleModel<AgentDto>> {
     return single(toDto(await this.services.store.presence.getAgent(agentId)));

@@ -13,7 +13,7 @@ import {
   SuccessResponse,
   Tags,
 } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from '../models/api-key.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';
@@ -23,6 +23,9 @@ import { pageOf, pageRequest, single } from '../services/pagination';
 @Route('api-keys')
 @Tags('ApiKeys')
 @Security('defaultBearerAuth', ['ADMIN'])
+@Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+@Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
+@Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
 export class ApiKeysController extends Controller {
   constructor(private readonly services: HttpServices) {
     super();
@@ -43,9 +46,6 @@ export class ApiKeysController extends Controller {
    */
   @Get()
   @OperationId('getApiKeys')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getApiKeys(
     @Query() page?: number,
@@ -62,9 +62,6 @@ export class ApiKeysController extends Controller {
    */
   @Get('{id}')
   @OperationId('getApiKeyById')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such key', undefined, 'application/problem+json')
   public async getApiKeyById(@Path() id: string): Promise<SingleModel<ApiKeyDto>> {
     return single(await this.services.apiKeys.get(id));
@@ -77,9 +74,6 @@ export class ApiKeysController extends Controller {
    */
   @Post()
   @OperationId('createApiKey')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @SuccessResponse(201, 'Created')
   @Response<ProblemDto>(400, 'Invalid body', undefined, 'application/problem+json')
   @Response<ProblemDto>(413, 'Body larger than REST_BODY_LIMIT_BYTES', undefined, 'application/problem+json')
@@ -95,9 +89,6 @@ export class ApiKeysController extends Controller {
    */
   @Delete('{id}')
   @OperationId('deleteApiKey')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such key', undefined, 'application/problem+json')
   public async deleteApiKey(@Path() id: string): Promise<SingleModel<ApiKeyDto>> {
     return single(await this.services.apiKeys.delete(id));

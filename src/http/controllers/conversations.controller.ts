@@ -13,7 +13,7 @@ import {
   SuccessResponse,
   Tags,
 } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { AgentId } from '../models/agent.dto';
 import type { ConversationMessageDto } from '../models/conversation.dto';
 import type { PaginationModel } from '../models/envelope.dto';

@@ -1,7 +1,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, OperationId, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { keyAgentPatterns } from '../../auth/agent-patterns';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { EmbedTokenDto, MintEmbedTokenDto } from '../models/auth.dto';
 import type { SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';

@@ -14,7 +14,7 @@ import {
   SuccessResponse,
   Tags,
 } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { AgentId } from '../models/agent.dto';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type {

@@ -1,5 +1,5 @@
 import { Controller, Get, OperationId, Response, Route, Tags } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { HealthDto } from '../models/health.dto';
 
 /** Probes for load balancers and orchestrators. No authentication. */

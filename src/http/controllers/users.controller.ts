@@ -14,7 +14,7 @@ import {
   SuccessResponse,
   Tags,
 } from '@tsoa/runtime';
-import type { HttpServices } from '../http.services';
+import type { HttpServices } from '../http-services';
 import type { PaginationModel, SingleModel } from '../models/envelope.dto';
 import type { ProblemDto } from '../models/problem.dto';
 import type { CreateUserDto, UpdateUserDto, UserDto, UserStatusDto } from '../models/user.dto';
@@ -24,6 +24,9 @@ import { pageRequest, single } from '../services/pagination';
 @Route('users')
 @Tags('Users')
 @Security('defaultBearerAuth', ['ADMIN'])
+@Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
+@Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
+@Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
 export class UsersController extends Controller {
   constructor(private readonly services: HttpServices) {
     super();
@@ -45,9 +48,6 @@ export class UsersController extends Controller {
    */
   @Get()
   @OperationId('getUsers')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid paging or filter', undefined, 'application/problem+json')
   public async getUsers(
     @Query() page?: number,
@@ -64,9 +64,6 @@ export class UsersController extends Controller {
    */
   @Get('{id}')
   @OperationId('getUserById')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
   public async getUserById(@Path() id: string): Promise<SingleModel<UserDto>> {
     return single(await this.services.users.get(id));
@@ -78,9 +75,6 @@ export class UsersController extends Controller {
    */
   @Post()
   @OperationId('createUser')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @SuccessResponse(201, 'Created')
   @Response<ProblemDto>(400, 'Invalid body, or id "admin" (in any case, spaces around it too)', undefined, 'application/problem+json')
   @Response<ProblemDto>(409, 'A user with this id or email exists', undefined, 'application/problem+json')
@@ -96,9 +90,6 @@ export class UsersController extends Controller {
    */
   @Put('{id}')
   @OperationId('updateUser')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(400, 'Invalid body', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
   @Response<ProblemDto>(409, 'Another user has this email', undefined, 'application/problem+json')
@@ -115,9 +106,6 @@ export class UsersController extends Controller {
    */
   @Delete('{id}')
   @OperationId('deleteUser')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   @Response<ProblemDto>(404, 'No such user', undefined, 'application/problem+json')
   @Response<ProblemDto>(503, 'The conversation log is unreachable; nothing was deleted', undefined, 'application/problem+json')
   public async deleteUser(@Path() id: string): Promise<SingleModel<UserDto>> {
@@ -130,9 +118,6 @@ export class UsersController extends Controller {
    */
   @Post('{id}/activate')
   @OperationId('activateUser')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   public async activateUser(@Path() id: string): Promise<SingleModel<UserStatusDto>> {
     return single(await this.services.users.activate(id));
   }
@@ -144,9 +129,6 @@ export class UsersController extends Controller {
    */
   @Post('{id}/deactivate')
   @OperationId('deactivateUser')
-  @Response<ProblemDto>(401, 'Missing, invalid or expired token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
-  @Response<ProblemDto>(403, 'The token is not ADMIN, or its user is deactivated', undefined, 'application/problem+json')
   public async deactivateUser(@Path() id: string): Promise<SingleModel<UserStatusDto>> {
     return single(await this.services.users.deactivate(id));
   }

@@ -15,7 +15,7 @@ import type {
 
 /**
  * The parts of a message (docs/parts.md) as the REST API describes them. tsoa reads interfaces, not
- * TypeBox schemas, so these repeat `src/protocol/parts.schemas.ts` for the OpenAPI document; the
+ * TypeBox schemas, so these repeat `src/protocol/parts.schema.ts` for the OpenAPI document; the
  * checks at the end fail the build when one and its protocol type stop being mutually assignable.
  */
 

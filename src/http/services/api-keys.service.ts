@@ -16,7 +16,7 @@ const PREFIX_LENGTH = 9;
 export class ApiKeysService {
   constructor(
     private readonly store: Store,
-    private readonly relay: Pick<RelayService, 'revokeApiKey'>,
+    private readonly relay: Pick<RelayService, 'sessions'>,
   ) {}
 
   async list(): Promise<ApiKeyDto[]> {
@@ -52,7 +52,7 @@ export class ApiKeysService {
   async delete(id: string): Promise<ApiKeyDto> {
     const record = await this.store.apiKeys.delete(id);
     if (!record) throw notFound(id);
-    this.relay.revokeApiKey(record.id);
+    this.relay.sessions.revokeApiKey(record.id);
     return toDto(record);
   }
 

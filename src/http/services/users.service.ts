@@ -79,12 +79,12 @@ export class UsersService {
 
   /** Refuses new handshakes of `id` and ends its live sessions on every replica. */
   async deactivate(id: string): Promise<UserStatusDto> {
-    await this.relay.deactivateUser(id);
+    await this.relay.sessions.deactivateUser(id);
     return { id, deactivated: true };
   }
 
   async activate(id: string): Promise<UserStatusDto> {
-    await this.relay.activateUser(id);
+    await this.relay.sessions.activateUser(id);
     return { id, deactivated: false };
   }
 

@@ -6,7 +6,7 @@ import { isAgentDebug, isAgentReply } from '../../protocol/schemas';
 import { DeliveryBudgetError } from '../delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import { ControlConflictError } from '../handoff/conversation-control';
-import { isHandoffRequest, OperatorOnlyEvents } from '../../protocol/handoff.schemas';
+import { isHandoffRequest, OperatorOnlyEvents } from '../../protocol/handoff.schema';
 import { anyPayload, guardEvent } from '../event-guard';
 import { socketEnded } from '../handshake';
 import type { AgentSocketData, RelayContext } from '../relay.context';
@@ -112,7 +112,7 @@ export function registerAgentHandlers(
  */
 async function confirmKey(ctx: RelayContext, relay: RelayService, socket: Socket, apiKeyId: string, logger: RelayContext['logger']) {
   try {
-    if ((await ctx.store.apiKeys.get(apiKeyId)) === null && socket.connected) relay.endRevokedRuntime(socket);
+    if ((await ctx.store.apiKeys.get(apiKeyId)) === null && socket.connected) relay.sessions.endRevokedRuntime(socket);
   } catch (err) {
     logger.warn({ err }, 'could not confirm the API key of a new runtime; it stays connected');
   }

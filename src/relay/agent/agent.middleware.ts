@@ -1,5 +1,5 @@
 import { Namespaces } from '../../protocol';
-import { AgentAuthSchema } from '../../protocol/handshake.schemas';
+import { AgentAuthSchema } from '../../protocol/handshake.schema';
 import {
   checkAgentId,
   handshakeMiddleware,

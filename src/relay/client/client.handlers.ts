@@ -29,7 +29,7 @@ import {
   isHistoryRequest,
   isStopRequest,
 } from '../../protocol/schemas';
-import { OperatorOnlyEvents } from '../../protocol/handoff.schemas';
+import { OperatorOnlyEvents } from '../../protocol/handoff.schema';
 import type { StreamService } from '../streams/stream.service';
 import type { UserActions } from '../streams/user-actions';
 import { ReplayGates } from './replay-gate';

@@ -13,7 +13,7 @@ import {
   type HandshakeCheck,
 } from '../handshake';
 import { Namespaces } from '../../protocol';
-import { ClientAuthSchema } from '../../protocol/handshake.schemas';
+import { ClientAuthSchema } from '../../protocol/handshake.schema';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import { agentAllowed } from '../../auth/agent-patterns';
 import { isOperatorOnly, type ClientIdentity } from '../../auth/identity';

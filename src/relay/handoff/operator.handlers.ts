@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import { TokenBucket } from '../../limits/token-bucket';
 import { errorAck, Events, HISTORY_DEFAULT_LIMIT, type ConversationControl, type OperatorSession, type WatchAck } from '../../protocol';
-import { isOperatorApprovalRequest, isWatchRequest } from '../../protocol/handoff.schemas';
+import { isOperatorApprovalRequest, isWatchRequest } from '../../protocol/handoff.schema';
 import type { ControlRecord } from '../../store/control-store';
 import { guardEvent } from '../event-guard';
 import { releaseHandshake, socketEnded } from '../handshake';

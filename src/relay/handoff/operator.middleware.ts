@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io';
 import { operatesFor, type ClientIdentity } from '../../auth/identity';
 import { Namespaces } from '../../protocol';
-import { OperatorAuthSchema } from '../../protocol/handoff.schemas';
+import { OperatorAuthSchema } from '../../protocol/handoff.schema';
 import { originAllowed } from '../client/client.middleware';
 import {
   checkAgentId,

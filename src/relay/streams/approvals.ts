@@ -101,10 +101,9 @@ export class Approvals {
     try {
       for (const event of await ctx.store.approvals.undelivered(agentId, REDELIVER_BATCH)) {
         const ref: ApprovalRef = { agentId, messageId: event.messageId, approvalId: event.id };
-        const result = await this.deliverOnce(ref, event, async (e): Promise<SocketDelivery> => {
-          const delivered = await this.dispatcher.deliver(target, e, ctx.config.AGENT_ACK_TIMEOUT_MS, null, Events.approval);
-          return delivered === 'acked-and-marked' ? 'acked' : delivered;
-        });
+        const result = await this.deliverOnce(ref, event, (e) =>
+          this.dispatcher.deliver(target, e, ctx.config.AGENT_ACK_TIMEOUT_MS, null, Events.approval),
+        );
         // The runtime left or does not answer: the next one to connect gets the rest.
         if (result === 'gone' || result === 'timeout') return;
       }
@@ -197,7 +196,7 @@ export class Approvals {
         runtimes.find((r) => r.socketId === owner) ?? pickByRendezvous(sub, runtimes, (r) => r.socketId);
       if (!target) return 'gone';
       const result = await this.dispatcher.deliver(target, event, this.ctx.config.AGENT_ACK_TIMEOUT_MS, null, Events.approval);
-      if (result === 'acked' || result === 'acked-and-marked') return 'acked';
+      if (result === 'acked') return 'acked';
       if (result === 'timeout') return 'timeout';
       runtimes = runtimes.filter((r) => r !== target);
     }

@@ -27,6 +27,7 @@ import { MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import type { DeliveryBudget } from '../delivery-budget';
+import { ConversationHeldError } from '../../store/control-store';
 import { QuotaExceededError } from '../../store/bot-quota';
 import type { ActivityTracker } from './activity-tracker';
 import { ChangeOrder } from './change-order';
@@ -121,8 +122,6 @@ export class StreamService {
     if (mine.ids.size >= config.STREAM_MAX_OPEN) return errorAck('STREAM_LIMIT');
     const refused = overBudget(this.deliveries, agentId, payload.to);
     if (refused) return refused;
-    // A stream that opens while an operator holds the conversation never reaches the user.
-    if (this.handoff && (await this.handoff.control.read(agentId, payload.to)).state === 'human') return errorAck('CONVERSATION_HELD');
     const { id, ts } = this.stamps.next();
     const start: LoggedMessage = botMessage({ id, ts, agentId }, checked.content, payload.replyTo);
     // Counted before the write, so a concurrent start cannot pass the limit while this one awaits.
@@ -131,6 +130,9 @@ export class StreamService {
       await this.ctx.store.streams.open({ message: start, clientId: payload.to, owner: socket.id }, this.bounds, this.logged);
     } catch (err) {
       mine.ids.delete(id);
+      // A stream that opens while an operator holds the conversation never reaches the user: the
+      // open reads who answers in the same step and writes nothing then.
+      if (err instanceof ConversationHeldError) return errorAck('CONVERSATION_HELD');
       // Refused by the bot's quota: nothing was written.
       if (err instanceof QuotaExceededError) {
         metrics.quotaExceeded.inc({ limit: err.limit });
@@ -165,7 +167,6 @@ export class StreamService {
       renewedAt: now,
       promisedUntil: 0,
       endsBy: now + config.STREAM_MAX_DURATION_MS,
-      prepared: undefined,
       dueMs: 0,
       slot: -1,
       fire: () => this.due(owned),

@@ -62,7 +62,8 @@ export class MemoryControlStore implements ControlStore {
     this.handedBack.clear();
   }
 
-  private read(agentId: string, clientId: string): ControlRecord {
+  /** The record now, for the writes that check it in the same step (the intake, a reply, a stream's open). */
+  read(agentId: string, clientId: string): ControlRecord {
     const key = keyOf(agentId, clientId);
     const record = this.records.get(key) ?? this.handedBack.get(key);
     return record ? { ...record } : botRecord(agentId, clientId);

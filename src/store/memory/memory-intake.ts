@@ -1,13 +1,14 @@
 import { RateBudgets, type RateBudget } from '../../limits/rate-budgets';
 import { QuotaExceededError } from '../bot-quota';
 import type { Intake, IntakeRequest, MessageIntake } from '../store';
-import type { MemoryConversationLog } from './memory-conversation.log';
+import type { MemoryConversationLog } from './memory-conversation.store';
 import type { MemoryDedupeStore } from './memory-dedupe.store';
 import type { MemoryPresenceStore } from './memory-presence.store';
+import type { MemoryControlStore } from './memory-control.store';
 
 /**
  * {@link MessageIntake} of the embedded store: the sender's budget, the dedupe claim, the runtime
- * lookup and the append run synchronously, one after the other, and the message pays for one
+ * lookup, the control state's read and the append run synchronously, one after the other, and the message pays for one
  * promise instead of four.
  * What may change between them on another store (a runtime leaving) the relay handles anyway. It
  * counts no subscribers and hands nothing off: this store has no pub/sub.
@@ -19,15 +20,17 @@ export class MemoryIntake implements MessageIntake {
     private readonly dedupe: MemoryDedupeStore,
     private readonly presence: MemoryPresenceStore,
     private readonly log: MemoryConversationLog,
+    private readonly control: MemoryControlStore,
   ) {}
 
   async admit({ key, record, ttlS, clientId, message, budget }: IntakeRequest): Promise<Intake> {
     if (budget && !this.budgetsFor(budget).take(`${key.agentId}\u0000${key.sub}`)) return LIMITED;
+    const { state: control } = this.control.read(key.agentId, clientId);
     const existing = this.dedupe.claimNow(key, record, ttlS);
-    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null, handedTo: null };
+    if (existing?.delivered) return { existing, runtimes: [], logged: false, subscribers: null, handedTo: null, control };
     const runtimes = this.presence.runtimesNow(key.agentId);
     if (existing || runtimes.length === 0 || message === null)
-      return { existing, runtimes, logged: false, subscribers: null, handedTo: null };
+      return { existing, runtimes, logged: false, subscribers: null, handedTo: null, control };
     try {
       this.log.appendNow(key.agentId, clientId, message);
     } catch (err) {
@@ -36,7 +39,7 @@ export class MemoryIntake implements MessageIntake {
       this.dedupe.releaseNow(key);
       return QUOTA;
     }
-    return { existing, runtimes, logged: true, subscribers: null, handedTo: null };
+    return { existing, runtimes, logged: true, subscribers: null, handedTo: null, control };
   }
 
   /** The buckets of `budget`: one hub passes the same budget on every message. */
@@ -46,5 +49,5 @@ export class MemoryIntake implements MessageIntake {
   }
 }
 
-const QUOTA: Intake = { quota: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
-const LIMITED: Intake = { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null };
+const QUOTA: Intake = { quota: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null, control: 'bot' };
+const LIMITED: Intake = { limited: true, existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null, control: 'bot' };

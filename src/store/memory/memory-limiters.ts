@@ -1,5 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { LimiterFactory, LimiterOptions } from '../store';
+import type { LimiterFactory, LimiterOptions } from '../../limits/limiter-factory';
 
 /** Limiters of the single in-memory replica. */
 export class MemoryLimiterFactory implements LimiterFactory {

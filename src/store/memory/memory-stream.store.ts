@@ -1,4 +1,5 @@
 import { replayChanges } from '../stream-changes';
+import { ConversationHeldError } from '../control-store';
 import {
   finalOf,
   type ChangeFrame,
@@ -15,7 +16,7 @@ import {
   type StreamTarget,
 } from '../stream-store';
 import { QUOTA_STREAM_OVERHEAD, QuotaExceededError, type BotQuota } from '../bot-quota';
-import type { MemoryConversationLog } from './memory-conversation.log';
+import type { MemoryConversationLog } from './memory-conversation.store';
 import { StreamText } from './stream-text';
 
 interface Held extends StreamRecord {
@@ -65,6 +66,8 @@ export class MemoryStreamStore implements StreamStore {
     const now = Date.now();
     for (const [k, held] of this.streams) if (held.expiresAt <= now) this.drop(k, held);
     const { agentId } = record.message;
+    const control = this.log.control.read(agentId, record.clientId);
+    if (control.state === 'human') throw new ConversationHeldError(control);
     const bot = this.bots.get(agentId) ?? { open: 0, bytes: 0 };
     if (bot.open >= this.quota.maxOpenStreams) throw new QuotaExceededError(agentId, 'streams');
     if (!this.log.reserve(agentId, record.clientId, QUOTA_STREAM_OVERHEAD)) throw new QuotaExceededError(agentId, 'bytes');

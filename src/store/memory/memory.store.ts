@@ -2,7 +2,7 @@ import { schemaDefaults } from '../../config/config';
 import type { ConversationLogLimits } from '../conversation-log';
 import type { Store } from '../store';
 import { quotaOf, type BotQuota } from '../bot-quota';
-import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.log';
+import { MemoryConversationLog, type MemoryLogBounds } from './memory-conversation.store';
 import { MemoryAgentDepartures } from './memory-agent-departures.store';
 import { MemoryControlStore } from './memory-control.store';
 import { MemoryApiKeyStore } from './memory-api-key.store';
@@ -43,9 +43,10 @@ export class MemoryStore implements Store {
         maxBytes: defaults.HISTORY_MEMORY_MAX_BYTES,
       },
       quota,
+      this.control,
     );
     this.streams = new MemoryStreamStore(this.conversations, quota);
-    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations);
+    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations, this.control);
   }
 
   async close(): Promise<void> {

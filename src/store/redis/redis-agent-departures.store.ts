@@ -1,8 +1,8 @@
 import { hashTag, type RedisClient } from './redis-client';
 import type { AgentDepartures } from '../agent-departures';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
-const CLEAR_IF = new LuaScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+const CLEAR_IF = luaScript('departures/clear-if');
 
 /** Departure marks as plain keys with PX, in the bot's hash slot (`{<agentId>}`). */
 export class RedisAgentDepartures implements AgentDepartures {

@@ -1,24 +1,13 @@
 import { hashTag, type RedisClient } from './redis-client';
 import type { ApiKeyRecord, ApiKeyStore } from '../store';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
 // keys: hash id → JSON; byHash: hash of the key's hash → id; used: hash id → lastUsedAt, kept apart
 // so `touch` on every authenticated request is one HSET, not a read-modify-write of the record.
 
-// KEYS keys, byHash, used. ARGV id.
-const DELETE = new LuaScript(`
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return false end
-local used = redis.call('HGET', KEYS[3], ARGV[1])
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], cjson.decode(raw).hash)
-redis.call('HDEL', KEYS[3], ARGV[1])
-return { raw, used or '' }`);
+const DELETE = luaScript('api-key/delete');
 
-// KEYS keys, used. ARGV id, at.
-const TOUCH = new LuaScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
-return 1`);
+const TOUCH = luaScript('api-key/touch');
 
 export class RedisApiKeyStore implements ApiKeyStore {
   private readonly keys: string;

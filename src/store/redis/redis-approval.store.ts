@@ -1,48 +1,12 @@
 import type { AgentApproval, ApprovalDecision } from '../../protocol';
 import type { ApprovalRecord, ApprovalRef, ApprovalStore } from '../approval-store';
 import { hashTag, type RedisClient } from './redis-client';
-import { LUA_NOW, LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
-// KEYS: the decision, its delivered mark, the bot's undelivered set and their deliveries. ARGV: the
-// decision's JSON, ttl s, the member (`<messageId> <approvalId>`), the delivery's JSON ('' for none).
-// Returns { decision json, 1 when this call recorded it, 1 when it was delivered }.
-const DECIDE = new LuaScript(`
-local held = redis.call('GET', KEYS[1])
-if held then return { held, 0, redis.call('EXISTS', KEYS[2]) } end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-if ARGV[4] ~= '' then
-  ${LUA_NOW}
-  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]) * 1000, ARGV[3])
-  redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
-  redis.call('EXPIRE', KEYS[3], ARGV[2])
-  redis.call('EXPIRE', KEYS[4], ARGV[2])
-end
-return { ARGV[1], 1, 0 }`);
-
-// KEYS: the bot's undelivered set and their deliveries. ARGV: limit. Drops the expired ones; returns
-// the deliveries' JSON, oldest first.
-const UNDELIVERED = new LuaScript(`
-${LUA_NOW}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 1000)
-if #expired > 0 then
-  redis.call('ZREM', KEYS[1], unpack(expired))
-  redis.call('HDEL', KEYS[2], unpack(expired))
-end
-local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
-if #members == 0 then return {} end
-return redis.call('HMGET', KEYS[2], unpack(members))`);
-
-// KEYS: the claim, the delivered mark. ARGV: ms. Returns 1 when claimed (not delivered, not claimed by another call).
-const CLAIM = new LuaScript(`
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return 1 end
-return 0`);
-
-// KEYS: the delivered mark, the bot's undelivered set and their deliveries. ARGV: ttl s, the member.
-const DELIVERED = new LuaScript(`
-redis.call('SET', KEYS[1], '1', 'EX', ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('HDEL', KEYS[3], ARGV[2])`);
+const DECIDE = luaScript('approval/decide');
+const UNDELIVERED = luaScript('approval/undelivered');
+const CLAIM = luaScript('approval/claim');
+const DELIVERED = luaScript('approval/delivered');
 
 /**
  * Approval decisions as plain keys with EX, in the bot's hash slot: `…{<agentId>}:approval:<messageId>:<approvalId>`

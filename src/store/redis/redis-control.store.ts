@@ -6,26 +6,20 @@ import {
   type ControlStore,
   type ConversationRef,
 } from '../control-store';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 import { hashTag, type RedisClient } from './redis-client';
 
-// KEYS: the record (a hash: `v` version, `r` the record's JSON), the bot's index of conversations
-// handed off (clientId scored by the change's time). ARGV: expected version, the JSON to store,
-// the new state, its time in ms, clientId, seconds a record handed back to the bot is kept.
-// Returns { 1, version } when written, { 0, version, json|false } with the current record otherwise.
-// The JSON is made in TypeScript; the script only compares versions and moves the index.
-const COMPARE_AND_SET = new LuaScript(`local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v ~= tonumber(ARGV[1]) then return { 0, v, redis.call('HGET', KEYS[1], 'r') } end
-v = v + 1
-redis.call('HSET', KEYS[1], 'v', v, 'r', ARGV[2])
-if ARGV[3] == 'bot' then
-  redis.call('ZREM', KEYS[2], ARGV[5])
-  redis.call('EXPIRE', KEYS[1], ARGV[6])
-else
-  redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
-  redis.call('PERSIST', KEYS[1])
-end
-return { 1, v }`);
+const COMPARE_AND_SET = luaScript('control/compare-and-set');
+
+/** A conversation's control record key, in the bot's hash slot; the clientId's length goes first, so no two keys share a name. */
+export function controlKey(prefix: string, agentId: string, clientId: string): string {
+  return `${prefix}${hashTag(agentId)}:control:${clientId.length}:${clientId}`;
+}
+
+/** The record a script returned beside a refusal ({@link LUA_CONTROL}'s JSON). */
+export function controlRecordOf(agentId: string, clientId: string, json: string): ControlRecord {
+  return parse(agentId, clientId, null, json);
+}
 
 /** How long a record handed back to the bot keeps its version, in seconds (a stale compare-and-set fails meanwhile). */
 const BOT_RECORD_TTL_S = 86_400;
@@ -87,9 +81,8 @@ export class RedisControlStore implements ControlStore {
     await this.redis.zrem(this.idleKey, JSON.stringify([agentId, clientId]));
   }
 
-  /** The clientId's length goes first, so no two keys share a name whatever characters it holds. */
   private recordKey(agentId: string, clientId: string): string {
-    return `${this.prefix}${hashTag(agentId)}:control:${clientId.length}:${clientId}`;
+    return controlKey(this.prefix, agentId, clientId);
   }
 
   private indexKey(agentId: string): string {

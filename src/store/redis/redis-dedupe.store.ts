@@ -27,31 +27,9 @@ export class RedisDedupeStore implements DedupeStore {
     await this.redis.set(this.key(key), deliveredJson(record), 'EX', dedupeSeconds(ttlS));
   }
 
-  /**
-   * {@link markDelivered}, then publishes `payload` on `channel`: two plain commands on one
-   * connection, sent together and run in that order, so whoever receives `payload` finds the record
-   * marked. The publish goes out even when Redis refuses the write (out of memory, a replica after a
-   * failover): the runtime has the message whatever the record says. Rejects with the publish's
-   * error, else with a {@link DeliveryMarkError} when only the write failed. Not a script: one that
-   * does both costs Redis about three times the instructions (`npm run bench:redis-scripts`).
-   */
-  async markDeliveredThenPublish(key: DedupeKey, record: DedupeRecord, ttlS: number, channel: string, payload: string): Promise<void> {
-    const [marked, published] = await Promise.allSettled([this.markDelivered(key, record, ttlS), this.redis.spublish(channel, payload)]);
-    if (published.status === 'rejected') throw published.reason;
-    if (marked.status === 'rejected') throw new DeliveryMarkError(marked.reason);
-  }
-
   /** The sub's length goes first, so no two keys share a name whatever characters sub holds. */
   key({ agentId, sub, clientMessageId }: DedupeKey): string {
     return `${this.prefix}${hashTag(agentId)}:dedupe:${sub.length}:${sub}:${clientMessageId}`;
-  }
-}
-
-/** The delivered mark of {@link RedisDedupeStore.markDeliveredThenPublish} failed; its publish went out. */
-export class DeliveryMarkError extends Error {
-  constructor(cause: unknown) {
-    super('the delivered record could not be written', { cause });
-    this.name = 'DeliveryMarkError';
   }
 }
 

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
-import type { LimiterFactory, LimiterOptions } from '../store';
+import type { LimiterFactory, LimiterOptions } from '../../limits/limiter-factory';
 import type { RedisClient } from './redis-client';
 
 /**

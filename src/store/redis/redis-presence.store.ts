@@ -1,6 +1,6 @@
 import { hashTag, type RedisClient } from './redis-client';
 import type { AgentPresence, PresenceStore, RuntimeEntry } from '../store';
-import { LUA_NOW, LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
 /** A bot that went offline or came back online, found by {@link RedisPresenceStore.refresh}. */
 export interface AgentStatusChange {
@@ -23,51 +23,17 @@ export interface LiveEntries {
 // and skipped by every read, so a dead replica's entries vanish after the TTL.
 const INDEX_BUCKETS = 16;
 
-// KEYS: this set. ARGV: member, ttlMs.
-const ADD = new LuaScript(`${LUA_NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return { redis.call('ZCARD', KEYS[1]), now + tonumber(ARGV[2]) }`);
+const ADD = luaScript('presence/add');
 
-// KEYS: this set.
-const REMOVE = new LuaScript(`${LUA_NOW}
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZCARD', KEYS[1])`);
+const REMOVE = luaScript('presence/remove');
 
-const LIVE_MEMBERS = new LuaScript(`${LUA_NOW}
-return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')`);
+const LIVE_MEMBERS = luaScript('presence/live-members');
 
-const COUNTS = new LuaScript(`${LUA_NOW}
-return { redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'), redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf') }`);
+const COUNTS = luaScript('presence/counts');
 
-// KEYS: an index bucket. Returns its live bot ids.
-const LIVE_AGENTS = new LuaScript(`${LUA_NOW}
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZRANGE', KEYS[1], 0, -1)`);
+const LIVE_AGENTS = luaScript('presence/live-agents');
 
-// KEYS: runtimes, clients. ARGV: ttlMs, runtime count, runtime members…, client members….
-// Returns { change, expiry }: change -1 when this call pruned the bot's last runtimes (their replica
-// died or lost Redis for a TTL), 1 when its own runtimes brought the bot back from none, else 0.
-// Pruning is atomic, so exactly one replica sees each transition, and it announces it.
-const REFRESH = new LuaScript(`${LUA_NOW}
-local ttl = tonumber(ARGV[1]); local exp = now + ttl; local nr = tonumber(ARGV[2])
-local pruned = redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local before = redis.call('ZCARD', KEYS[1])
-for i = 3, #ARGV do
-  local key = KEYS[2]; if i < 3 + nr then key = KEYS[1] end
-  redis.call('ZADD', key, exp, ARGV[i])
-end
-for _, key in ipairs({ KEYS[1], KEYS[2] }) do
-  if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
-end
-local after = redis.call('ZCARD', KEYS[1])
-local change = 0
-if before == 0 and after > 0 then change = 1 end
-if pruned > 0 and after == 0 then change = -1 end
-return { change, exp }`);
+const REFRESH = luaScript('presence/refresh');
 
 /** Cluster-wide presence with per-entry TTL, refreshed by the replica holding the socket. */
 export class RedisPresenceStore implements PresenceStore {

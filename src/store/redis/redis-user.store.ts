@@ -1,50 +1,16 @@
 import { hashTag, type RedisClient } from './redis-client';
 import { DuplicateError, type UserQuery, type UserRecord, type UserStore } from '../store';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 
 // users: hash id → JSON (the record plus `emailKey`, its lower-cased email, so Lua never has to
 // lower-case Unicode); emails: hash emailKey → id (uniqueness); order: sorted set, all scores 0,
 // members `createdAt \n id`, so lexicographic order is creation order with the id breaking ties.
 
-// KEYS users, emails, order. ARGV id, emailKey, json, order member.
-const CREATE = new LuaScript(`
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'id' end
-if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return 'email' end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
-redis.call('ZADD', KEYS[3], 0, ARGV[4])
-return 'ok'`);
+const CREATE = luaScript('user/create');
 
-// KEYS users, emails. ARGV id, patch JSON, new emailKey ('' = email unchanged), updatedAt.
-const UPDATE = new LuaScript(`
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return false end
-local user = cjson.decode(raw)
-local patch = cjson.decode(ARGV[2])
-if ARGV[3] ~= '' and ARGV[3] ~= user.emailKey then
-  local owner = redis.call('HGET', KEYS[2], ARGV[3])
-  if owner and owner ~= ARGV[1] then return 'email' end
-  redis.call('HDEL', KEYS[2], user.emailKey)
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
-  user.emailKey = ARGV[3]
-end
-for _, field in ipairs({ 'email', 'name', 'phone' }) do
-  if patch[field] ~= nil then user[field] = patch[field] end
-end
-user.updatedAt = ARGV[4]
-local json = cjson.encode(user)
-redis.call('HSET', KEYS[1], ARGV[1], json)
-return json`);
+const UPDATE = luaScript('user/update');
 
-// KEYS users, emails, order. ARGV id.
-const DELETE = new LuaScript(`
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return false end
-local user = cjson.decode(raw)
-redis.call('HDEL', KEYS[1], ARGV[1])
-if redis.call('HGET', KEYS[2], user.emailKey) == ARGV[1] then redis.call('HDEL', KEYS[2], user.emailKey) end
-redis.call('ZREM', KEYS[3], user.createdAt .. '\\n' .. ARGV[1])
-return raw`);
+const DELETE = luaScript('user/delete');
 
 type Stored = UserRecord & { emailKey: string };
 

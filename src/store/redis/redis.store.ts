@@ -11,7 +11,7 @@ import { RedisDeactivationStore } from './redis-deactivation.store';
 import { RedisDedupeStore } from './redis-dedupe.store';
 import { RedisPresenceStore } from './redis-presence.store';
 import { RedisUserStore } from './redis-user.store';
-import { RedisConversationLog } from './redis-conversation.log';
+import { RedisConversationLog } from './redis-conversation.store';
 import { RedisMessageIntake } from './redis-message-intake';
 import { RedisApprovalStore } from './redis-approval.store';
 import { RedisStreamStore } from './redis-stream.store';

@@ -5,17 +5,17 @@ import type { TSchema } from '@sinclair/typebox';
 import { configSchema } from '../../../src/config/config.schema';
 import { publicUrl } from '../../../src/config/public-url';
 import { AckCodes, Events, HandshakeCodes, Namespaces, SessionClosedCodes } from '../../../src/protocol';
-import * as ackSchemas from '../../../src/protocol/ack.schemas';
+import * as ackSchemas from '../../../src/protocol/ack.schema';
 import { asyncApiDocument } from '../../../src/protocol/asyncapi.document';
-import * as codeSchemas from '../../../src/protocol/code.schemas';
-import * as commonSchemas from '../../../src/protocol/common.schemas';
-import * as handshakeSchemas from '../../../src/protocol/handshake.schemas';
-import * as outboundSchemas from '../../../src/protocol/outbound.schemas';
+import * as codeSchemas from '../../../src/protocol/code.schema';
+import * as commonSchemas from '../../../src/protocol/common.schema';
+import * as handshakeSchemas from '../../../src/protocol/handshake.schema';
+import * as outboundSchemas from '../../../src/protocol/outbound.schema';
 import { HandshakeNames } from '../../../src/protocol/protocol.registry';
 import * as inboundSchemas from '../../../src/protocol/schemas';
-import * as partSchemas from '../../../src/protocol/parts.schemas';
-import * as controlSchemas from '../../../src/protocol/control.schemas';
-import * as handoffSchemas from '../../../src/protocol/handoff.schemas';
+import * as partSchemas from '../../../src/protocol/parts.schema';
+import * as controlSchemas from '../../../src/protocol/control.schema';
+import * as handoffSchemas from '../../../src/protocol/handoff.schema';
 
 /**
  * docs/protocol.md ("The AsyncAPI document"): the AsyncAPI document of the relay protocol, as `npm run build` wrote it

@@ -1,5 +1,5 @@
 import { v7 } from 'uuid';
-import { MemoryConversationLog } from '../../../src/store/memory/memory-conversation.log';
+import { MemoryConversationLog } from '../../../src/store/memory/memory-conversation.store';
 import { MemoryDedupeStore } from '../../../src/store/memory/memory-dedupe.store';
 import { MemoryStore } from '../../../src/store/memory/memory.store';
 import { describeStoreContract } from './store.contract';

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../../../src/store/redis/redis-client';
 import type { AgentStatusChange } from '../../../src/store/redis/redis-presence.store';
 import { RedisStore } from '../../../src/store/redis/redis.store';
-import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
+import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.store';
 import { describeConversationLogContract } from './conversation-log.contract';
 import { describeStreamStoreContract, textDelta } from './stream-store.contract';
 import { describeStoreContract } from './store.contract';

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { legacyKeyRenames, migrateLegacyKeys } from '../../../src/store/redis/legacy-keys';
 import { RedisStore } from '../../../src/store/redis/redis.store';
-import { DeliveryMarkError } from '../../../src/store/redis/redis-dedupe.store';
 import { startRedis, type TestRedis } from '../../helpers/redis-server';
-import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.log';
+import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.store';
 import { describeRedisStore } from './redis-store.suite';
 import { pickByRendezvous, rendezvousSeed } from '../../../src/relay/rendezvous';
 import { waitFor } from '../../helpers/wait';
@@ -100,7 +99,7 @@ describe('RedisMessageIntake on one server', () => {
 describe('RedisMessageIntake handing a message off to its runtime on another replica', () => {
   const channel = { before: 'handoff:dispatch#', after: '#' };
   /** The JSON a replica's dispatcher would publish, the socket id filled in by the script. */
-  const request = { before: '{"t":"req","id":"r1","socketId":', after: '}' };
+  const request = { before: '{"t":"req","id":"r1","socketId":', after: '}', at: 0, observed: '' };
   const admit = (store: RedisStore, sub: string, clientMessageId: string, replicaId = 'self') =>
     store.intake.admit({
       key: { agentId: 'bot', sub, clientMessageId },
@@ -148,6 +147,43 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
     }
   });
 
+  it('marks the handed-off message observed, in the same step, while an operator holds the conversation (docs/handoff.md)', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const store = new RedisStore(client, { prefix: 'handoff-observed:' });
+      await store.presence.addRuntime('bot', { socketId: 'rt', replicaId: 'R9' });
+      const received: unknown[] = [];
+      listener.on('smessage', (_channel: string, raw: string) => received.push(JSON.parse(raw)));
+      await listener.ssubscribe(`${channel.before}R9${channel.after}`);
+      const message = { id: 'x', text: 'hi' };
+      const after = `,"message":${JSON.stringify(message)}}`;
+      const observing = { before: '{"t":"req","socketId":', after, at: ',"message":'.length + 1, observed: '"observed":true,' };
+      const send = (clientMessageId: string) =>
+        store.intake.admit({
+          key: { agentId: 'bot', sub: 'u1', clientMessageId },
+          record: { id: clientMessageId, ts: 't', delivered: false },
+          ttlS: 60,
+          clientId: 'u1',
+          message: null,
+          subscribersOf: null,
+          handoff: { seed: rendezvousSeed('u1'), replicaId: 'self', channel, request: observing },
+        });
+      expect(await send('m1')).toMatchObject({ control: 'bot', handedTo: { receivers: 1 } });
+      const since = new Date().toISOString();
+      await store.control.compareAndSet('bot', 'u1', 0, { state: 'human', since, operator: { sub: 'ana', name: 'Ana' } });
+      expect(await send('m2')).toMatchObject({ control: 'human', handedTo: { receivers: 1 } });
+      await waitFor(() => received.length === 2, 5000, 'both requests');
+      expect(received).toEqual([
+        { t: 'req', socketId: 'rt', message },
+        { t: 'req', socketId: 'rt', message: { observed: true, ...message } },
+      ]);
+    } finally {
+      client.disconnect();
+      listener.disconnect();
+    }
+  });
+
   it("leaves this replica's own runtime, a retry and a bot without runtimes to the caller; 0 receivers for a gone replica", async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
@@ -166,45 +202,6 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
       expect(await admit(store, 'u1', 'm4')).toMatchObject({ existing: null, handedTo: { runtime: odd, receivers: 0 } });
     } finally {
       client.disconnect();
-    }
-  });
-});
-
-describe('RedisDedupeStore.markDeliveredThenPublish', () => {
-  it('writes the delivered record, then publishes; publishes all the same when Redis refuses the write, and says so', async () => {
-    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    const listener = new Redis(redis.url, { maxRetriesPerRequest: 1 });
-    try {
-      const store = new RedisStore(client, { prefix: 'mark:' });
-      const received: string[] = [];
-      listener.on('smessage', (_channel: string, raw: string) => received.push(raw));
-      await listener.ssubscribe('mark:replica#');
-      const key = { agentId: 'bot', sub: 'u1', clientMessageId: 'm1' };
-      const record = { id: 'id-1', ts: 't', delivered: false };
-      expect(await store.dedupe.claim(key, record, 60)).toBeNull();
-      await store.dedupe.markDeliveredThenPublish(key, record, 60, 'mark:replica#', 'first');
-      expect(await store.dedupe.claim(key, record, 60)).toEqual({ ...record, delivered: true });
-
-      // Out of memory (maxmemory far below use, noeviction): SET fails, the publish still goes out.
-      const other = { ...key, clientMessageId: 'm2' };
-      expect(await store.dedupe.claim(other, record, 60)).toBeNull();
-      await client.config('SET', 'maxmemory', '1');
-      let failure: unknown;
-      try {
-        await store.dedupe.markDeliveredThenPublish(other, record, 60, 'mark:replica#', 'second').catch((err: unknown) => {
-          failure = err;
-        });
-      } finally {
-        await client.config('SET', 'maxmemory', '0');
-      }
-      expect(failure).toBeInstanceOf(DeliveryMarkError);
-      expect(String((failure as Error).cause)).toMatch(/OOM/);
-      expect(await store.dedupe.claim(other, record, 60)).toEqual(record);
-      await waitFor(() => received.length === 2, 5000, 'both publishes');
-      expect(received).toEqual(['first', 'second']);
-    } finally {
-      client.disconnect();
-      listener.disconnect();
     }
   });
 });

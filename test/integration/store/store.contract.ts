@@ -231,13 +231,52 @@ export function describeStoreContract(
 
       it('claims, returns the live runtimes and logs a new message', async () => {
         await store.presence.addRuntime('bot', runtime);
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [runtime], logged: true, subscribers: null, handedTo: null });
+        expect(await admit('id-1')).toEqual({
+          existing: null,
+          runtimes: [runtime],
+          logged: true,
+          subscribers: null,
+          handedTo: null,
+          control: 'bot',
+        });
         expect(await logged()).toEqual([message('id-1')]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
 
+      it("reads the conversation's control state in the same step (docs/handoff.md)", async () => {
+        await store.presence.addRuntime('bot', runtime);
+        const operator = { sub: 'ana', name: 'Ana' };
+        const since = new Date().toISOString();
+        expect((await store.control.compareAndSet('bot', 'c1', 0, { state: 'human', since, operator })).ok).toBe(true);
+        expect(await admit('id-1')).toMatchObject({ logged: true, control: 'human' });
+        expect(await store.conversations.readBefore('bot', 'c1', undefined, 10)).toMatchObject({ messages: [message('id-1')] });
+      });
+
+      it("refuses a bot's reply and a stream's open while an operator holds the conversation, writing nothing", async () => {
+        const operator = { sub: 'ana', name: 'Ana' };
+        const since = new Date().toISOString();
+        const reply: LoggedMessage = { id: 'r-1', ts: '2025-01-01T00:00:00.000Z', agentId: 'bot', author: 'agent', text: 'hi' };
+        expect(await store.conversations.appendReply('bot', 'c1', reply, null)).toEqual({ published: false, control: 'bot' });
+        expect((await store.control.compareAndSet('bot', 'c1', 0, { state: 'human', since, operator })).ok).toBe(true);
+        const held = { name: 'ConversationHeldError', record: expect.objectContaining({ state: 'human', operator }) };
+        await expect(store.conversations.appendReply('bot', 'c1', { ...reply, id: 'r-2' }, null)).rejects.toMatchObject(held);
+        const start = { ...reply, id: 's-1', text: '' };
+        await expect(
+          store.streams.open({ message: start, clientId: 'c1', owner: 'sock' }, { ttlMs: 60_000, maxBytes: 65_536 }, true),
+        ).rejects.toMatchObject(held);
+        expect(await store.streams.openOf('bot', 'c1')).toEqual([]);
+        expect((await logged()).map((m) => m.id)).toEqual(['r-1']);
+      });
+
       it('claims but logs nothing while the bot has no runtime (the caller waits, then appends)', async () => {
-        expect(await admit('id-1')).toEqual({ existing: null, runtimes: [], logged: false, subscribers: null, handedTo: null });
+        expect(await admit('id-1')).toEqual({
+          existing: null,
+          runtimes: [],
+          logged: false,
+          subscribers: null,
+          handedTo: null,
+          control: 'bot',
+        });
         expect(await logged()).toEqual([]);
         expect(await store.dedupe.claim(k, record('other'), 60)).toEqual(record('id-1'));
       });
@@ -250,6 +289,7 @@ export function describeStoreContract(
           logged: false,
           subscribers: null,
           handedTo: null,
+          control: 'bot',
         });
         expect(await logged()).toEqual([]);
       });
@@ -263,6 +303,7 @@ export function describeStoreContract(
           logged: false,
           subscribers: null,
           handedTo: null,
+          control: 'bot',
         });
         expect(await logged()).toEqual([message('id-1')]);
       });
@@ -277,6 +318,7 @@ export function describeStoreContract(
           logged: false,
           subscribers: null,
           handedTo: null,
+          control: 'bot',
         });
       });
 
@@ -302,6 +344,7 @@ export function describeStoreContract(
           logged: false,
           subscribers: null,
           handedTo: null,
+          control: 'bot',
         });
         // Refused before the claim: the same clientMessageId is new once the budget allows it.
         expect(await store.dedupe.claim({ agentId: 'bot', sub: 'u1', clientMessageId: 'd' }, record('probe'), 60)).toBeNull();

@@ -9,13 +9,15 @@ import {
   type Publication,
   type Recovery,
 } from '../conversation-log';
-import type { MessageFeedback } from '../../protocol';
+import type { ControlState, MessageFeedback } from '../../protocol';
+import { ConversationHeldError } from '../control-store';
+import { controlKey, controlRecordOf } from './redis-control.store';
 import { decodeEntry, overlayIds, pageOf, replayOf, type LogEntry, type OverlayFields } from '../log-entries';
-import { LuaScript } from './lua-script';
+import { luaScript } from './lua-script';
 import { fill } from '../json-frames';
 import { QuotaExceededError, quotaOf, type BotQuota } from '../bot-quota';
 import { schemaDefaults } from '../../config/config';
-import { LUA_QUOTA, RedisQuota } from './redis-quota';
+import { RedisQuota } from './redis-quota';
 
 // Layout. Per conversation a stream `<prefix>{<agentId>}:log:<clientId>` whose entries are
 // `id <uuid> m <wire json>`; per bot one stream for broadcasts (`…:broadcasts`). The `{<agentId>}` hash
@@ -43,209 +45,28 @@ import { LUA_QUOTA, RedisQuota } from './redis-quota';
 // marker `…:logindexed:<clientId>` that expires after ttl / 2 says the refresh is not due yet, so it
 // outlives the conversation without costing a command on every append.
 
-// Lua: the stream id of message `id` among the newest `max` entries of any of `streams`, or false.
-// Searches from the newest entries of all of them, in chunks of 16, 64, 256 and then 1,024 entries
-// (a bound on what one call holds in the script's memory, whatever HISTORY_MAX_MESSAGES is).
-export const LUA_FIND = `
-local function find(id, streams, max, messages_only)
-  local tops, seen, count = {}, {}, 16
-  for i = 1, #streams do tops[i] = '+'; seen[i] = 0 end
-  local searching = true
-  while searching do
-    searching = false
-    for i, stream in ipairs(streams) do
-      if tops[i] then
-        local want = math.min(count, max - seen[i])
-        local entries = redis.call('XREVRANGE', stream, tops[i], '-', 'COUNT', want)
-        for _, e in ipairs(entries) do
-          if e[2][2] == id and (not messages_only or e[2][1] == 'id') then return e[1] end
-        end
-        seen[i] = seen[i] + #entries
-        tops[i] = #entries == want and seen[i] < max and '(' .. entries[#entries][1]
-        searching = searching or tops[i] ~= false
-      end
-    end
-    count = math.min(count * 4, 1024)
-  end
-  return false
-end
+const APPEND = luaScript('log/append');
 
--- The oldest entry of the newest max of a stream of length entries, or nil when it holds no more.
-local function oldest_kept(stream, length, max)
-  if length <= max then return nil end
-  local oldest = redis.call('XRANGE', stream, '-', '+', 'COUNT', length - max + 1)
-  return oldest[#oldest][1]
-end`;
+const APPEND_THEN_PUBLISH = luaScript('log/append-then-publish');
 
-// Lua: appends a message to a stream, trimmed to about `max` entries (whole nodes; the reads keep to
-// the newest `max`). Needs `now`, ms: Redis's clock in the intake, which reads it for presence
-// anyway; the hub's clock in the appends below, which would otherwise spend a tenth of their
-// instructions on TIME. Either is fine: the bot's clock orders the entries whatever a replica's
-// clock says, and stream ids are only ever compared, never read as times. Arguments: stream, the
-// bot's clock, the user-index marker (nil for broadcasts), message id, wire json, max entries, ttl
-// seconds, the entry's first field name (nil: 'id'), and the bot's quota (LUA_QUOTA's Q), which
-// counts the entry (the caller made room for it). Returns 2 when the caller must refresh the user's
-// index of conversations, else 1.
-export const LUA_APPEND = `
-local function append(stream, clock, marker, id, json, max, ttl, field, Q)
-  local ms, n = now, 0
-  local last = redis.call('GET', clock)
-  if last then
-    local lm, ln = string.match(last, '(%d+)-(%d+)')
-    lm = tonumber(lm)
-    if lm >= ms then ms = lm; n = tonumber(ln) + 1 end
-  end
-  local sid = string.format('%d-%d', ms, n)
-  redis.call('SET', clock, sid, 'EX', ttl)
-  local before = redis.call('XLEN', stream)
-  redis.call('XADD', stream, 'MAXLEN', '~', max, sid, field or 'id', id, 'm', json)
-  redis.call('EXPIRE', stream, ttl)
-  -- Only a stream past max entries may have been trimmed.
-  local after = before + 1
-  if after > tonumber(max) then after = redis.call('XLEN', stream) end
-  q_appended(Q, #json + #id + ENTRY_OVERHEAD, before, after, ttl)
-  if marker and redis.call('EXISTS', marker) == 0 then return 2 end
-  return 1
-end`;
+const APPEND_REPLY = luaScript('log/append-reply');
 
-// KEYS: stream, the bot's clock, the user-index marker (none for broadcasts), then the quota's three.
-// ARGV: as append's after the keys, then '1' to first look for the id (a message logged before is not
-// logged again) or '', then the hub's clock (ms), then the quota's four. Returns 0 when the id was
-// found, -3 when the bot's quota has no room for the message (nothing written), else as append; with
-// the conversations dropped to make room: { result, evicted clientIds }.
-const APPEND = new LuaScript(`local now = tonumber(ARGV[6])${LUA_QUOTA}${LUA_FIND}${LUA_APPEND}
-local Q = quota_of(#KEYS - 2, 7)
-local marker = #KEYS == 6 and KEYS[3] or nil
-if ARGV[5] == '1' and find(ARGV[1], { KEYS[1] }, tonumber(ARGV[3])) then return { 0, {} } end
-if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
-return { append(KEYS[1], KEYS[2], marker, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q), Q.evicted }`);
-
-// KEYS: as APPEND's. ARGV: as append's after the keys, then a shard channel and a payload, published
-// only once the append succeeded (an error in append aborts the script before the publish), then the
-// hub's clock (ms), then the quota's four. Returns { -3 (nothing written or published) or as append,
-// evicted clientIds }.
-const APPEND_THEN_PUBLISH = new LuaScript(`local now = tonumber(ARGV[7])${LUA_QUOTA}${LUA_APPEND}
-local Q = quota_of(#KEYS - 2, 8)
-if not q_reserve(Q, #ARGV[2] + #ARGV[1] + ENTRY_OVERHEAD, Q.member) then return { -3, {} } end
-local appended = append(KEYS[1], KEYS[2], #KEYS == 6 and KEYS[3] or nil, ARGV[1], ARGV[2], ARGV[3], ARGV[4], nil, Q)
-redis.call('SPUBLISH', ARGV[5], ARGV[6])
-return { appended, Q.evicted }`);
-
-// Lua prologue of the reads (after LUA_FIND): whether a stream lost (trimmed) an entry newer than
-// stream id `sid`, the log keeping its newest `max`. Nothing is recorded per trimmed entry, so this
-// is told from the stream itself: more than `max` entries were ever added to it (nothing is deleted
-// but by trimming) and its oldest kept entry is newer than `sid`. The second holds when every kept
-// entry came after `sid` and says nothing of the trimmed ones, which may all have been older: the
-// answer errs to "lost", a recovery that could have been whole then reports unknown rather than
-// replaying around a gap.
-const LUA_TRIMMED_AFTER = `
-local function newer(a, b)
-  local am, as = string.match(a, '(%d+)-(%d+)'); local bm, bs = string.match(b, '(%d+)-(%d+)')
-  am = tonumber(am); bm = tonumber(bm)
-  return am > bm or (am == bm and tonumber(as) > tonumber(bs))
-end
-local function trimmed_after(stream, sid, max)
-  if redis.call('EXISTS', stream) == 0 then return false end
-  local info = redis.call('XINFO', 'STREAM', stream)
-  local field = {}
-  for i = 1, #info, 2 do field[info[i]] = info[i + 1] end
-  if field['entries-added'] <= max then return false end
-  return newer(oldest_kept(stream, field['length'], max) or field['recorded-first-entry-id'], sid)
-end`;
-
-// KEYS: stream, broadcasts. ARGV: after id (an end marker's position when the id names a streamed message that
-// ended), max returned, the log's max entries.
-// Returns -1 (unknown id, or a trimmed gap after it), else { conversation entries, broadcast entries }.
-const READ_AFTER = new LuaScript(`${LUA_FIND}${LUA_TRIMMED_AFTER}
-local kept = tonumber(ARGV[3])
-local sid = find(ARGV[1], KEYS, kept)
-if not sid then return -1 end
-if trimmed_after(KEYS[1], sid, kept) or trimmed_after(KEYS[2], sid, kept) then return -1 end
-local n = 2 * tonumber(ARGV[2]) + 2
-return { redis.call('XRANGE', KEYS[1], '(' .. sid, '+', 'COUNT', n), redis.call('XRANGE', KEYS[2], '(' .. sid, '+', 'COUNT', n) }`);
+const READ_AFTER = luaScript('log/read-after');
 
 /** Entries READ_AFTER returns at most per stream for `max` messages: a streamed message may take two (start, end marker). */
 const afterCap = (max: number) => 2 * max + 2;
 
-// KEYS: as READ_AFTER. ARGV: before id or '', limit, the log's max entries. Returns both streams'
-// entries newest first.
-const READ_BEFORE = new LuaScript(`${LUA_FIND}
-local kept = tonumber(ARGV[3])
-local top = '+'
-if ARGV[1] ~= '' then
-  local sid = find(ARGV[1], KEYS, kept, true)
-  if not sid then return { {}, {} } end
-  top = '(' .. sid
-end
-local n = tonumber(ARGV[2]) + 1
--- n entries that are messages (end markers are skipped: pages count messages).
-local function page(stream)
-  local bottom = oldest_kept(stream, redis.call('XLEN', stream), kept) or '-'
-  local out, from = {}, top
-  while #out < n do
-    local chunk = redis.call('XREVRANGE', stream, from, bottom, 'COUNT', n)
-    for _, e in ipairs(chunk) do
-      if e[2][1] == 'id' and #out < n then out[#out + 1] = e end
-    end
-    if #chunk < n then break end
-    from = '(' .. chunk[#chunk][1]
-  end
-  return out
-end
-return { page(KEYS[1]), page(KEYS[2]) }`);
+const READ_BEFORE = luaScript('log/read-before');
 
-// KEYS: conversation stream, overlay. ARGV: message id, the log's max entries, feedback json ('' withdraws it), ttl
-// seconds. Returns 1 when the id is a bot message of the conversation (and the feedback was kept), else 0.
-const SET_FEEDBACK = new LuaScript(`${LUA_FIND}
-local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
-if not sid then return 0 end
-local fields = redis.call('XRANGE', KEYS[1], sid, sid)[1][2]
-local entry = cjson.decode(fields[4])
-local message = entry['stream'] or entry
-if message['author'] ~= 'agent' then return 0 end
-if ARGV[3] == '' then redis.call('HDEL', KEYS[2], 'r:' .. ARGV[1])
-else redis.call('HSET', KEYS[2], 'r:' .. ARGV[1], ARGV[3]); redis.call('EXPIRE', KEYS[2], ARGV[4]) end
-return 1`);
+const SET_FEEDBACK = luaScript('log/set-feedback');
 
-// KEYS: stream, overlay. ARGV: id, the log's max entries. Returns false (not a message of the conversation)
-// or { entry json, final json or false }.
-const FIND_MESSAGE = new LuaScript(`${LUA_FIND}
-local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
-if not sid then return false end
-return { redis.call('XRANGE', KEYS[1], sid, sid)[1][2][4], redis.call('HGET', KEYS[2], 'f:' .. ARGV[1]) }`);
+const FIND_MESSAGE = luaScript('log/find-message');
 
-// KEYS: stream, overlay. ARGV: id, the log's max entries, the message's JSON, ttl s. Returns 1, or 0 when
-// the id is not a bot message of the conversation.
-const REPLACE_MESSAGE = new LuaScript(`${LUA_FIND}
-local sid = find(ARGV[1], { KEYS[1] }, tonumber(ARGV[2]), true)
-if not sid then return 0 end
-local entry = cjson.decode(redis.call('XRANGE', KEYS[1], sid, sid)[1][2][4])
-local message = entry['stream'] or entry
-if message['author'] ~= 'agent' then return 0 end
-redis.call('HSET', KEYS[2], 'f:' .. ARGV[1], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[4])
-return 1`);
+const REPLACE_MESSAGE = luaScript('log/replace-message');
 
-// KEYS: the conversation's stream, user-index marker, legacy index, overlay, set of open streams, then the
-// quota's three. ARGV: the hub's clock (ms), the quota's four. The open streams' keys are built here
-// (redis-stream.store.ts's layout): they share the bot's slot. Returns 1 when the stream existed, else 0.
-const ERASE = new LuaScript(`local now = tonumber(ARGV[1])${LUA_QUOTA}
-local Q = quota_of(6, 2)
-local existed = redis.call('DEL', KEYS[1])
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-for _, id in ipairs(redis.call('SMEMBERS', KEYS[5])) do
-  redis.call('DEL', Q.bot .. ':stream:' .. id, Q.bot .. ':stream:' .. id .. ':changes')
-  q_forget(Q, Q.streams, 's:', id)
-end
-redis.call('DEL', KEYS[5])
-q_forget(Q, Q.convs, 'c:', Q.member)
-return existed`);
+const ERASE = luaScript('log/erase');
 
-// KEYS: a conversation's stream, its user-index marker. ARGV: the marker's TTL (s). Sets the marker while
-// the conversation exists: 1, else 0.
-const MARK_INDEXED = new LuaScript(`if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], '1', 'EX', ARGV[1])
-return 1`);
+const MARK_INDEXED = luaScript('log/mark-indexed');
 
 /** A stream entry as Redis returns it: `[streamId, ['id', uuid, 'm', json]]`. */
 type StreamEntry = [string, string[]];
@@ -299,6 +120,29 @@ export class RedisConversationLog implements ConversationLog {
     if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
     this.evicted(agentId, evicted);
     await this.appended(agentId, clientId, appended);
+  }
+
+  async appendReply(
+    agentId: string,
+    clientId: string,
+    message: LoggedMessage,
+    publication: Publication | null,
+  ): Promise<{ published: boolean; control: ControlState }> {
+    const json = JSON.stringify(message);
+    const keys = [...this.appendKeys(agentId, clientId), ...this.quotaKeys(agentId), controlKey(this.prefix, agentId, clientId)];
+    const args = [
+      ...this.appendArgs(message.id, json),
+      publication?.channel ?? '',
+      publication ? fill(publication, json) : '',
+      Date.now(),
+      ...this.quotaArgs(agentId, clientId),
+    ];
+    const [appended, evicted, control] = await APPEND_REPLY.run<[number, string[], string]>(this.redis, keys, args);
+    if (appended === -4) throw new ConversationHeldError(controlRecordOf(agentId, clientId, control));
+    if (appended === -3) throw new QuotaExceededError(agentId, 'bytes');
+    this.evicted(agentId, evicted);
+    await this.appended(agentId, clientId, appended);
+    return { published: publication !== null, control: control as ControlState };
   }
 
   /**

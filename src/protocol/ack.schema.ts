@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AckCodeSchema } from './code.schemas';
-import { MessageIdSchema, TimeSchema } from './common.schemas';
-import { ApprovalDecisionSchema, ClientInboundMessageSchema } from './outbound.schemas';
+import { AckCodeSchema } from './code.schema';
+import { MessageIdSchema, TimeSchema } from './common.schema';
+import { ApprovalDecisionSchema, ClientInboundMessageSchema } from './outbound.schema';
 import type {
   AckError,
   ApprovalAck,

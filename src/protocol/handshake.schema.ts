@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HandshakeCodeSchema } from './code.schemas';
-import { AgentIdSchema } from './common.schemas';
+import { HandshakeCodeSchema } from './code.schema';
+import { AgentIdSchema } from './common.schema';
 import type { AgentAuth, ClientAuth, HandshakeErrorData } from './payloads';
 import type { Assert, Same } from './type-checks';
 

@@ -1,3 +1,6 @@
+import { ConversationHeldError } from '../control-store';
+import { MemoryControlStore } from './memory-control.store';
+import type { ControlState } from '../../protocol';
 import {
   mergeSorted,
   type ConversationLog,
@@ -7,10 +10,11 @@ import {
   type Recovery,
 } from '../conversation-log';
 import type { MessageFeedback } from '../../protocol';
-import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson, type OverlayFields } from '../log-entries';
+import { decodeEntry, endMarkerJson, overlayIds, pageOf, replayOf, streamStartJson } from '../log-entries';
 import { LRUCache } from 'lru-cache';
 import { jsonAroundString } from '../json-frames';
-import { BufferPool, EntryRing } from './entry-ring';
+import { BufferPool } from './entry-ring';
+import { bySeq, entryOf, logKey, messagePosition, newLog, overlayOf, prune, seqOf, setOverlay, slice, type Log } from './memory-log';
 import { SWEEP_EVERY_MS } from './slot-recency';
 import { QUOTA_ENTRY_OVERHEAD, QuotaExceededError, quotaOf, type BotQuota } from '../bot-quota';
 import { schemaDefaults } from '../../config/config';
@@ -31,48 +35,11 @@ export interface MemoryLogBounds {
   maxBytes?: number;
 }
 
-/**
- * One conversation's (or a bot's broadcasts') messages, oldest first, in an {@link EntryRing}: a full
- * log churns one message per append, and the ring keeps them outside the V8 heap, so appends leave
- * nothing for the old generation's collector. There is no index by id: appends, which happen on
- * every message, must not pay for one, and the reads that look an id up (recovery, history pages)
- * search from the newest entry, where the id they are given usually is.
- */
-interface Log {
-  agentId: string;
-  clientId: string | null;
-  entries: EntryRing;
-  /** The ring's byte size as last counted in the log's total. */
-  held: number;
-  /**
-   * What the log counts in its bot's quota, as last counted: its entries (not the buffer's free
-   * space) and overlay, and QUOTA_ENTRY_OVERHEAD an entry, as Redis counts them.
-   */
-  counted: number;
-  /** Seq of the newest entry trimmed away (0 when none): an id older than a gap cannot be recovered. */
-  trimmedUpTo: number;
-  /**
-   * The greatest id appended (as a string): a message id above it is new without a search. Ids
-   * are UUIDv7s from one stamper, so a fresh message's id is above it unless another message of
-   * the conversation was stamped after it and logged first.
-   */
-  topId: string;
-  /** Finals of streamed messages and feedback by message id (see store/log-entries.ts); pruned with the entries. */
-  overlay: Map<string, OverlayFields>;
-  /** UTF-8 bytes of the overlay's JSON strings, counted in the byte bound with the ring. */
-  overlayBytes: number;
-}
-
 /** One bot's logs, least recently used first, and the bytes they hold (its quota's share of the log). */
 interface BotLogs {
   logs: Map<string, Log>;
   bytes: number;
 }
-
-/** Entries read out of a log: `[seq, message json]` pairs, ascending. */
-type Slice = [number, string][];
-
-const bySeq = (x: Slice[number], y: Slice[number]) => x[0] - y[0];
 
 /**
  * The embedded default's log: bounded per bot by its quota (BOT_STORAGE_MAX_BYTES with its open
@@ -112,6 +79,8 @@ export class MemoryConversationLog implements ConversationLog {
     bounds: MemoryLogBounds,
     /** What one bot may hold (BOT_STORAGE_MAX_BYTES, BOT_MAX_CONVERSATIONS; their defaults when unset). */
     private readonly quota: BotQuota = quotaOf(schemaDefaults()),
+    /** Who answers each conversation: a bot's reply is refused while an operator holds it. */
+    readonly control: MemoryControlStore = new MemoryControlStore(),
   ) {
     // One conversation always fits, whatever the bound over all of them says.
     this.maxMessages = Math.max(bounds.maxMessages, limits.maxMessages);
@@ -187,6 +156,13 @@ export class MemoryConversationLog implements ConversationLog {
 
   async append(agentId: string, clientId: string | null, message: LoggedMessage): Promise<void> {
     this.appendNow(agentId, clientId, message);
+  }
+
+  async appendReply(agentId: string, clientId: string, message: LoggedMessage): Promise<{ published: boolean; control: ControlState }> {
+    const record = this.control.read(agentId, clientId);
+    if (record.state === 'human') throw new ConversationHeldError(record);
+    this.appendNow(agentId, clientId, message);
+    return { published: false, control: record.state };
   }
 
   /** {@link append} without the promise, for the store's own intake. */
@@ -414,81 +390,3 @@ const byLogs = (bot: BotLogs) => bot.logs.size;
 
 /** Most bytes a log's pool of ring buffers keeps. */
 const POOL_MAX_BYTES = 8 * 2 ** 20;
-
-function newLog(agentId: string, clientId: string | null, maxMessages: number, pool: BufferPool): Log {
-  return {
-    agentId,
-    clientId,
-    entries: new EntryRing(maxMessages, pool),
-    held: 0,
-    counted: 0,
-    trimmedUpTo: 0,
-    topId: '',
-    overlay: new Map(),
-    overlayBytes: 0,
-  };
-}
-
-function seqOf(log: Log | undefined, id: string): number | undefined {
-  if (!log) return undefined;
-  const position = log.entries.positionOf(id);
-  return position === -1 ? undefined : log.entries.seqAt(position);
-}
-
-/** `\u0000` cannot occur in an agentId, so the two kinds of key never collide. */
-function logKey(agentId: string, clientId: string | null): string {
-  return clientId === null ? `${agentId}\u0000*` : `${agentId}\u0000c\u0000${clientId}`;
-}
-
-/** The entries of `log` with from <= seq < to. */
-function slice(log: Log | undefined, from: number, to: number): Slice {
-  if (!log) return [];
-  const out: Slice = [];
-  const { entries } = log;
-  for (let position = entries.firstAtLeast(from); position < entries.length; position++) {
-    const seq = entries.seqAt(position);
-    if (seq >= to) break;
-    out.push([seq, entries.jsonAt(position)]);
-  }
-  return out;
-}
-
-const entryOf = (entry: Slice[number]) => decodeEntry(entry[1]);
-
-/** Position of the entry of message `id` (its start for a streamed one, never its end marker), or -1. */
-function messagePosition(log: Log, id: string): number {
-  const { entries } = log;
-  for (let position = entries.positionOf(id); position >= 0; position--) {
-    if (entries.idAt(position) === id && !entries.jsonAt(position).startsWith('{"endOf"')) return position;
-  }
-  return -1;
-}
-
-function overlayOf(log: Log | undefined, ids: readonly string[]): Map<string, OverlayFields> {
-  const out = new Map<string, OverlayFields>();
-  if (!log) return out;
-  for (const id of ids) {
-    const fields = log.overlay.get(id);
-    if (fields) out.set(id, fields);
-  }
-  return out;
-}
-
-/** Drops overlay fields of messages older than the oldest entry kept (UUIDv7 ids sort by time). */
-function prune(log: Log): void {
-  const oldest = log.entries.length === 0 ? null : log.entries.idAt(0);
-  for (const id of log.overlay.keys()) if (oldest === null || id < oldest) setOverlay(log, id, undefined);
-}
-
-/** Sets (or, with undefined, deletes) the overlay fields of `id`, keeping {@link Log.overlayBytes}. */
-function setOverlay(log: Log, id: string, fields: OverlayFields | undefined): void {
-  log.overlayBytes -= overlayFieldBytes(log.overlay.get(id));
-  if (fields === undefined) log.overlay.delete(id);
-  else log.overlay.set(id, fields);
-  log.overlayBytes += overlayFieldBytes(fields);
-}
-
-function overlayFieldBytes(fields: OverlayFields | undefined): number {
-  if (!fields) return 0;
-  return Buffer.byteLength(fields.final ?? '') + Buffer.byteLength(fields.feedback ?? '');
-}

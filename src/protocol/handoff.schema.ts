@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AgentIdSchema, TimeSchema } from './common.schemas';
-import { ControlStateSchema, OperatorNameSchema } from './control.schemas';
+import { AgentIdSchema, TimeSchema } from './common.schema';
+import { ControlStateSchema, OperatorNameSchema } from './control.schema';
 import { Events, HANDOFF_REASON_MAX, HANDOFF_SUMMARY_MAX } from './names';
-import { ClientInboundMessageSchema, MessageStartSchema } from './outbound.schemas';
+import { ClientInboundMessageSchema, MessageStartSchema } from './outbound.schema';
 import type {
   ClientConversationControl,
   ConversationControl,
@@ -14,7 +14,7 @@ import type {
   WatchAck,
   WatchRequest,
 } from './payloads';
-import { AckErrorSchema } from './ack.schemas';
+import { AckErrorSchema } from './ack.schema';
 import { ApprovalRequestSchema, compile } from './schemas';
 import type { Assert, Same } from './type-checks';
 

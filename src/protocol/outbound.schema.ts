@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SessionClosedCodeSchema } from './code.schemas';
+import { SessionClosedCodeSchema } from './code.schema';
 import {
   ActivityStateSchema,
   AgentIdSchema,
@@ -8,10 +8,10 @@ import {
   RatingSchema,
   StreamStatusSchema,
   TimeSchema,
-} from './common.schemas';
+} from './common.schema';
 import { Authors } from './names';
-import { MessagePartSchema, PartsSchema } from './parts.schemas';
-import { ControlStateSchema, OperatorNameSchema } from './control.schemas';
+import { MessagePartSchema, PartsSchema } from './parts.schema';
+import { ControlStateSchema, OperatorNameSchema } from './control.schema';
 import type {
   AgentActivity,
   AgentApproval,

@@ -1,0 +1,2 @@
+--#include now
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
