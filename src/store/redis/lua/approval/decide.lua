@@ -5,7 +5,7 @@ local held = redis.call('GET', KEYS[1])
 if held then return { held, 0, redis.call('EXISTS', KEYS[2]) } end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 if ARGV[4] ~= '' then
-  --#include now
+--#include now
   redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]) * 1000, ARGV[3])
   redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
   redis.call('EXPIRE', KEYS[3], ARGV[2])
