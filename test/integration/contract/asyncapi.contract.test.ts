@@ -68,6 +68,7 @@ const OPERATIONS: Record<string, [string, string, string, string, string | null]
   agentSendConversationControl: [Namespaces.agent, 'H→A', Events.conversationControl, 'ConversationControl', null],
   operatorReceiveConnect: [Namespaces.operator, 'O→H', HandshakeNames.connect, 'OperatorAuth', 'HandshakeErrorData'],
   operatorReceiveConversationWatch: [Namespaces.operator, 'O→H', Events.conversationWatch, 'WatchRequest', 'WatchAck'],
+  operatorReceiveApproval: [Namespaces.operator, 'O→H', Events.approval, 'OperatorApprovalRequest', 'ApprovalAck'],
   operatorSendOperatorSession: [Namespaces.operator, 'H→O', Events.operatorSession, 'OperatorSession', null],
   operatorSendConversationControl: [Namespaces.operator, 'H→O', Events.conversationControl, 'ConversationControl', null],
   operatorSendConversationMessage: [Namespaces.operator, 'H→O', Events.conversationMessage, 'OperatorFeedMessage', null],
