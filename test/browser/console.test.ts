@@ -5,6 +5,8 @@ import { DEMO_AGENT_ID } from '../../src/demo/demo.routes';
 import { startHub, type TestHub } from '../helpers/hub';
 import { mintToken, TEST_ADMIN_JWT_SECRET } from '../helpers/tokens';
 import { launchChromium } from './chromium';
+import { online, w, widgetPage } from '../../sdk/widget/test/widget-page';
+import type { AgentApproval } from '../../src/protocol';
 
 /** Where browser tests leave files for people to look at (gitignored; CI may upload it). */
 const ARTIFACTS = resolve(__dirname, '../../test-artifacts/console');
@@ -40,10 +42,10 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     await hub?.close();
   });
 
-  /** Screenshots of both pages, kept as artifacts, and once more side by side. */
-  async function snapshot(name: string): Promise<void> {
+  /** Screenshots of both pages (the user's: the demo page, or `tab`), kept as artifacts, and once more side by side. */
+  async function snapshot(name: string, tab = user): Promise<void> {
     const [u, c] = await Promise.all([
-      user.screenshot({ path: resolve(ARTIFACTS, `${name}-user.png`) }),
+      tab.screenshot({ path: resolve(ARTIFACTS, `${name}-user.png`) }),
       ops.screenshot({ path: resolve(ARTIFACTS, `${name}-console.png`) }),
     ]);
     shots.push({ name, user: u, console: c });
@@ -128,10 +130,26 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     expect(await ops.locator('#traces details').count()).toBeGreaterThanOrEqual(2);
   });
 
-  it("draws the transcript with the widget's renderer: markdown and every part, a streamed answer growing live, approvals read-only", async () => {
+  it("draws the transcript with the widget's renderer: markdown and every part, a streamed answer growing live; the operator decides approvals", async () => {
     const bot = await hub.agent('parts-bot');
+    // Counted at the bot's socket, before the SDK's dedupe: the hub must deliver each decision once.
+    const frames: { id: string; approved: boolean }[] = [];
+    (bot as unknown as { socket: { on(e: string, f: (a: AgentApproval) => void): void } }).socket.on('approval', (a) => frames.push(a));
     const userSocket = await hub.client('parts-bot', { sub: 'pat' });
     const token = mintToken({ sub: 'ben', name: 'Ben', roles: ['OPERATOR'], agentIds: ['parts-bot'] } as never, TEST_ADMIN_JWT_SECRET);
+    // The console's socket, passed through; while `hold` is set, what the hub says of approval
+    // `hold` is dropped, so the console still offers a decision the user made already.
+    let hold: string | undefined;
+    let held!: () => void;
+    const dropped = new Promise<void>((r) => (held = r));
+    await ops.routeWebSocket(/\/socket\.io\//, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => server.send(m));
+      server.onMessage((m) => {
+        if (hold && typeof m === 'string' && m.includes(hold)) return held();
+        ws.send(m);
+      });
+    });
     await ops.goto(`${hub.url}/console`);
     await ops.evaluate(() => sessionStorage.clear());
     await ops.reload();
@@ -162,11 +180,11 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     await stream.write(': see `refund()` in\n\n- the policy\n- your receipt');
     await answer.locator('li:has-text("your receipt")').waitFor();
     expect(await answer.locator('code:has-text("refund()")').count()).toBe(1);
-    // Reasoning collapsed, the tool step with its approval (the user decides: read-only here), the source and the file.
+    // Reasoning collapsed, the tool step with its approval (the operator may decide it too), the source and the file.
     expect(await answer.locator('details.step.reasoning').getAttribute('open')).toBeNull();
     await answer.locator('.step.tool:has-text("Refund order 42")').waitFor();
     const approve = answer.locator('.approval button.primary');
-    expect(await approve.isDisabled()).toBe(true);
+    expect(await approve.isEnabled()).toBe(true);
     await answer.locator('.sources a[href="https://example.com/policy"]').waitFor();
     await answer.locator('a[href="https://example.com/receipt.pdf"]').waitFor();
     await snapshot('4-parts-streaming');
@@ -180,6 +198,54 @@ describe('operator console and the demo page side by side in Chromium (docs/hand
     expect(await userSocket.emitWithAck('approval', { messageId: stream.id, approvalId, approved: true })).toMatchObject({ ok: true });
     await ops.waitForSelector('#transcript .approval .decided:has-text("pat")');
     await snapshot('5-parts-ended');
+
+    // The operator approves a tool call from the console: the user's widget tab shows it decided
+    // by the operator, and the bot receives it once.
+    const tab = await widgetPage(browser, hub, 'parts-bot', { sub: 'pat', data: { open: '' }, viewport: { width: 440, height: 720 } });
+    try {
+      await online(tab.page);
+      const second = await bot.stream('pat');
+      const call = second.tool({ toolName: 'refund', title: 'Refund order 43' });
+      await call.inputAvailable({ order: 43 });
+      await call.requestApproval();
+      const asked = ops.locator('#transcript .approval[aria-label="Refund order 43"]');
+      await w(tab.page, '.approval[aria-label="Refund order 43"] button:text("Approve")').waitFor();
+      await asked.locator('button:text("Approve")').click();
+      const decided = w(tab.page, '.approval[aria-label="Refund order 43"] .decided');
+      await decided.waitFor();
+      expect(await decided.innerText()).toBe('Approved by Ben');
+      expect(await w(tab.page, '.approval[aria-label="Refund order 43"] button').count()).toBe(0);
+      await asked.locator('.decided:has-text("Approved by Ben")').waitFor();
+      expect(await ops.textContent('#status')).toBe('You approved it.');
+      expect(await call.decision()).toMatchObject({ approved: true });
+      await snapshot('7-operator-approved', tab.page);
+
+      // A decision the user made first, which the console has not heard of yet: refused, and said.
+      const third = second.tool({ toolName: 'refund', title: 'Refund order 44' });
+      await third.requestApproval();
+      const stale = ops.locator('#transcript .approval[aria-label="Refund order 44"]');
+      await stale.locator('button:text("Deny")').waitFor();
+      hold = third.approval!;
+      expect(await userSocket.emitWithAck('approval', { messageId: second.id, approvalId: third.approval, approved: true })).toMatchObject({
+        ok: true,
+      });
+      await w(tab.page, '.approval[aria-label="Refund order 44"] .decided:has-text("Approved by you")').waitFor();
+      await dropped;
+      await stale.locator('button:text("Deny")').click();
+      await stale.locator('p[role="status"]:has-text("Already approved by pat")').waitFor();
+      expect(await ops.textContent('#status')).toBe('Already approved by pat.');
+      expect(await ops.getAttribute('#status', 'data-kind')).toBe('error');
+      // Its buttons come back; the user's decision stands.
+      expect(await stale.locator('button:text("Deny")').isEnabled()).toBe(true);
+      expect(await third.decision()).toMatchObject({ approved: true });
+      await snapshot('8-operator-refused', tab.page);
+      hold = undefined;
+      await second.end();
+      expect(frames.filter((f) => f.id === call.approval).map((f) => f.approved)).toEqual([true]);
+      expect(frames.filter((f) => f.id === third.approval).map((f) => f.approved)).toEqual([true]);
+    } finally {
+      await tab.context.close();
+    }
 
     // A phone's width and dark mode: the same transcript, kept as artifacts to look at.
     await ops.setViewportSize({ width: 390, height: 844 });

@@ -21,12 +21,6 @@ export function append(parent: Node, children: Child[]): void {
     if (c !== null && c !== undefined && c !== false) parent.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
 }
 
-/** Adds a click (and keyboard-activation, for buttons natively) handler. */
-export function onClick(el: HTMLElement, handler: (e: MouseEvent) => void): HTMLElement {
-  el.addEventListener('click', handler);
-  return el;
-}
-
 /** The URL when it is absolute and `http:`, `https:` (or `mailto:` when allowed); else undefined. */
 export function safeUrl(href: unknown, mailto = false): string | undefined {
   if (typeof href !== 'string') return undefined;

@@ -63,6 +63,7 @@ header{display:flex;align-items:center;gap:8px;padding-block:8px;padding-inline:
 .day,.msg>time{margin:0;font-size:12px;line-height:16px;color:var(--mu)}
 .day{align-self:center}
 .msg>time{display:block;margin-top:4px}
+.bot>time{float:inline-start;margin-inline-end:4px}
 .status:empty{display:none}
 .link-btn{all:unset;display:inline-flex;gap:4px;align-items:center;color:var(--bad);cursor:pointer;font-size:13px}
 .who+.parts{margin-top:0}
@@ -93,10 +94,10 @@ figure.code pre{margin:0;padding:8px 12px;overflow-x:auto;font:13px/1.5 var(--mo
 figure.code code{background:none;padding:0;font:inherit;white-space:pre}
 .msg[data-streaming] .parts>.md:last-child>:is(p,h3,h4,h5,h6,blockquote):last-child::after,.msg[data-streaming] .parts>.md:last-child>:is(ul,ol):last-child>li:last-child::after{content:"";display:inline-block;width:8px;height:16px;margin-inline-start:2px;vertical-align:-2px;background:currentColor;opacity:.5;animation:blink 1s steps(2) infinite}
 @keyframes blink{50%{opacity:0}}
-.actions{display:flex;gap:4px;margin-top:4px;opacity:0;transition:opacity .15s}
+.actions{display:flex;gap:4px;margin:-4px 0 -8px;opacity:0;transition:opacity .15s}
 .msg:hover .actions,.msg:focus-within .actions,.msg[data-rated] .actions,.msg:last-child .actions{opacity:1}
 .actions [aria-pressed=true]{color:var(--ln);background:var(--sb)}
-.comment{display:flex;gap:8px;margin-top:8px;align-items:flex-end}
+.comment{display:flex;gap:8px;margin-top:8px;align-items:flex-end;clear:both}
 .comment textarea{flex:1}
 .comment p{margin:0}
 .muted{color:var(--mu)}

@@ -218,6 +218,32 @@ describe('the widget in Chromium: offline, retry, unread, scrolling, copy, motio
     expect(await d.getAttribute('datetime')).toBe('2026-03-10T13:55:00+01:00');
     expect((await d.getAttribute('title'))?.replace(/\s/g, ' ')).toBe('Tuesday, March 10, 2026 at 1:55 PM');
     await screenshot(page, 'days-and-times.png');
+    // An answer's actions hidden (not the newest, not rated) take no room: the answer ends with its
+    // time, the actions drawn beside it when shown.
+    for (const id of ['a', 'c', 'e']) {
+      const below = await w(page, `.msg[data-id=${id}]`).evaluate(
+        (m) => m.getBoundingClientRect().bottom - m.querySelector(':scope>time')!.getBoundingClientRect().bottom,
+      );
+      expect({ id, below }).toEqual({ id, below: 0 });
+    }
+    // Still reachable by keyboard: from the transcript, Tab reaches the first answer's Copy, shown and uncovered.
+    await w(page, '.scroller').focus();
+    await page.keyboard.press('Tab');
+    const copy = w(page, '.msg[data-id=a] .actions button').first();
+    expect(
+      await copy.evaluate((b) => {
+        const root = b.getRootNode() as ShadowRoot;
+        const r = b.getBoundingClientRect();
+        const style = getComputedStyle(b.parentElement!);
+        return [
+          root.activeElement === b,
+          style.opacity,
+          b.contains(root.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)),
+          r.height,
+        ];
+      }),
+    ).toEqual([true, '1', true, 32]);
+    await screenshot(page, 'days-and-times-keyboard.png');
     // A minute later, the times say so.
     await page.clock.runFor(60_000);
     expect(await texts('.msg > time')).toEqual(['6:00 PM', '9:30 AM', '8:15 PM', '6 min. ago', '1 min. ago']);

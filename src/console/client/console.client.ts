@@ -2,12 +2,14 @@ import { ConsoleApi, ProblemError, type ConversationItem, type OperatorSocket } 
 import { ConversationListView, since } from './conversation-list.view';
 import { TracesView } from './traces.view';
 import { TranscriptView } from './transcript.view';
-import type { ConversationControl, WatchAck } from '../../protocol';
+import type { ApprovalAck, ConversationControl, WatchAck } from '../../protocol';
 
 /** How often the console renews its watch of the open conversation (the hub's lease is 90 s). */
 const RENEW_WATCH_MS = 30_000;
 /** How often the list is read again (who is online changes without an event). */
 const REFRESH_LIST_MS = 10_000;
+/** How long the console waits for the hub to record an approval decision (it waits for a runtime's ack). */
+const DECIDE_TIMEOUT_MS = 15_000;
 const STORAGE_KEY = 'relay-console';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -15,7 +17,9 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 /** The signed-in console: one bot, one operator, one open conversation at a time. */
 class Console {
   private readonly list: ConversationListView;
-  private readonly transcript = new TranscriptView($('transcript'));
+  private readonly transcript = new TranscriptView($('transcript'), (messageId, approvalId, approved) =>
+    this.decide(messageId, approvalId, approved),
+  );
   private readonly traces = new TracesView($('traces'), $('traces-hint'));
   private readonly socket: OperatorSocket;
   private items: ConversationItem[] = [];
@@ -97,6 +101,31 @@ class Console {
     this.transcript.reset(ack.messages, ack.streams);
     this.showControl(ack.control);
     this.status('', false);
+  }
+
+  /**
+   * Decides a user's approval request as this operator (docs/handoff.md "Deciding approvals"). A
+   * refusal shows in the status line and on the card, whose buttons come back.
+   */
+  private async decide(messageId: string, approvalId: string, approved: boolean): Promise<void> {
+    const clientId = this.openId;
+    if (!clientId) throw new Error('No conversation is open.');
+    let text: string;
+    try {
+      const ack = (await this.socket
+        .timeout(DECIDE_TIMEOUT_MS)
+        .emitWithAck('approval', { clientId, messageId, approvalId, approved })) as ApprovalAck;
+      if (ack.ok) return this.status(`You ${approved ? 'approved' : 'denied'} it.`, false);
+      const { decision } = ack;
+      text =
+        ack.error.code === 'APPROVAL_DECIDED' && decision
+          ? `Already ${decision.approved ? 'approved' : 'denied'} by ${decision.decidedBy}.`
+          : `Not recorded: ${ack.error.message} (${ack.error.code})`;
+    } catch {
+      text = 'The hub did not answer in time; try again.';
+    }
+    this.status(text, true);
+    throw new Error(text);
   }
 
   private showControl(control: ConversationControl): void {

@@ -17,8 +17,8 @@ const CONSOLE_STYLES = `:host([mode=inline]) .panel{border:0;border-radius:0}
 
 /**
  * One conversation's transcript, drawn by the widget's own transcript (docs/handoff.md): markdown,
- * and every part — reasoning collapsed, tool steps, sources, files, approvals (read-only: the
- * decision is the user's) — exactly as the user sees them, in a shadow root with the widget's
+ * and every part — reasoning collapsed, tool steps, sources, files, approvals (which the operator
+ * may decide, through `decide`) — exactly as the user sees them, in a shadow root with the widget's
  * styles. Nothing a user, a bot or an operator wrote is parsed as HTML: the widget builds every
  * node itself. Streamed answers grow in place, their deltas and parts applied by the browser SDK's
  * stream state (by `seq`, so a repeat or a gap changes nothing).
@@ -30,7 +30,11 @@ export class TranscriptView {
   /** The newest answer's suggestions, read-only: the user picks them in the widget. */
   private readonly suggested = document.createElement('p');
 
-  constructor(root: HTMLElement) {
+  /** `decide` records an operator's decision of an approval in the open conversation; it rejects with the reason it could not. */
+  constructor(
+    root: HTMLElement,
+    private readonly decide: (messageId: string, approvalId: string, approved: boolean) => Promise<void>,
+  ) {
     const host = document.createElement('div');
     host.setAttribute('mode', 'inline');
     host.id = 'transcript-view';
@@ -84,6 +88,7 @@ export class TranscriptView {
       strings: STRINGS,
       name: () => 'The bot',
       actions: { suggestions: (items) => this.suggest(items) },
+      decide: this.decide,
       // The widget's highlighter, served by the hub beside the widget; loaded on the first code block.
       highlighter: () => import(/* @vite-ignore */ new URL('sdk/widget-highlight.mjs', base).href) as Promise<Highlighter>,
     });

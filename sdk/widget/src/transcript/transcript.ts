@@ -91,11 +91,6 @@ export class Transcript {
     this.greeting.textContent = text ?? '';
   }
 
-  /** Registers the renderer of `data` parts named `name`. */
-  register(name: string, renderer: DataRenderer): void {
-    this.renderers.set(name, renderer);
-  }
-
   /** Adds a message at the end, or updates it in place when its id is shown. */
   upsert(message: ViewMessage): void {
     this.follow(() => {
