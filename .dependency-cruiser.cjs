@@ -104,6 +104,14 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/client/' },
     },
     {
+      name: 'limits-not-store',
+      comment:
+        'the store uses the limits (budgets its scripts spend), never the other way: limits take what they store as an interface of their own (limits and store once imported each other); type-only imports count too',
+      severity: 'error',
+      from: { path: '^src/limits/' },
+      to: { path: '^src/store/' },
+    },
+    {
       name: 'no-transport-below-relay',
       comment: 'protocol, config, logging, metrics, auth, store and limits know no transport',
       severity: 'error',

@@ -59,6 +59,8 @@ interface Admitted {
   /** Its dedupe record, marked delivered on the runtime's ack. */
   delivery: DeliveryRecord;
   runtimes: RuntimeEntry[];
+  /** The runtime the intake picked (its script's rendezvous pick), delivered to first; absent where the relay picks. */
+  picked?: RuntimeEntry;
   /** The runtime the intake handed it to, and how that delivery ends. */
   handed: { target: RuntimeEntry; result: Promise<DeliveryResult> } | null;
   subscribers: number | null;
@@ -193,6 +195,7 @@ export class RelayService {
       message,
       delivery: { key, record, ttlS },
       runtimes: intake.runtimes,
+      ...(intake.picked && { picked: intake.picked }),
       handed: handedTo && prepared ? { target: handedTo.runtime, result: prepared.handedOff(handedTo.receivers) } : null,
       subscribers: intake.subscribers,
       control,
@@ -214,20 +217,22 @@ export class RelayService {
   }
 
   /**
-   * Delivers to the runtime the intake handed the message to, else the runtime rendezvous hashing of
-   * the sender's sub picks; a runtime that vanished between presence and delivery is skipped and
+   * Delivers to the runtime the intake picked (and maybe handed the message to); only where it did
+   * not pick (no script: memory, Redis Cluster; a retry; after a wait) does rendezvous hashing of the
+   * sender's sub pick here. A runtime that vanished between presence and delivery is skipped and
    * the next one by hash takes over. The runtime's replica marks the record delivered on its ack
    * ({@link RuntimeDeliveries.mark}).
    */
   private async deliver(admitted: Admitted): Promise<'acked' | 'timeout' | 'gone'> {
     const { config } = this.ctx;
-    let { runtimes, handed } = admitted;
+    let { runtimes, handed, picked } = admitted;
     for (;;) {
       while (runtimes.length > 0) {
-        const target = handed?.target ?? pickByRendezvousSeed(admitted.seed, runtimes, runtimeKey)!;
+        const target = handed?.target ?? picked ?? pickByRendezvousSeed(admitted.seed, runtimes, runtimeKey)!;
         const result = await (handed?.result ??
           this.dispatcher.deliver(target, admitted.message, config.AGENT_ACK_TIMEOUT_MS, admitted.delivery));
         handed = null;
+        picked = undefined;
         if (result !== 'gone') return result;
         runtimes = runtimes.filter((r) => r !== target);
       }

@@ -142,6 +142,12 @@ export interface Intake {
    * many connections received it (0: that replica is gone); null when nothing was handed off.
    */
   handedTo: { runtime: RuntimeEntry; receivers: number } | null;
+  /**
+   * The runtime the store's rendezvous pick chose (one of `runtimes`), on any replica: set whenever
+   * it picked (a {@link Handoff} given, the record new, a runtime live). The relay delivers to it and
+   * picks again only where the store did not, so a message's runtime is chosen once.
+   */
+  picked?: RuntimeEntry;
   /** Who answers the sender's conversation (docs/handoff.md), read in the same step; `bot` when refused before it. */
   control: ControlState;
 }

@@ -53,6 +53,9 @@ describe('layers import downward only', () => {
       file('src/auth/identity.ts', "import { ADMIN_ROLE } from '../relay/protocol';\nexport const role = ADMIN_ROLE;\n");
       file('src/sdk/agent/index.ts', "import { gate } from '../../net/engine-gate';\nexport const sdk = gate;\n");
       file('src/protocol/index.ts', "export { role } from '../auth/identity';\n");
+      // The limits once imported the store, which imports the limits: a cycle, even by type.
+      file('src/store/store.ts', 'export interface Store {\n  n: number;\n}\n');
+      file('src/limits/auth-failure-limiter.ts', "import type { Store } from '../store/store';\nexport type Limiter = Store;\n");
       // The agent SDK's package installs socket.io-client alone: any other package breaks it.
       // The browser SDK reaches only the protocol; the widget only the browser SDK's index.
       file('sdk/browser/src/index.ts', "import { gate } from '../../../src/net/engine-gate';\nexport const chat = gate;\n");
@@ -82,6 +85,7 @@ describe('layers import downward only', () => {
         'layer-auth-store-net-limits: src/auth/identity.ts → src/relay/protocol.ts',
         'layer-auth-store-net-limits: src/net/engine-gate.ts → src/http/client-ip.ts',
         'layer-protocol: src/protocol/index.ts → src/auth/identity.ts',
+        'limits-not-store: src/limits/auth-failure-limiter.ts → src/store/store.ts',
         'sdk-agent-socket-io-client-only: src/sdk/agent/cache.ts → npm:lru-cache',
         'sdk-browser-protocol-only: sdk/browser/src/index.ts → src/net/engine-gate.ts',
         'sdk-protocol-only: src/sdk/agent/index.ts → src/net/engine-gate.ts',

@@ -19,7 +19,8 @@ interface IntakeResult {
   runtimes?: string[] | Record<string, never>;
   appended?: number;
   subscribers?: number;
-  handed?: number;
+  picked?: number;
+  handed?: true;
   receivers?: number;
   evicted?: string[] | Record<string, never>;
   control: ControlState;
@@ -78,10 +79,12 @@ export class RedisMessageIntake implements MessageIntake {
     const existing = result.existing === undefined ? null : (JSON.parse(result.existing) as DedupeRecord);
     const runtimes = listOf(result.runtimes).map(parseRuntime);
     const subscribers = result.subscribers ?? null;
-    const handedTo = result.handed === undefined ? null : { runtime: runtimes[result.handed - 1], receivers: result.receivers ?? 0 };
-    if (result.appended === undefined) return { existing, runtimes, logged: false, subscribers, handedTo, control };
+    const picked = result.picked === undefined ? undefined : runtimes[result.picked - 1];
+    const handedTo = result.handed && picked ? { runtime: picked, receivers: result.receivers ?? 0 } : null;
+    const found = { existing, runtimes, subscribers, handedTo, control, ...(picked && { picked }) };
+    if (result.appended === undefined) return { ...found, logged: false };
     await this.log.appended(agentId, clientId, result.appended);
-    return { existing, runtimes, logged: true, subscribers, handedTo, control };
+    return { ...found, logged: true };
   }
 
   /** The budget of `sub`'s messages to the bot: one key per pair, in the bot's slot like the intake's others. */

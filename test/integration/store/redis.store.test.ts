@@ -6,6 +6,7 @@ import { startRedis, type TestRedis } from '../../helpers/redis-server';
 import { RedisConversationLog } from '../../../src/store/redis/redis-conversation.store';
 import { describeRedisStore } from './redis-store.suite';
 import { pickByRendezvous, rendezvousSeed } from '../../../src/relay/rendezvous';
+import { luaSource } from '../../../src/store/redis/lua-script';
 import { waitFor } from '../../helpers/wait';
 import { v7 } from 'uuid';
 import type { LoggedMessage } from '../../../src/store/conversation-log';
@@ -96,6 +97,43 @@ describe('RedisMessageIntake on one server', () => {
   });
 });
 
+// The runtime is picked by one rule written twice: relay/rendezvous.ts where no script runs (memory,
+// Redis Cluster, retries, waits) and lua/lib/rendezvous.lua inside the intake script, so the hand-off
+// costs no extra round trip (docs/architecture.md, "Choosing the runtime"). One table, both picks.
+describe('the rendezvous rule, in TypeScript and in Lua', () => {
+  const ids = (n: number, prefix = '') => Array.from({ length: n }, (_, i) => `${prefix}${randomBytes(15).toString('base64url')}${i}`);
+  const cases: { sub: string; socketIds: string[] }[] = [
+    { sub: 'u1', socketIds: ['only'] },
+    { sub: 'u1', socketIds: ['a', 'b'] },
+    { sub: '', socketIds: ['a', 'b', 'c'] },
+    { sub: 'ünïcödé 用户 🙂', socketIds: ids(5) },
+    { sub: 'a\u0000b', socketIds: ['x"y', 'back\\slash', '', '~!@#$%^&*()'] },
+    ...Array.from({ length: 200 }, (_, i) => ({ sub: `user-${i}`, socketIds: ids(1 + (i % 9)) })),
+  ];
+  const lua = `${luaSource('lib/rendezvous')}
+local members = {}
+for i = 2, #ARGV do members[#members + 1] = ARGV[i] end
+local index = pick(members, tonumber(ARGV[1]))
+return index`;
+
+  it('picks the same runtime for every case', async () => {
+    const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const disagreements: unknown[] = [];
+      for (const { sub, socketIds } of cases) {
+        const runtimes = socketIds.map((socketId, i) => ({ replicaId: `R${i % 3}`, socketId }));
+        const members = runtimes.map((r) => JSON.stringify([r.replicaId, r.socketId]));
+        const index = (await client.eval(lua, 0, rendezvousSeed(sub), ...members)) as number;
+        const ts = pickByRendezvous(sub, runtimes, (r) => r.socketId)!;
+        if (runtimes[index - 1] !== ts) disagreements.push({ sub, socketIds, lua: runtimes[index - 1]?.socketId, ts: ts.socketId });
+      }
+      expect(disagreements).toEqual([]);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe('RedisMessageIntake handing a message off to its runtime on another replica', () => {
   const channel = { before: 'handoff:dispatch#', after: '#' };
   /** The JSON a replica's dispatcher would publish, the socket id filled in by the script. */
@@ -129,7 +167,11 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
         const expected = pickByRendezvous(sub, runtimes, (r) => r.socketId)!;
         picked.add(expected.socketId);
         const intake = await admit(store, sub, `m${i}`);
-        expect({ sub, handedTo: intake.handedTo }).toEqual({ sub, handedTo: { runtime: expected, receivers: 1 } });
+        expect({ sub, handedTo: intake.handedTo, picked: intake.picked }).toEqual({
+          sub,
+          handedTo: { runtime: expected, receivers: 1 },
+          picked: expected,
+        });
         expect(intake.logged).toBe(true);
       }
       await waitFor(() => received.length === subs.length, 5000, 'every request');
@@ -184,7 +226,7 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
     }
   });
 
-  it("leaves this replica's own runtime, a retry and a bot without runtimes to the caller; 0 receivers for a gone replica", async () => {
+  it('leaves a retry and a bot without runtimes to the caller, names its pick on this replica instead of handing it off; 0 receivers for a gone replica', async () => {
     const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
       const store = new RedisStore(client, { prefix: 'handoff-left:' });
@@ -194,7 +236,9 @@ describe('RedisMessageIntake handing a message off to its runtime on another rep
       expect(await admit(store, 'u1', 'm1')).toMatchObject({ existing: { id: 'm1' }, handedTo: null });
       // Nobody listens on that replica's channel: the caller hears 0 receivers (the replica is gone).
       expect(await admit(store, 'u1', 'm2')).toMatchObject({ existing: null, logged: true, handedTo: { runtime, receivers: 0 } });
-      expect(await admit(store, 'u1', 'm3', 'elsewhere')).toMatchObject({ existing: null, logged: true, handedTo: null });
+      // Its own runtime: nothing published, and the script's pick is the relay's (one decision per message).
+      const local = await admit(store, 'u1', 'm3', 'elsewhere');
+      expect(local).toMatchObject({ existing: null, logged: true, handedTo: null, picked: runtime });
       // A bot's only runtime is taken without scoring, its member read whatever it holds.
       await store.presence.removeRuntime('bot', runtime);
       const odd = { socketId: 'only"one\\', replicaId: 'rep"lica' };

@@ -12,7 +12,8 @@
 --   runtimes   the bot's live runtime members (JSON [replicaId, socketId])
 --   appended   append's result, when it ran
 --   subscribers  the channel's subscribers, when asked
---   handed     the handed-off runtime's index in runtimes (1-based), and receivers, its channel's receivers
+--   picked     the runtime the rendezvous pick chose, its index in runtimes (1-based): the relay's choice too
+--   handed     true when the request was published to that runtime's replica, and receivers, its channel's receivers
 --   evicted    the clientIds of the conversations the quota dropped to make room
 --   control    the conversation's control state ('bot', 'waiting', 'human')
 -- (Channels are only given where they live on the same server as the keys: not on a Cluster. The
@@ -43,13 +44,14 @@ if ARGV[4] ~= '' then
   result.evicted = Q.evicted
 end
 if ARGV[14] == '' then return cjson.encode(result) end
-local handed, replica, socket = pick(runtimes, tonumber(ARGV[14]))
+local picked, replica, socket = pick(runtimes, tonumber(ARGV[14]))
+result.picked = picked
 if replica == ARGV[15] then return cjson.encode(result) end
 local after = ARGV[19]
 if control == 'human' then
   local at = tonumber(ARGV[20])
   after = string.sub(after, 1, at) .. ARGV[21] .. string.sub(after, at + 1)
 end
-result.handed = handed
+result.handed = true
 result.receivers = redis.call('SPUBLISH', ARGV[16] .. replica .. ARGV[17], ARGV[18] .. cjson.encode(socket) .. after)
 return cjson.encode(result)
