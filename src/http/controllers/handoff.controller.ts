@@ -35,6 +35,14 @@ import { pageRequest, single } from '../services/pagination';
 @Route('agents')
 @Tags('Handoff')
 @Security('defaultBearerAuth', ['OPERATOR'])
+@Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
+@Response<ProblemDto>(
+  403,
+  'Not an operator or admin token (ROLE_REQUIRED), or not for this bot (AGENT_NOT_ALLOWED)',
+  undefined,
+  'application/problem+json',
+)
+@Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
 export class HandoffController extends Controller {
   constructor(private readonly services: HttpServices) {
     super();
@@ -58,14 +66,6 @@ export class HandoffController extends Controller {
   @Get('{agentId}/conversations')
   @OperationId('getConversations')
   @Response<ProblemDto>(400, 'Invalid agentId, control or paging', undefined, 'application/problem+json')
-  @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(
-    403,
-    'Not an operator or admin token (ROLE_REQUIRED), or not for this bot (AGENT_NOT_ALLOWED)',
-    undefined,
-    'application/problem+json',
-  )
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   @Response<ProblemDto>(503, 'Shared state is unreachable', undefined, 'application/problem+json')
   public async getConversations(
     @Path() agentId: AgentId,
@@ -89,20 +89,12 @@ export class HandoffController extends Controller {
   @Post('{agentId}/conversations/{clientId}/takeover')
   @OperationId('takeOverConversation')
   @Response<ProblemDto>(400, 'Invalid agentId', undefined, 'application/problem+json')
-  @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(
-    403,
-    'Not an operator or admin token (ROLE_REQUIRED), or not for this bot (AGENT_NOT_ALLOWED)',
-    undefined,
-    'application/problem+json',
-  )
   @Response<ProblemDto>(
     409,
     'Another operator holds the conversation (CONVERSATION_HELD, `holder` names them)',
     undefined,
     'application/problem+json',
   )
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   public async takeOverConversation(
     @Path() agentId: AgentId,
     @Path() clientId: string,
@@ -127,13 +119,6 @@ export class HandoffController extends Controller {
     undefined,
     'application/problem+json',
   )
-  @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(
-    403,
-    'Not an operator or admin token (ROLE_REQUIRED), or not for this bot (AGENT_NOT_ALLOWED)',
-    undefined,
-    'application/problem+json',
-  )
   @Response<ProblemDto>(
     409,
     'Another operator holds the conversation (CONVERSATION_HELD), or nobody does (CONVERSATION_NOT_HELD): take it over first; nothing was sent',
@@ -142,7 +127,6 @@ export class HandoffController extends Controller {
   )
   @Response<ProblemDto>(413, 'text, data and parts above MAX_MESSAGE_BYTES', undefined, 'application/problem+json')
   @Response<ProblemDto>(415, 'Body is not JSON', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   public async createOperatorMessage(
     @Path() agentId: AgentId,
     @Path() clientId: string,
@@ -163,15 +147,7 @@ export class HandoffController extends Controller {
   @Post('{agentId}/conversations/{clientId}/release')
   @OperationId('releaseConversation')
   @Response<ProblemDto>(400, 'Invalid agentId', undefined, 'application/problem+json')
-  @Response<ProblemDto>(401, 'Missing or invalid token', undefined, 'application/problem+json')
-  @Response<ProblemDto>(
-    403,
-    'Not an operator or admin token (ROLE_REQUIRED), or not for this bot (AGENT_NOT_ALLOWED)',
-    undefined,
-    'application/problem+json',
-  )
   @Response<ProblemDto>(409, 'Another operator holds the conversation (CONVERSATION_HELD)', undefined, 'application/problem+json')
-  @Response<ProblemDto>(429, 'Too many failed authentications from this address; see Retry-After', undefined, 'application/problem+json')
   public async releaseConversation(
     @Path() agentId: AgentId,
     @Path() clientId: string,
