@@ -21,6 +21,9 @@ const base = {
   transformIgnorePatterns: [`/node_modules/(?!${ESM_PACKAGES}/)`],
 };
 
+/** Timing-sensitive tiers run a failing test once more (test/helpers/retry-once.ts). */
+const RETRY_ONCE = '<rootDir>/test/helpers/retry-once.ts';
+
 /** @type {import('jest').Config} */
 module.exports = {
   projects: [
@@ -32,8 +35,8 @@ module.exports = {
       roots: ['<rootDir>/test/unit', '<rootDir>/sdk'],
       testPathIgnorePatterns: ['/node_modules/', '[.]browser[.]test[.]ts$'],
     },
-    { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration'] },
-    { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'] },
+    { ...base, displayName: 'integration', roots: ['<rootDir>/test/integration'], setupFilesAfterEnv: [RETRY_ONCE] },
+    { ...base, displayName: 'cluster', roots: ['<rootDir>/test/cluster'], setupFilesAfterEnv: [RETRY_ONCE] },
     {
       ...base,
       displayName: 'browser',
