@@ -680,6 +680,7 @@ async function main() {
         alternate,
         median,
         settledRss,
+        cpuMs,
         log,
         agentIds: AGENT_IDS,
         apiKey: API_KEY,

@@ -58,7 +58,7 @@ export async function streamingPhase(ctx, load) {
   if (load.replicas.has(1))
     try {
       for (const kind of ctx.kinds) one[kind] = await ctx.startServer(kind, undefined, STREAM_HUB_ENV);
-      const m = await measure(ctx, load, (kind) => [one[kind], one[kind]], '1 replica');
+      const m = await measure(ctx, load, (kind) => [one[kind], one[kind]], '1 replica', null);
       for (const kind of ctx.kinds)
         Object.assign(out[kind], { dps1: m[kind].dps, p50: m[kind].p50, p99: m[kind].p99, lost1: m[kind].lost, gaps1: m[kind].gaps });
       if (m[MIXED]) Object.assign(out.mixed, { dps1: m[MIXED].dps, p99: m[MIXED].p99, lost1: m[MIXED].lost });
@@ -74,7 +74,7 @@ export async function streamingPhase(ctx, load) {
     try {
       for (const kind of ctx.kinds)
         two[kind] = [await ctx.startServer(kind, redis.url, STREAM_HUB_ENV), await ctx.startServer(kind, redis.url, STREAM_HUB_ENV)];
-      const m = await measure(ctx, load, (kind) => two[kind], '2 replicas');
+      const m = await measure(ctx, load, (kind) => two[kind], '2 replicas', redis.child.pid);
       for (const kind of ctx.kinds)
         Object.assign(out[kind], { dps2: m[kind].dps, p50c: m[kind].p50, p99c: m[kind].p99, lost2: m[kind].lost, gaps2: m[kind].gaps });
       if (m[MIXED]) Object.assign(out.mixed, { dps2: m[MIXED].dps, p99c: m[MIXED].p99, lost2: m[MIXED].lost });
@@ -115,8 +115,10 @@ export async function streamingPhase(ctx, load) {
  * Saturation and latency of both servers, in alternating slices; `serversOf(kind)` = [runtimes on,
  * clients on]. With the hub among them, `hub-mixed` is the hub again with streams whose deltas take
  * a reasoning part, a tool call's input and a text part in turn (docs/parts.md), against its text-only slices.
+ * Saturation slices also read the CPU per delta of the servers (summed) and of `redisPid`'s Redis:
+ * steadier than deltas/s when the machine's two cores are shared by servers, Redis and generator.
  */
-async function measure(ctx, load, serversOfKind, label) {
+async function measure(ctx, load, serversOfKind, label, redisPid) {
   const { gen, gen2 } = ctx;
   const kinds = ctx.kinds.includes('hub') && load.mixed ? [...ctx.kinds, MIXED] : ctx.kinds;
   const serversOf = (kind) => serversOfKind(kind === MIXED ? 'hub' : kind);
@@ -137,10 +139,16 @@ async function measure(ctx, load, serversOfKind, label) {
     }
   }
   const half = ctx.windowMs / 2;
-  const sat = await ctx.alternate(
-    (kind) => gen.call('streamClosedLoop', { warmupMs: 1000, durationMs: half, group: `${kind}-sat` }),
-    kinds,
-  );
+  const pids = (kind) => [...new Set(serversOf(kind).map((server) => server.pid))];
+  const sat = await ctx.alternate(async (kind) => {
+    const cpu = () => pids(kind).reduce((sum, pid) => sum + ctx.cpuMs(pid), 0);
+    const redisCpu = () => (redisPid === null ? 0 : ctx.cpuMs(redisPid));
+    const [cpu0, redis0] = [cpu(), redisCpu()];
+    const r = await gen.call('streamClosedLoop', { warmupMs: 1000, durationMs: half, group: `${kind}-sat` });
+    // CPU counts the warm-up too: per delta over every delta the slice sent.
+    const deltas = r.sent;
+    return { ...r, cpuPerDelta: (cpu() - cpu0) / deltas, redisCpuPerDelta: (redisCpu() - redis0) / deltas };
+  }, kinds);
   const lat = await ctx.alternate(async (kind) => {
     const parts = await Promise.all(
       [gen, gen2].map((g) =>
@@ -160,11 +168,13 @@ async function measure(ctx, load, serversOfKind, label) {
       p99: ctx.median(lat[kind].map((r) => r.p99)),
       lost: lat[kind].reduce((n, r) => n + r.lost, 0) + sat[kind].reduce((n, r) => n + r.stalls, 0),
       gaps: sat[kind].at(-1).gaps,
+      cpuPerDelta: ctx.median(sat[kind].map((r) => r.cpuPerDelta)),
+      redisCpuPerDelta: ctx.median(sat[kind].map((r) => r.redisCpuPerDelta)),
     };
     out[kind] = o;
     ctx.log(
       `${kind} streaming ${label}: ${o.dps.toFixed(0)} deltas/s at saturation (slices ${sat[kind].map((r) => r.perSecond.toFixed(0)).join(', ')}; ` +
-        `${load.saturation} streams); at ${load.concurrent} streams × ${load.rate}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
+        `${load.saturation} streams; ${(o.cpuPerDelta * 1000).toFixed(1)} µs server CPU${redisPid === null ? '' : ` and ${(o.redisCpuPerDelta * 1000).toFixed(1)} µs Redis CPU`} per delta); at ${load.concurrent} streams × ${load.rate}/s p50 ${o.p50.toFixed(2)} ms, p99 ${o.p99.toFixed(2)} ms ` +
         `(slices ${lat[kind].map((r) => r.p99.toFixed(2)).join(', ')}; ${lat[kind].reduce((n, r) => n + r.samples, 0)} samples); ${o.lost} lost, ${o.gaps} gaps`,
     );
   }
