@@ -38,10 +38,7 @@ export function attachRelay(
   statuses: AgentStatusAnnouncer,
 ): { service: RelayService; streams: StreamService } {
   const service = new RelayService(ctx, namespaces, dispatcher, statuses);
-  const streams = new StreamService(ctx, namespaces, service.activity, service.deliveries, {
-    control: service.control,
-    feed: service.feed,
-  });
+  const streams = new StreamService(ctx, namespaces, service.activity, service.deliveries, service.feed);
   const presence = new RuntimePresence(ctx, service);
   namespaces.agent.use(agentMiddleware(ctx, presence));
   namespaces.client.use(clientMiddleware(ctx));

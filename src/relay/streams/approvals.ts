@@ -182,7 +182,7 @@ export class Approvals {
     await this.ctx.store.conversations.replaceBotMessage(agentId, clientId, message);
     const event = { id, seq: 0, index: found.index, part };
     this.nsp.client.to(Rooms.client(agentId, clientId)).emit(Events.messagePart, event);
-    this.streams.handoff?.feed.stream(agentId, clientId, Events.messagePart, event);
+    this.streams.feed.stream(agentId, clientId, Events.messagePart, event);
   }
 
   /**

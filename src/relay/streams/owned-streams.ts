@@ -8,14 +8,6 @@ import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
 import type { RelayContext } from '../relay.context';
 import type { ChangeOrder } from './change-order';
-import type { ConsoleFeed } from '../handoff/console-feed';
-import type { ConversationControl } from '../handoff/conversation-control';
-
-/** The handoff's parts a stream answers to (docs/handoff.md): refused while an operator holds the conversation, followed by consoles. */
-export interface StreamHandoff {
-  control: ConversationControl;
-  feed: ConsoleFeed;
-}
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 export interface Owned extends Deadline, StreamTarget {

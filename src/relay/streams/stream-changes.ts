@@ -21,7 +21,8 @@ import type { ChangeFrame, DeltaPublication, StreamBounds, StreamTarget } from '
 import type { DeliveryBudget } from '../delivery-budget';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
-import { overBudget, withoutText, type Owned, type OwnedStreams, type StreamHandoff } from './owned-streams';
+import type { ConsoleFeed } from '../handoff/console-feed';
+import { overBudget, withoutText, type Owned, type OwnedStreams } from './owned-streams';
 
 const THROTTLED =
   "a change of this stream was refused for the bot's delivery budget (AGENT_DELIVERY_RATE_PER_S): later ones are refused too; end the stream";
@@ -44,7 +45,7 @@ export class StreamChanges {
     private readonly onFailed: (owned: Owned) => void,
     private readonly deltasIn: Tally,
     private readonly deltasOut: Tally,
-    private readonly handoff?: StreamHandoff,
+    private readonly feed: ConsoleFeed,
   ) {}
 
   async delta(socket: Socket, { id, text, index }: StreamDelta): Promise<StreamDeltaAck> {
@@ -73,7 +74,7 @@ export class StreamChanges {
     // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
     if (owned.publication === null) clients.to(owned.room).emit(Events.messageDelta, { id, seq: result.seq, text, index: at });
     if (here > 0) this.deltasOut.add(here);
-    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messageDelta, { id, seq: result.seq, text, index: at });
+    this.feed.stream(owned.agentId, owned.clientId, Events.messageDelta, { id, seq: result.seq, text, index: at });
     return { ok: true, seq: result.seq };
   }
 
@@ -94,7 +95,7 @@ export class StreamChanges {
     const result = await this.change(owned, change, jsonBytes(part), owned.partPublication, this.partFrame(owned, index, part));
     if (!result.ok) return result;
     if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part });
-    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part });
+    this.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part });
     return { ok: true, seq: result.seq, index };
   }
 
@@ -128,7 +129,7 @@ export class StreamChanges {
     const result = await this.change(owned, change, jsonBytes(patch), owned.partPublication, this.partFrame(owned, index, merged));
     if (!result.ok) return result;
     if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part: merged });
-    this.handoff?.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part: merged });
+    this.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part: merged });
     return { ok: true, seq: result.seq };
   }
 
@@ -223,7 +224,7 @@ export class StreamChanges {
     const owned = this.streams.get(ref.id);
     if (owned?.parts[index]) applyPartChange(owned.parts, change);
     if (publication === null) this.emitPart(room, { id: ref.id, seq: result.seq, index, part });
-    this.handoff?.feed.stream(ref.agentId, ref.clientId, Events.messagePart, { id: ref.id, seq: result.seq, index, part });
+    this.feed.stream(ref.agentId, ref.clientId, Events.messagePart, { id: ref.id, seq: result.seq, index, part });
     return result.seq;
   }
 }

@@ -8,7 +8,8 @@ import type { DeliveryBudget } from '../delivery-budget';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms } from '../rooms';
 import type { ActivityTracker } from './activity-tracker';
-import type { Owned, OwnedStreams, StreamHandoff } from './owned-streams';
+import type { ConsoleFeed } from '../handoff/console-feed';
+import type { Owned, OwnedStreams } from './owned-streams';
 import { TurnQueue } from './turn-queue';
 
 /**
@@ -32,7 +33,7 @@ export class StreamEndings {
     private readonly activity: ActivityTracker,
     /** The bot's delivery budget: ends are paid for. */
     private readonly deliveries: DeliveryBudget,
-    private readonly handoff?: StreamHandoff,
+    private readonly feed: ConsoleFeed,
   ) {}
 
   private get logged(): boolean {
@@ -136,7 +137,7 @@ export class StreamEndings {
     if (!published && (this.ctx.clustered || (clients.adapter.rooms.get(room)?.size ?? 0) > 0)) {
       clients.to(room).emit(Events.messageEnd, ended);
     }
-    this.handoff?.feed.stream(to.agentId, to.clientId, Events.messageEnd, ended);
+    this.feed.stream(to.agentId, to.clientId, Events.messageEnd, ended);
     this.ctx.metrics.streamsEnded.inc({ status });
     this.activity.reached(to.agentId, to.clientId);
   }

@@ -31,11 +31,10 @@ import { ConversationHeldError } from '../../store/control-store';
 import { QuotaExceededError } from '../../store/bot-quota';
 import type { ActivityTracker } from './activity-tracker';
 import { ChangeOrder } from './change-order';
-import { OwnedStreams, overBudget, withoutText, type Owned, type StreamHandoff } from './owned-streams';
+import type { ConsoleFeed } from '../handoff/console-feed';
+import { OwnedStreams, overBudget, withoutText, type Owned } from './owned-streams';
 import { StreamChanges } from './stream-changes';
 import { StreamEndings } from './stream-endings';
-
-export type { StreamHandoff } from './owned-streams';
 
 /**
  * Streamed replies on the hub (docs/streaming.md). A stream belongs to the runtime socket that
@@ -60,13 +59,13 @@ export class StreamService {
     private readonly activity: ActivityTracker,
     /** The bot's delivery budget: starts and deltas are refused past it, ends paid for. */
     private readonly deliveries: DeliveryBudget,
-    readonly handoff?: StreamHandoff,
+    readonly feed: ConsoleFeed,
   ) {
     const { config } = ctx;
     // A stream's shared state outlives its idle timeout, so the timeout (or the orphan sweep) ends it, not expiry.
     this.bounds = { maxBytes: config.STREAM_MAX_BYTES, ttlMs: 2 * config.STREAM_IDLE_TIMEOUT_MS + 60_000 };
     this.streams = new OwnedStreams(ctx);
-    this.endings = new StreamEndings(ctx, nsp, this.streams, activity, deliveries, handoff);
+    this.endings = new StreamEndings(ctx, nsp, this.streams, activity, deliveries, feed);
     this.changes = new StreamChanges(
       ctx,
       nsp,
@@ -76,7 +75,7 @@ export class StreamService {
       (owned) => this.endings.failed(owned),
       ctx.metrics.streamDeltas.bind({ direction: 'in' }),
       ctx.metrics.streamDeltas.bind({ direction: 'out' }),
-      handoff,
+      feed,
     );
   }
 
@@ -184,7 +183,7 @@ export class StreamService {
     this.activity.reached(agentId, payload.to);
     const started = messageStart(start, start.text, partsOf(start), 0);
     this.nsp.client.to(room).emit(Events.messageStart, started);
-    this.handoff?.feed.stream(agentId, payload.to, Events.messageStart, started);
+    this.feed.stream(agentId, payload.to, Events.messageStart, started);
     return { ok: true, id, ts };
   }
 
