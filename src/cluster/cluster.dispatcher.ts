@@ -12,55 +12,12 @@ import {
   type RuntimeEvent,
 } from '../relay/dispatcher';
 import type { AgentApproval, AgentInboundMessage } from '../protocol';
-import { fill, parseFrame, withTrailingField, type Template } from '../store/json-frames';
+import { fill, type Template } from '../store/json-frames';
 import type { Handoff, RuntimeEntry } from '../store/store';
 import type { RedisErrorReporter } from './redis-connections';
 import type { ShardedChannels } from './sharded-channels';
 import { DeadlineQueue, type Deadline } from '../relay/deadline-queue';
-
-/**
- * A delivery request as JSON: `message` is its last field, so that the replica serving it takes
- * the message's JSON as it came ({@link splitRequest}) and writes it to the runtime without parsing
- * and serializing it again.
- */
-interface DeliveryRequest {
-  t: 'req';
-  id: string;
-  from: string;
-  socketId: string;
-  timeoutMs: number;
-  /** The dedupe record the serving replica marks delivered once the runtime acked. */
-  record?: DeliveryRecord;
-  /** The event the runtime gets, when not `message` (an approval decision). */
-  event?: RuntimeEvent;
-  message: AgentInboundMessage | AgentApproval;
-}
-
-/** What comes before a request's message in its JSON. */
-const MESSAGE_FIELD = ',"message":';
-
-/** The field the intake inserts first in a handed-off message when an operator holds the conversation. */
-const OBSERVED_MARK = `"observed":true,`;
-
-/**
- * A request's fields but the message, and the message's JSON: found as the frame's last field (a
- * quote outside a JSON string is never escaped, so the first `,"message":` is a key of the outer
- * object, the envelope's keys and values naming no such key). Null when the frame is not a request
- * (a response).
- */
-export function splitRequest(frame: string): { envelope: Omit<DeliveryRequest, 'message'>; json: string } | null {
-  const at = frame.indexOf(MESSAGE_FIELD);
-  if (at === -1 || frame.charCodeAt(frame.length - 1) !== 0x7d /* } */) return null;
-  const envelope = parseFrame<Omit<DeliveryRequest, 'message'>>(`${frame.slice(0, at)}}`);
-  if (envelope?.t !== 'req' || typeof envelope.socketId !== 'string' || typeof envelope.timeoutMs !== 'number') return null;
-  return { envelope, json: frame.slice(at + MESSAGE_FIELD.length, -1) };
-}
-
-interface DeliveryResponse {
-  t: 'res';
-  id: string;
-  result: DeliveryResult;
-}
+import { handoffRequest, parseResponse, requestFrame, responseFrame, splitRequest, type RequestEnvelope } from './frames';
 
 /** Extra wait for a remote ack beyond AGENT_ACK_TIMEOUT_MS: two hops through Redis. */
 const NETWORK_MARGIN_MS = 1000;
@@ -167,19 +124,10 @@ export class ClusterDispatcher implements RuntimeDispatcher {
   ): Promise<DeliveryResult> {
     if (target.replicaId === this.replicaId) return this.local.deliver(target, message, timeoutMs, record, event);
     const pending = this.awaitResponse(timeoutMs);
-    const envelope: Omit<DeliveryRequest, 'message'> = {
-      t: 'req',
-      id: pending.id,
-      from: this.replicaId,
-      socketId: target.socketId,
-      timeoutMs,
-    };
-    if (record !== null) envelope.record = record;
-    if (event !== undefined) envelope.event = event;
     let receivers: number;
     try {
-      const request = withTrailingField(envelope, 'message');
-      receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), fill(request, JSON.stringify(message))));
+      const request = requestFrame(pending.id, this.replicaId, target.socketId, timeoutMs, record, event, message);
+      receivers = Number(await this.pub.spublish(this.channelOf(target.replicaId), request));
     } catch (err) {
       pending.settle('timeout');
       this.report('dispatcher', err, 'could not forward a message to another replica');
@@ -192,19 +140,7 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     if (!this.handoff) return null;
     // The response may come before the intake's own reply: await it from the start.
     const pending = this.awaitResponse(timeoutMs);
-    // The intake script fills in the socket id of the runtime it picks; the message goes last.
-    const around = withTrailingField(
-      { t: 'req', id: pending.id, from: this.replicaId, timeoutMs, record } satisfies Omit<DeliveryRequest, 'socketId' | 'message'>,
-      'socketId',
-    );
-    // Where an operator holds the conversation, the script marks the message observed: the mark goes
-    // first in the message's object (docs/handoff.md).
-    const request = {
-      before: around.before,
-      after: `${MESSAGE_FIELD}${JSON.stringify(message)}}`,
-      at: MESSAGE_FIELD.length + 1,
-      observed: OBSERVED_MARK,
-    };
+    const request = handoffRequest(pending.id, this.replicaId, timeoutMs, record, message);
     return new PreparedRequest({ seed, replicaId: this.replicaId, channel: this.channel, request }, pending);
   }
 
@@ -228,12 +164,12 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     const frame = raw.toString();
     const split = splitRequest(frame);
     if (split !== null) return this.serve(split.envelope, split.json);
-    const parsed = parseFrame<DeliveryResponse>(frame);
-    if (parsed?.t === 'res') this.pending.get(parsed.id)?.settle(parsed.result);
+    const response = parseResponse(frame);
+    if (response !== null) this.pending.get(response.id)?.settle(response.result);
   }
 
   /** Serves a request whose message's JSON is `json`, as it came. */
-  private serve(request: Omit<DeliveryRequest, 'message'>, json: string): void {
+  private serve(request: RequestEnvelope, json: string): void {
     const socket = this.closing ? undefined : this.agents.sockets.get(request.socketId);
     const delivered = socket?.connected
       ? this.deliveries.deliverJson(socket, json, request.timeoutMs, request.event)
@@ -243,12 +179,11 @@ export class ClusterDispatcher implements RuntimeDispatcher {
     void work.finally(() => this.serving.delete(work));
   }
 
-  private async respond(request: Omit<DeliveryRequest, 'message'>, result: SocketDelivery): Promise<void> {
+  private async respond(request: RequestEnvelope, result: SocketDelivery): Promise<void> {
     // The mark first: sent in the same write as the response, ahead of it.
     if (result === 'acked') this.deliveries.mark(request.record ?? null);
-    const response = JSON.stringify({ t: 'res', id: request.id, result } satisfies DeliveryResponse);
     try {
-      await this.pub.spublish(this.channelOf(request.from), response);
+      await this.pub.spublish(this.channelOf(request.from), responseFrame(request.id, result));
     } catch (err) {
       this.report('dispatcher', err, 'could not return a delivery ack to the requesting replica');
     }

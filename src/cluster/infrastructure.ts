@@ -3,11 +3,11 @@ import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
 import { LocalDispatcher, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
-import type { RelayNamespaces } from '../relay/relay.context';
+import type { RelayFrames, RelayNamespaces } from '../relay/relay.context';
 import { MemoryStore } from '../store/memory/memory.store';
-import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
 import { createRedisInfrastructure } from './redis.infrastructure';
+import { RoomFrames } from './frames';
 import type { AdapterInstaller } from './socket-adapter';
 import type { Namespace } from 'socket.io';
 import { quotaOf } from '../store/bot-quota';
@@ -33,12 +33,12 @@ export interface Infrastructure {
    */
   roomChannel(room: string): string | null;
   /**
-   * What the Socket.IO adapter would publish for a broadcast of `event` to `room` of the client
-   * namespace with a logged message as its data, for the conversation log to publish with its append (one Redis round trip instead of
-   * two): on one Redis server or Sentinel with the sharded adapter; null otherwise, and for rooms
-   * without a channel of their own. Valid once {@link Infrastructure.bind} has run.
+   * What the Socket.IO adapter would publish for the relay's broadcasts to rooms of the client
+   * namespace, for the store to publish with the write that logs them (one Redis round trip instead
+   * of two; frames.ts): on one Redis server or Sentinel with the sharded adapter; null otherwise, and
+   * for rooms without a channel of their own. Valid once {@link Infrastructure.bind} has run.
    */
-  publicationTo(room: string, event: string): Publication | null;
+  frames: RelayFrames;
   /**
    * Builds how a client message reaches a runtime and, in a cluster, what keeps this replica's
    * presence fresh (telling `announce` when a bot's runtimes come back or all expire). Starts
@@ -109,7 +109,8 @@ export async function createInfrastructure(
     clustered: false,
     attach: () => {},
     roomChannel: () => null,
-    publicationTo: () => null,
+    // One replica publishes nothing: never given a namespace, every frame is null.
+    frames: new RoomFrames(),
     bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
     start: () => {},
     stop: () => {},

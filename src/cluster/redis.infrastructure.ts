@@ -6,7 +6,6 @@ import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { RedisTopology } from '../config/redis-topology';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
-import type { Publication } from '../store/conversation-log';
 import { migrateLegacyKeys } from '../store/redis/legacy-keys';
 import { RedisStore } from '../store/redis/redis.store';
 import { ClusterDispatcher } from './cluster.dispatcher';
@@ -18,7 +17,8 @@ import { createRedisConnections, guardCommands, quitConnection, redisErrorReport
 import { bySlot, ShardedChannels } from './sharded-channels';
 import { SubscriptionRecovery } from './subscription-recovery';
 import { canaryRoundTrip, countPubSubMessages, followSubscriber } from './redis-pubsub';
-import { adapterChannels, installAdapter, roomBroadcastEncoder, roomChannelNamer } from './socket-adapter';
+import { adapterChannels, installAdapter, roomChannelNamer } from './socket-adapter';
+import { RoomFrames } from './frames';
 import { quotaOf } from '../store/bot-quota';
 
 const CANARY_INTERVAL_MS = 1000;
@@ -86,7 +86,7 @@ export async function createRedisInfrastructure(
   let io: Server | undefined;
   let keeper: PresenceKeeper | undefined;
   let roomChannel: ((room: string) => string | null) | null = null;
-  let publicationTo: ((room: string, event: string) => Publication | null) | null = null;
+  const frames = new RoomFrames();
   let closing = false;
   const recovery = new SubscriptionRecovery(
     {
@@ -143,13 +143,13 @@ export async function createRedisInfrastructure(
       else installAdapter(server, pub, sub, `${prefix}sio`, report);
     },
     roomChannel: (room) => (roomChannel === null ? null : roomChannel(room)),
-    publicationTo: (room, event) => (publicationTo === null ? null : publicationTo(room, event)),
+    frames,
     bind(namespaces, deliveries, announce) {
       // On a Cluster a room's channel lives on another shard than the bot's keys: not countable there.
       // Nor can a script publish on that shard after writing the bot's keys.
       if (topology.kind !== 'cluster') {
         roomChannel = roomChannelNamer(namespaces.client);
-        publicationTo = roomBroadcastEncoder(namespaces.client);
+        frames.frame(namespaces.client);
       }
       keeper = new PresenceKeeper(store.presence, namespaces, announce, replicaId, (config.PRESENCE_TTL_S * 1000) / 3, report);
       if (options.dispatcher) return options.dispatcher(replicaId, namespaces.agent, deliveries);

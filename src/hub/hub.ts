@@ -152,7 +152,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     replicaId: infra.replicaId,
     clustered: infra.clustered,
     roomChannel: (room) => infra.roomChannel(room),
-    publicationTo: (room, event) => infra.publicationTo(room, event),
+    frames: infra.frames,
     isDraining,
     memory,
     subscriptionsSettled: () => infra.subscriptionsSettled(),

@@ -7,11 +7,13 @@ import type { MemoryPressure } from '../limits/memory-pressure';
 import type { Logger } from '../logging/logger';
 import type { ThrottledLog } from '../logging/throttled-log';
 import type { HubMetrics } from '../metrics/metrics';
+import type { MessagePart } from '../protocol';
 import type { ConnectionInfoRegistry } from '../net/connection-info';
 import type { SendBuffers } from '../net/send-buffers';
 import type { SocketGate } from '../net/socket-gate';
 import type { Publication } from '../store/conversation-log';
 import type { Store } from '../store/store';
+import type { ChangeFrame, DeltaPublication } from '../store/stream-store';
 import type { DeadlineQueue } from './deadline-queue';
 
 /** What the relay's namespaces and services share. Built once per hub by `createHub`. */
@@ -43,12 +45,8 @@ export interface RelayContext {
    * store can count its subscribers (one per replica holding a socket of the room); else null.
    */
   roomChannel(room: string): string | null;
-  /**
-   * What other replicas must get of a broadcast of `event` to `room` of the client namespace, the
-   * logged message as its data, for the log to publish with its append; null where the log cannot
-   * (then emit as usual).
-   */
-  publicationTo(room: string, event: string): Publication | null;
+  /** What other replicas get of the relay's broadcasts to client-namespace rooms. */
+  frames: RelayFrames;
   isDraining(): boolean;
   /** This replica's memory against its limit: past the high-water mark, new handshakes are refused. */
   memory: Pick<MemoryPressure, 'overHighWater'>;
@@ -59,6 +57,36 @@ export interface RelayContext {
    * publish to its rooms does not reach it, so it takes no client session it could not serve.
    */
   subscriptionsIntact(): boolean;
+}
+
+/**
+ * What other replicas get of a broadcast to a room of the client namespace, for the store to publish
+ * in the step that logs or records what it carries (one Redis round trip instead of two): built by
+ * the cluster layer, which shapes every frame that crosses replicas (cluster/frames.ts). Null where
+ * the store does not publish (one replica, a Redis Cluster, a room without a channel of its own):
+ * then emit as usual.
+ */
+export interface RelayFrames {
+  /** `message` to `room`, the logged message's JSON as its data. */
+  message(room: string): Publication | null;
+  /** The `message:delta`s of stream `id` to `room`. */
+  delta(room: string, id: string): DeltaFrames | null;
+  /** The `message:part`s of stream `id` to `room`. */
+  part(room: string, id: string): PartFrames | null;
+  /** `message:end` to `room`, the ended stream's event as its data. */
+  end(room: string): DeltaPublication | null;
+}
+
+/** A stream's `message:delta`s: their publication, and one as JSON around the seq the store assigns. */
+export interface DeltaFrames {
+  publication: DeltaPublication;
+  around(text: string, index: number): ChangeFrame;
+}
+
+/** A stream's `message:part`s: their publication, and one as JSON around the seq the store assigns. */
+export interface PartFrames {
+  publication: DeltaPublication;
+  around(index: number, part: MessagePart): ChangeFrame;
 }
 
 /** Socket data of an accepted client (docs/protocol.md, "Connecting"); `email` is for logs only. */

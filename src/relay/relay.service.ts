@@ -275,7 +275,7 @@ export class RelayService {
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     // The publication with the append names no exceptions: with held conversations to skip, the hub emits it.
-    const publication = this.conversations.enabled && held.length === 0 ? this.ctx.publicationTo(room, Events.message) : null;
+    const publication = this.conversations.enabled && held.length === 0 ? this.ctx.frames.message(room) : null;
     let published: boolean;
     let state: ControlState = control?.state ?? 'bot';
     try {
@@ -288,7 +288,7 @@ export class RelayService {
       throw err;
     }
     // Published with the append, this replica's sockets included: they get it in log order, after
-    // everything appended before it (see roomBroadcastEncoder). Otherwise none of them while the
+    // everything appended before it (see RoomFrames in cluster/frames.ts). Otherwise none of them while the
     // subscriptions have a gap: one given this message would skip, on its reconnect, the replay of
     // those that passed the replica by (it resumes after the newest it saw).
     if (!published) {

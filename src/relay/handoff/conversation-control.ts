@@ -158,7 +158,7 @@ export class ConversationControl {
     const { id, ts } = this.stamps.next();
     const message = operatorMessage({ id, ts, agentId }, content, { name: operator.name });
     const room = Rooms.client(agentId, clientId);
-    const publication = this.conversations.enabled ? this.ctx.publicationTo(room, Events.message) : null;
+    const publication = this.conversations.enabled ? this.ctx.frames.message(room) : null;
     const published = await this.conversations.record(agentId, clientId, message, true, publication);
     if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
     this.feed.message(agentId, clientId, message, true);

@@ -3,20 +3,18 @@ import { TokenBucket } from '../../limits/token-bucket';
 import type { MessagePart, SendAck } from '../../protocol';
 import { errorAck } from '../../protocol';
 import type { LoggedMessage } from '../../store/conversation-log';
-import type { DeltaPublication, StreamTarget } from '../../store/stream-store';
+import type { StreamTarget } from '../../store/stream-store';
 import { DeadlineQueue, type Deadline } from '../deadline-queue';
 import { DeliveryBudgetError, type DeliveryBudget } from '../delivery-budget';
-import type { RelayContext } from '../relay.context';
+import type { DeltaFrames, PartFrames, RelayContext } from '../relay.context';
 import type { ChangeOrder } from './change-order';
 
 /** A stream owned by a runtime socket of this replica (the target of its deltas in the store). */
 export interface Owned extends Deadline, StreamTarget {
   /** The user's room, and what other replicas get of a delta or a part to it (null: emitted through the adapter). */
   room: string;
-  publication: DeltaPublication | null;
-  partPublication: DeltaPublication | null;
-  /** The JSON of its changes' events up to their seq: `{"id":…,"seq":`. */
-  frameHead: string;
+  deltaFrames: DeltaFrames | null;
+  partFrames: PartFrames | null;
   /**
    * The parts as the runtime made them, to check its next changes against: types, tool states and
    * tool input; the text of text and reasoning parts is not kept here (the store has it).

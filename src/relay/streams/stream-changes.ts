@@ -66,13 +66,13 @@ export class StreamChanges {
     const change: PartChange = { kind: 'delta', index: at, text };
     const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
     if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
-    const frame = owned.publication === null ? null : { head: owned.frameHead, tail: `,"text":${JSON.stringify(text)},"index":${at}}` };
-    const result = await this.change(owned, change, Buffer.byteLength(text), owned.publication, frame);
+    const frames = owned.deltaFrames;
+    const result = await this.change(owned, change, Buffer.byteLength(text), frames?.publication ?? null, frames?.around(text, at) ?? null);
     if (!result.ok) return result;
     const clients = this.nsp.client;
     const here = clients.adapter.rooms.get(owned.room)?.size ?? 0;
-    // Published with the append, to this replica's sockets too (see roomBroadcastEncoder).
-    if (owned.publication === null) clients.to(owned.room).emit(Events.messageDelta, { id, seq: result.seq, text, index: at });
+    // Published with the append, to this replica's sockets too (see RoomFrames in cluster/frames.ts).
+    if (frames === null) clients.to(owned.room).emit(Events.messageDelta, { id, seq: result.seq, text, index: at });
     if (here > 0) this.deltasOut.add(here);
     this.feed.stream(owned.agentId, owned.clientId, Events.messageDelta, { id, seq: result.seq, text, index: at });
     return { ok: true, seq: result.seq };
@@ -92,9 +92,10 @@ export class StreamChanges {
     const invalid = partChangeError(owned.parts, change, this.ctx.config.MESSAGE_MAX_PARTS);
     if (invalid) return errorAck('INVALID_PAYLOAD', invalid);
     const index = owned.parts.length;
-    const result = await this.change(owned, change, jsonBytes(part), owned.partPublication, this.partFrame(owned, index, part));
+    const frames = owned.partFrames;
+    const result = await this.change(owned, change, jsonBytes(part), frames?.publication ?? null, frames?.around(index, part) ?? null);
     if (!result.ok) return result;
-    if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part });
+    if (frames === null) this.emitPart(owned.room, { id, seq: result.seq, index, part });
     this.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part });
     return { ok: true, seq: result.seq, index };
   }
@@ -126,16 +127,12 @@ export class StreamChanges {
       return errorAck('INVALID_PAYLOAD', `part (index ${index}).text: an update of a ${held.type} part gives its whole text`);
     }
     const merged = { ...held, ...patch, type: held.type } as MessagePart;
-    const result = await this.change(owned, change, jsonBytes(patch), owned.partPublication, this.partFrame(owned, index, merged));
+    const frames = owned.partFrames;
+    const result = await this.change(owned, change, jsonBytes(patch), frames?.publication ?? null, frames?.around(index, merged) ?? null);
     if (!result.ok) return result;
-    if (owned.partPublication === null) this.emitPart(owned.room, { id, seq: result.seq, index, part: merged });
+    if (frames === null) this.emitPart(owned.room, { id, seq: result.seq, index, part: merged });
     this.feed.stream(owned.agentId, owned.clientId, Events.messagePart, { id, seq: result.seq, index, part: merged });
     return { ok: true, seq: result.seq };
-  }
-
-  /** `message:part` as JSON around its seq, when it is published by the store. */
-  private partFrame(owned: Owned, index: number, part: MessagePart): ChangeFrame | null {
-    return owned.partPublication === null ? null : { head: owned.frameHead, tail: `,"index":${index},"part":${JSON.stringify(part)}}` };
   }
 
   private emitPart(room: string, event: MessagePartEvent): void {
@@ -204,26 +201,22 @@ export class StreamChanges {
    */
   async decideInStream(ref: StreamTarget, index: number, part: MessagePart): Promise<number | null> {
     const room = Rooms.client(ref.agentId, ref.clientId);
-    const publication = this.ctx.publicationTo(room, Events.messagePart);
+    const frames = this.ctx.frames.part(room, ref.id);
     const patch = { state: (part as { state?: string }).state, approval: (part as { approval?: unknown }).approval };
-    const frame =
-      publication === null
-        ? null
-        : { head: `{"id":${JSON.stringify(ref.id)},"seq":`, tail: `,"index":${index},"part":${JSON.stringify(part)}}` };
     const target: StreamTarget = { agentId: ref.agentId, id: ref.id, clientId: ref.clientId };
     const change: PartChange = { kind: 'update', index, patch };
     const result = await this.ctx.store.streams.append(
       target,
       { record: encodeChange(change), bytes: 0 },
       this.bounds,
-      publication,
-      frame,
+      frames?.publication ?? null,
+      frames?.around(index, part) ?? null,
       false,
     );
     if (!result.ok) return null;
     const owned = this.streams.get(ref.id);
     if (owned?.parts[index]) applyPartChange(owned.parts, change);
-    if (publication === null) this.emitPart(room, { id: ref.id, seq: result.seq, index, part });
+    if (frames === null) this.emitPart(room, { id: ref.id, seq: result.seq, index, part });
     this.feed.stream(ref.agentId, ref.clientId, Events.messagePart, { id: ref.id, seq: result.seq, index, part });
     return result.seq;
   }

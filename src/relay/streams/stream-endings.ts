@@ -124,7 +124,7 @@ export class StreamEndings {
    * before the marker is logged (docs/streaming.md, "Redis unreachable").
    */
   private readonly endPublication = (agentId: string, clientId: string): DeltaPublication | null =>
-    this.ctx.publicationTo(Rooms.client(agentId, clientId), Events.messageEnd);
+    this.ctx.frames.end(Rooms.client(agentId, clientId));
 
   /** The stream ended in the store: its `message:end` (unless the store published it), metrics, activity. */
   private announceEnd(to: { agentId: string; clientId: string }, final: LoggedMessage, status: StreamStatus, published: boolean): void {
