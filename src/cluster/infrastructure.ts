@@ -2,15 +2,13 @@ import type { Server } from 'socket.io';
 import { redisTopologyOf, type HubConfig } from '../config/config';
 import type { Logger } from '../logging/logger';
 import type { HubMetrics } from '../metrics/metrics';
-import { LocalDispatcher, type RuntimeDeliveries, type RuntimeDispatcher } from '../relay/dispatcher';
+import type { RuntimeDeliveries, RuntimeDispatcher } from '../relay/dispatcher';
 import type { RelayFrames, RelayNamespaces } from '../relay/relay.context';
-import { MemoryStore } from '../store/memory/memory.store';
 import type { Store } from '../store/store';
+import { createMemoryInfrastructure } from './memory.infrastructure';
 import { createRedisInfrastructure } from './redis.infrastructure';
-import { RoomFrames } from './frames';
 import type { AdapterInstaller } from './socket-adapter';
 import type { Namespace } from 'socket.io';
-import { quotaOf } from '../store/bot-quota';
 
 /**
  * Where shared state and cross-replica delivery come from: in memory for the embedded single
@@ -86,6 +84,10 @@ export interface ClusterOptions {
   keyPrefix?: string;
 }
 
+/**
+ * The infrastructure the configuration asks for: Redis when a topology is configured
+ * (redis.infrastructure.ts), else the single replica's, in memory (memory.infrastructure.ts).
+ */
 export async function createInfrastructure(
   config: HubConfig,
   logger: Logger,
@@ -93,30 +95,5 @@ export async function createInfrastructure(
   options: ClusterOptions = {},
 ): Promise<Infrastructure> {
   if (redisTopologyOf(config) !== null) return createRedisInfrastructure(config, logger, metrics, options);
-  const store = new MemoryStore({
-    limits: { maxMessages: config.HISTORY_MAX_MESSAGES, ttlS: config.HISTORY_TTL_S },
-    quota: quotaOf(config),
-    bounds: {
-      maxConversations: config.HISTORY_MEMORY_MAX_CONVERSATIONS,
-      maxMessages: config.HISTORY_MEMORY_MAX_MESSAGES,
-      maxBytes: config.HISTORY_MEMORY_MAX_BYTES,
-    },
-  });
-  metrics.watchHistoryMemory(() => store.conversations.byteSize);
-  return {
-    store,
-    replicaId: 'local',
-    clustered: false,
-    attach: () => {},
-    roomChannel: () => null,
-    // One replica publishes nothing: never given a namespace, every frame is null.
-    frames: new RoomFrames(),
-    bind: (namespaces, deliveries) => new LocalDispatcher(namespaces.agent, deliveries),
-    start: () => {},
-    stop: () => {},
-    subscriptionsSettled: async () => {},
-    subscriptions: { intact: () => true, onGap: () => {} },
-    readinessChecks: async () => ({}),
-    close: () => store.close(),
-  };
+  return createMemoryInfrastructure(config, metrics);
 }
