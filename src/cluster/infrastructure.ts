@@ -102,7 +102,7 @@ export async function createInfrastructure(
       maxBytes: config.HISTORY_MEMORY_MAX_BYTES,
     },
   });
-  metrics.watchHistoryMemory(() => store.conversations.byteSize);
+  metrics.watchHistoryMemory(() => store.log.byteSize);
   return {
     store,
     replicaId: 'local',
