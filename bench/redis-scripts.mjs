@@ -101,7 +101,7 @@ try {
 
   // Full conversations: from here on every append trims.
   for (let c = 0; c < CONVERSATIONS; c++) {
-    for (let k = 0; k < MAX_MESSAGES + 20; k++) await store.conversations.append(AGENT, `user-${c}`, agentMessage(), true);
+    for (let k = 0; k < MAX_MESSAGES + 20; k++) await store.log.append(AGENT, `user-${c}`, agentMessage(), true);
   }
 
   // One open stream per conversation, for the deltas.
@@ -150,7 +150,7 @@ try {
     },
     'reply (append, publish)': (i) => {
       const message = agentMessage();
-      return store.conversations.appendThenPublish(AGENT, conversation(i), message, {
+      return store.log.appendThenPublish(AGENT, conversation(i), message, {
         channel: room(conversation(i)),
         before: '',
         after: '',

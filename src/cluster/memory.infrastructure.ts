@@ -21,7 +21,7 @@ export function createMemoryInfrastructure(config: HubConfig, metrics: HubMetric
       maxBytes: config.HISTORY_MEMORY_MAX_BYTES,
     },
   });
-  metrics.watchHistoryMemory(() => store.conversations.byteSize);
+  metrics.watchHistoryMemory(() => store.log.byteSize);
   return {
     store,
     replicaId: 'local',

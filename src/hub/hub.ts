@@ -1,11 +1,10 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import { getHeapStatistics } from 'node:v8';
-import express from 'express';
-import { Server } from 'socket.io';
+import type { Express } from 'express';
+import type { Server } from 'socket.io';
 import { AgentKeyMatcher } from '../auth/agent-keys';
 import { JwtService } from '../auth/jwt.service';
-import { createInfrastructure, type ClusterOptions } from '../cluster/infrastructure';
+import { createInfrastructure, type ClusterOptions, type Infrastructure } from '../cluster/infrastructure';
 import type { HubConfig } from '../config/config';
 import { publicUrl } from '../config/public-url';
 import { attachDemoAgent } from '../demo/demo.agent';
@@ -18,14 +17,9 @@ import { MemoryPressure } from '../limits/memory-pressure';
 import { createLogger, type Logger } from '../logging/logger';
 import { ThrottledLog } from '../logging/throttled-log';
 import { HubMetrics } from '../metrics/metrics';
-import { clientIpResolver } from '../net/client-ip';
-import { ConnectionInfoRegistry } from '../net/connection-info';
-import { installEngineGate } from '../net/engine-gate';
-import { SendBuffers } from '../net/send-buffers';
+import { clientIpResolver, type ClientIpResolver } from '../net/client-ip';
+import type { ConnectionInfoRegistry } from '../net/connection-info';
 import { SocketGate } from '../net/socket-gate';
-import { boundedWebSocketServer } from '../net/websocket-engine';
-import { engineConnections, type EngineConnection } from '../internals/engine-io.internals';
-import { Namespaces } from '../protocol';
 import { AgentStatusAnnouncer } from '../relay/agent-status';
 import { DeadlineQueue } from '../relay/deadline-queue';
 import { DeactivationSweep } from '../relay/client/deactivation-sweep';
@@ -36,6 +30,8 @@ import { IdleHandback } from '../relay/handoff/idle-handback';
 import { consoleRouter } from '../console/console.routes';
 import type { RelayService } from '../relay/relay.service';
 import type { Store } from '../store/store';
+import { lifecycleOf, type BackgroundWork } from './lifecycle';
+import { createTransport, type Transport } from './transport';
 
 export interface HubDeps {
   /** Root logger; defaults to one at LOG_LEVEL on stdout. */
@@ -98,35 +94,56 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
   const clientIp = clientIpResolver(config.TRUST_PROXY);
   const memory = watchMemory(config, metrics, logger.child({ component: 'memory' }));
   let draining = false;
-  const isDraining = () => draining;
+  const base: HubBase = { config, logger, metrics, infra, clientIp, memory, isDraining: () => draining };
 
   // The app exists first so the HTTP server can hand it every request engine.io does not take;
   // its routes are mounted once the relay they act on exists.
-  const app = express();
-  const httpServer = createServer(app);
-  const sendBuffers = new SendBuffers(config.MAX_SOCKET_BUFFER_BYTES, config.MAX_AGENT_SOCKET_BUFFER_BYTES);
-  const io = new Server(httpServer, {
-    transports: ['websocket', 'polling'],
-    wsEngine: boundedWebSocketServer(sendBuffers),
-    maxHttpBufferSize: 2 * config.MAX_MESSAGE_BYTES,
-    connectTimeout: config.CONNECT_TIMEOUT_MS,
-    cors: { origin: corsOrigin(config.CORS_ORIGINS), credentials: false },
-    serveClient: false,
-  });
-  infra.attach(io);
-  const connections = new ConnectionInfoRegistry();
-  installEngineGate(io, {
-    maxConnections: config.MAX_CONNECTIONS,
-    maxConnectionsPerIp: config.MAX_CONNECTIONS_PER_IP,
-    clientIp,
-    connections,
-    metrics,
-    isDraining,
-  });
-  sendBuffers.install(io);
-
+  const transport = createTransport(config, infra, base);
+  const { httpServer, io, connections } = transport;
   const jwt = new JwtService(config);
-  const ctx: RelayContext = {
+  const ctx = relayContextOf(base, transport, jwt);
+  const { relay, background } = attachRelayParts(base, io, ctx);
+  const asyncApi = mountHttpApp(base, transport.app, ctx, relay.service);
+  // The demo's echo bot connects to this hub like any runtime, once it listens.
+  const demo = demoAgentOf(config, httpServer, logger);
+
+  const lifecycle = lifecycleOf({
+    httpServer,
+    io,
+    logger,
+    // Background work, started in this order and stopped in the reverse one before the transports close.
+    background: [infra, memory, ...background],
+    writeFiles: () => writeApiFiles(config, asyncApi, logger),
+    draining: () => {
+      draining = true;
+    },
+    stopping: () => {
+      demo?.close();
+      relay.service.stop();
+    },
+    closeLast: [() => relay.dispatcher.close(), () => infra.close()],
+  });
+  return { httpServer, io, relay, connections, memory, store, metrics, jwt, logger, ...lifecycle };
+}
+
+/** What every step of {@link createHub} builds on: one replica's configuration, logging, metrics, infrastructure and state. */
+interface HubBase {
+  config: HubConfig;
+  logger: Logger;
+  metrics: HubMetrics;
+  infra: Infrastructure;
+  clientIp: ClientIpResolver;
+  memory: MemoryPressure;
+  /** True from the moment the hub starts draining or closing. */
+  isDraining: () => boolean;
+}
+
+/** What the relay shares between its handlers: the shared state, the limits and gates, and the cluster's channels. */
+function relayContextOf(base: HubBase, transport: Transport, jwt: JwtService): RelayContext {
+  const { config, logger, metrics, infra, memory, isDraining } = base;
+  const { store } = infra;
+  const { connections, sendBuffers } = transport;
+  return {
     config,
     logger: logger.child({ component: 'relay' }),
     metrics,
@@ -158,6 +175,22 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     subscriptionsSettled: () => infra.subscriptionsSettled(),
     subscriptionsIntact: () => infra.subscriptions.intact(),
   };
+}
+
+/** The relay's parts, and the background work that runs beside it. */
+interface RelayParts {
+  relay: HubRelay;
+  /** The deactivation sweep, the stream sweep and the idle handback, in the order they start. */
+  background: BackgroundWork[];
+}
+
+/**
+ * Attaches both relay namespaces to `io` and binds them to the cluster: runtime deliveries, presence,
+ * the end of sessions after a subscription gap. Starts nothing: see {@link RelayParts.background}.
+ */
+function attachRelayParts(base: HubBase, io: Server, ctx: RelayContext): RelayParts {
+  const { config, logger, metrics, infra } = base;
+  const { store } = infra;
   const namespaces = relayNamespaces(io);
   closeDefaultNamespace(io, ctx);
   const statuses = new AgentStatusAnnouncer(namespaces.client);
@@ -174,9 +207,21 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     logger.child({ component: 'deactivation-sweep' }),
     metrics,
   );
+  const streamSweep = { start: () => streams.startSweep(), stop: () => streams.stop() };
+  return { relay: { service, namespaces, dispatcher }, background: [deactivationSweep, streamSweep, idleHandback] };
+}
+
+/**
+ * Mounts the Express app's routes (REST, docs, SDK, health with readiness, metrics) and has the
+ * metrics read the readiness checks. Returns the AsyncAPI document it serves, for
+ * {@link writeApiFiles}.
+ */
+function mountHttpApp(base: HubBase, app: Express, ctx: RelayContext, relay: RelayService): Record<string, unknown> {
+  const { config, logger, metrics, infra, clientIp, memory, isDraining } = base;
+  const { jwt } = ctx;
   const asyncApi = loadAsyncApiDocument(publicUrl(config));
   const readinessChecks = async () => ({
-    notDraining: !draining,
+    notDraining: !isDraining(),
     memoryBelowHighWater: !memory.overHighWater,
     ...(await infra.readinessChecks()),
   });
@@ -187,9 +232,9 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
       config,
       logger: logger.child({ component: 'http' }),
       metrics,
-      store,
+      store: infra.store,
       jwt,
-      relay: service,
+      relay,
       authFailures: ctx.authFailures,
       clientIp,
       readiness: async () => {
@@ -202,106 +247,16 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     },
     app,
   );
-  // The demo's echo bot connects to this hub like any runtime, once it listens.
-  const demo = demoAgentOf(config, httpServer, logger);
-
-  const { start, listen, close, drain } = lifecycleOf({
-    httpServer,
-    io,
-    logger,
-    // Background work, started in this order and stopped in the reverse one before the transports close.
-    background: [infra, memory, deactivationSweep, { start: () => streams.startSweep(), stop: () => streams.stop() }, idleHandback],
-    writeFiles: async () => {
-      const httpLogger = logger.child({ component: 'http' });
-      await Promise.all([
-        writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
-        writeAsyncApiFile(config.ASYNCAPI_SPEC_FILE, asyncApi, httpLogger),
-      ]);
-    },
-    draining: () => {
-      draining = true;
-    },
-    stopping: () => {
-      demo?.close();
-      service.stop();
-    },
-    closeLast: [() => dispatcher.close(), () => infra.close()],
-  });
-
-  return {
-    httpServer,
-    io,
-    relay: { service, namespaces, dispatcher },
-    connections,
-    memory,
-    store,
-    metrics,
-    jwt,
-    logger,
-    start,
-    listen,
-    drain,
-    close,
-  };
+  return asyncApi;
 }
 
-/** What a hub starts and stops around its server: see {@link lifecycleOf}. */
-interface LifecycleParts {
-  httpServer: HttpServer;
-  io: Server;
-  logger: Logger;
-  background: { start(): void; stop(): void }[];
-  writeFiles(): Promise<void>;
-  /** Called first on close and drain: readiness turns false, no new handshake is taken. */
-  draining(): void;
-  /** Called on close, after {@link draining}, before the background work stops. */
-  stopping(): void;
-  /** Closed in order once every transport is. */
-  closeLast: (() => Promise<void>)[];
-}
-
-/** {@link Hub.start}, {@link Hub.listen}, {@link Hub.close} and {@link Hub.drain}, each idempotent where the interface says so. */
-function lifecycleOf(parts: LifecycleParts): Pick<Hub, 'start' | 'listen' | 'close' | 'drain'> {
-  const { httpServer, io, logger } = parts;
-  let started: Promise<void> | undefined;
-  const start = () => {
-    started ??= (async () => {
-      for (const part of parts.background) part.start();
-      await parts.writeFiles();
-    })();
-    return started;
-  };
-  const listen = async (port: number, host: string) => {
-    await start();
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once('error', reject);
-      httpServer.listen(port, host, () => {
-        httpServer.off('error', reject);
-        resolve();
-      });
-    });
-    return (httpServer.address() as AddressInfo).port;
-  };
-  let closed: Promise<void> | undefined;
-  const close = () => {
-    closed ??= (async () => {
-      parts.draining();
-      parts.stopping();
-      for (const part of [...parts.background].reverse()) part.stop();
-      // io.close() ends every transport here (`transport close`, which clients reconnect from); a
-      // disconnectSockets() would go through the adapter to every replica.
-      await new Promise<void>((resolve) => io.close(() => resolve()));
-      for (const closeNext of parts.closeLast) await closeNext();
-    })();
-    return closed;
-  };
-  const drain = async (graceMs: number) => {
-    parts.draining();
-    logger.info({ graceMs }, 'draining: refusing new connections, closing transports in batches');
-    await closeTransportsInBatches(io, graceMs);
-    await close();
-  };
-  return { start, listen, close, drain };
+/** Writes OPENAPI_SPEC_FILE and ASYNCAPI_SPEC_FILE: atomically, and a failure is logged, never thrown (http/docs.ts). */
+async function writeApiFiles(config: HubConfig, asyncApi: Record<string, unknown>, logger: Logger): Promise<void> {
+  const httpLogger = logger.child({ component: 'http' });
+  await Promise.all([
+    writeSpecFile(config.OPENAPI_SPEC_FILE, httpLogger),
+    writeAsyncApiFile(config.ASYNCAPI_SPEC_FILE, asyncApi, httpLogger),
+  ]);
 }
 
 /** This replica's memory against its limit and high-water mark, its crossings logged and exported. */
@@ -344,28 +299,4 @@ function demoAgentOf(config: HubConfig, httpServer: HttpServer, logger: Logger) 
     logger: logger.child({ component: 'demo' }),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
   });
-}
-
-function corsOrigin(origins: readonly string[]): string[] | boolean {
-  return origins.includes('*') ? true : [...origins];
-}
-
-/**
- * Closes engine connections (not Socket.IO sockets: clients must see `transport close`, which they
- * reconnect from, never `io server disconnect`) in ten batches spread over most of the grace period.
- * Browser clients go first and agent runtimes last, so the bot keeps answering while clients move
- * and deliveries already on their way to a runtime here can still be acknowledged.
- */
-async function closeTransportsInBatches(io: Server, graceMs: number): Promise<void> {
-  const all = engineConnections(io);
-  const agentConns = new Set<EngineConnection>();
-  for (const socket of io.of(Namespaces.agent).sockets.values()) agentConns.add(socket.conn);
-  const clients = [...all.filter((c) => !agentConns.has(c)), ...all.filter((c) => agentConns.has(c))];
-  const batches = 10;
-  const perBatch = Math.ceil(clients.length / batches);
-  const pause = (graceMs * 0.8) / batches;
-  for (let i = 0; i < clients.length; i += perBatch) {
-    for (const conn of clients.slice(i, i + perBatch)) conn.close();
-    if (i + perBatch < clients.length) await new Promise((resolve) => setTimeout(resolve, pause));
-  }
 }

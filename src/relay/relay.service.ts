@@ -23,7 +23,7 @@ import {
   type SendAck,
 } from '../protocol';
 import { AgentGrace } from './agent-grace';
-import { Conversations } from './conversations';
+import { MessageLog } from './message-log';
 import { DeliveryBudget } from './delivery-budget';
 import { UserBudgets } from './user-budgets';
 import { pickByRendezvousSeed, rendezvousSeed } from './rendezvous';
@@ -74,8 +74,8 @@ interface Admitted {
  * runtime, publishing to clients, the debug stream; ending sessions is {@link SessionEndings}'.
  */
 export class RelayService {
-  /** The conversation log, written before every delivery (docs/protocol.md, "Conversations and delivery guarantees"). */
-  readonly conversations: Conversations;
+  /** The relay's side of the conversation log, written before every delivery (docs/protocol.md, "Conversations and delivery guarantees"). */
+  readonly messageLog: MessageLog;
   /** The restart grace: messages wait for a returning runtime; offline is announced after it. */
   private readonly grace: AgentGrace;
   /** Each bot's deliveries per second on this replica, spent by every publish, activity and stream event. */
@@ -103,7 +103,7 @@ export class RelayService {
     private readonly dispatcher: RuntimeDispatcher,
     private readonly statuses: AgentStatusAnnouncer,
   ) {
-    this.conversations = new Conversations(ctx.store.conversations, ctx.config, ctx.metrics);
+    this.messageLog = new MessageLog(ctx.store.log, ctx.config, ctx.metrics);
     this.grace = new AgentGrace(ctx, statuses);
     this.activity = new ActivityTracker(nsp.client, ctx.config.ACTIVITY_TTL_MS);
     this.deliveries = new DeliveryBudget(ctx, nsp);
@@ -114,7 +114,7 @@ export class RelayService {
     const { USER_MESSAGE_RATE_PER_S: ratePerS, USER_MESSAGE_RATE_BURST: burst } = ctx.config;
     this.userBudget = ratePerS === 0 ? null : { ratePerS, burst };
     this.feed = new ConsoleFeed(ctx, nsp);
-    this.control = new ConversationControl(ctx, nsp, this.conversations, this.feed);
+    this.control = new ConversationControl(ctx, nsp, this.messageLog, this.feed);
     this.sessions = new SessionEndings(ctx, nsp);
   }
 
@@ -159,7 +159,7 @@ export class RelayService {
         record: fresh,
         ttlS,
         clientId: sender.clientId,
-        message: this.conversations.enabled ? logged : null,
+        message: this.messageLog.enabled ? logged : null,
         subscribersOf: this.ctx.roomChannel(room),
         handoff: prepared?.handoff ?? null,
         budget: this.userBudget,
@@ -167,7 +167,7 @@ export class RelayService {
     } catch (err) {
       prepared?.cancel();
       // Counted as a failed append whenever the log is on: the intake writes it in the same step.
-      if (this.conversations.enabled) this.conversations.failed(Authors.user);
+      if (this.messageLog.enabled) this.messageLog.failed(Authors.user);
       throw err;
     }
     const { existing, handedTo, control } = intake;
@@ -208,7 +208,7 @@ export class RelayService {
       admitted.runtimes = await this.grace.waitForRuntime(agentId, admitted.deadline);
       if (admitted.runtimes.length === 0) return errorAck('AGENT_OFFLINE');
     }
-    if (intake.logged) this.conversations.counted(Authors.user);
+    if (intake.logged) this.messageLog.counted(Authors.user);
     else {
       const unlogged = await this.record(agentId, sender.clientId, entry, existing === null);
       if (unlogged) return unlogged;
@@ -265,7 +265,7 @@ export class RelayService {
   async publish(agentId: string, reply: AgentReply): Promise<{ id: string; ts: string }> {
     const broadcast = reply.to === BROADCAST_TO;
     // Without the log, nothing reads who answers in the same step: read it first.
-    const control = broadcast || this.conversations.enabled ? null : await this.control.read(agentId, reply.to);
+    const control = broadcast || this.messageLog.enabled ? null : await this.control.read(agentId, reply.to);
     if (control?.state === 'human') throw new ControlConflictError('CONVERSATION_HELD', control);
     // A broadcast skips the conversations a person holds (docs/handoff.md).
     const held = broadcast ? await this.control.heldClients(agentId) : [];
@@ -275,13 +275,13 @@ export class RelayService {
     const room = broadcast ? Rooms.clients(agentId) : Rooms.client(agentId, reply.to);
     // Where the log can, it publishes the message to other replicas with its append: one round trip.
     // The publication with the append names no exceptions: with held conversations to skip, the hub emits it.
-    const publication = this.conversations.enabled && held.length === 0 ? this.ctx.frames.message(room) : null;
+    const publication = this.messageLog.enabled && held.length === 0 ? this.ctx.frames.message(room) : null;
     let published: boolean;
     let state: ControlState = control?.state ?? 'bot';
     try {
-      if (broadcast) published = await this.conversations.record(agentId, null, message, true, publication);
-      else if (!this.conversations.enabled) published = false;
-      else ({ published, control: state } = await this.conversations.recordReply(agentId, reply.to, message, publication));
+      if (broadcast) published = await this.messageLog.record(agentId, null, message, true, publication);
+      else if (!this.messageLog.enabled) published = false;
+      else ({ published, control: state } = await this.messageLog.recordReply(agentId, reply.to, message, publication));
     } catch (err) {
       if (err instanceof ConversationHeldError) throw new ControlConflictError('CONVERSATION_HELD', err.record);
       if (err instanceof QuotaExceededError) this.ctx.metrics.quotaExceeded.inc({ limit: err.limit });
@@ -311,7 +311,7 @@ export class RelayService {
     fresh: boolean,
   ): Promise<(SendAck & { ok: false }) | null> {
     try {
-      await this.conversations.record(agentId, clientId, message, fresh);
+      await this.messageLog.record(agentId, clientId, message, fresh);
       return null;
     } catch (err) {
       if (err instanceof QuotaExceededError) {

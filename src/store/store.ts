@@ -241,7 +241,7 @@ export interface Store {
   readonly apiKeys: ApiKeyStore;
   readonly limiters: LimiterFactory;
   /** Conversation logs (docs/protocol.md, "Conversations and delivery guarantees"). */
-  readonly conversations: ConversationLog;
+  readonly log: ConversationLog;
   /** Open streamed replies (docs/streaming.md). */
   readonly streams: StreamStore;
   /** Users' decisions on bots' approval requests (docs/parts.md). */

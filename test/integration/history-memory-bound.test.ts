@@ -28,7 +28,7 @@ async function memoryGauge(): Promise<number> {
 
 describe('the embedded log bounded in bytes (HISTORY_MEMORY_MAX_BYTES)', () => {
   it('stays within the bound however much is written, dropping the least recently used conversations whole', async () => {
-    const log = t.hub.store.conversations as MemoryConversationLog;
+    const log = t.hub.store.log as MemoryConversationLog;
     // 400 conversations of one 60 KB reply each: about three times the bound in text alone.
     for (let batch = 0; batch < 400; batch += 50) {
       await Promise.all(Array.from({ length: 50 }, (_, i) => agent.reply(`gone-${batch + i}`, big(`gone-${batch + i}`))));

@@ -1,7 +1,7 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, OperationId, Path, Post, Request, Response, Route, Security, SuccessResponse, Tags } from '@tsoa/runtime';
 import { ADMIN_CLIENT_ID } from '../../protocol';
-import { LogUnavailableError } from '../../relay/conversations';
+import { LogUnavailableError } from '../../relay/message-log';
 import { DeliveryBudgetError } from '../../relay/delivery-budget';
 import { QuotaExceededError } from '../../store/bot-quota';
 import { ControlConflictError } from '../../relay/handoff/conversation-control';

@@ -14,12 +14,12 @@ export class ConversationsService {
     private readonly maxMessages: number,
   ) {}
 
-  private get conversations() {
-    return this.relay.conversations;
+  private get messageLog() {
+    return this.relay.messageLog;
   }
 
   async page(agentId: string, clientId: string, request: PageRequest): Promise<PaginationModel<ConversationMessageDto>> {
-    const { messages } = await unavailableAs503(() => this.conversations.page(agentId, clientId, undefined, 2 * this.maxMessages, 'rest'));
+    const { messages } = await unavailableAs503(() => this.messageLog.page(agentId, clientId, undefined, 2 * this.maxMessages, 'rest'));
     const end = Math.max(0, messages.length - request.offset);
     const slice = messages.slice(Math.max(0, end - request.limit), end);
     return paginated(
@@ -34,12 +34,12 @@ export class ConversationsService {
   }
 
   async delete(agentId: string, clientId: string): Promise<void> {
-    await unavailableAs503(() => this.conversations.deleteConversation(agentId, clientId));
+    await unavailableAs503(() => this.messageLog.deleteConversation(agentId, clientId));
   }
 
   /** Erases every conversation of `sub` with every bot (deleteUser). */
   async deleteUser(sub: string): Promise<void> {
-    await unavailableAs503(() => this.conversations.deleteUser(sub));
+    await unavailableAs503(() => this.messageLog.deleteUser(sub));
   }
 }
 

@@ -43,7 +43,7 @@ export class HandoffService {
     const items = await unavailableAs503(() =>
       Promise.all(
         slice.map(async (record): Promise<ConversationSummaryDto> => {
-          const page = await this.relay.conversations.page(agentId, record.clientId, undefined, 1, 'rest');
+          const page = await this.relay.messageLog.page(agentId, record.clientId, undefined, 1, 'rest');
           const last = page.messages.at(-1);
           return {
             ...controlDto(record),

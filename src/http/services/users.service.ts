@@ -71,7 +71,7 @@ export class UsersService {
 
   /** Deletes the record and erases every conversation of `id` with every bot (even without a record). */
   async delete(id: string): Promise<UserDto> {
-    await unavailableAs503(() => this.relay.conversations.deleteUser(id));
+    await unavailableAs503(() => this.relay.messageLog.deleteUser(id));
     const deleted = await this.store.users.delete(id);
     if (!deleted) throw notFound(id);
     return this.toDto(deleted);

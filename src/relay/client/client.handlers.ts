@@ -256,7 +256,7 @@ class ClientSession extends SessionTimers implements GuardedSocket {
       },
     );
     const replay: Promise<Replay | undefined> = recovering
-      ? replayMissed(ctx, this.nsp.relay.conversations, this.nsp.relay.users, this.nsp.relay.control, data, lastMessageId, this.logger)
+      ? replayMissed(ctx, this.nsp.relay.messageLog, this.nsp.relay.users, this.nsp.relay.control, data, lastMessageId, this.logger)
       : Promise.resolve(undefined);
     // Read after the replay (itself read once the rooms' subscriptions are in effect): a delta
     // appended after the read reaches the socket live, one before it is in the snapshot.
@@ -322,7 +322,7 @@ class ClientSession extends SessionTimers implements GuardedSocket {
     }
     const { agentId, clientId } = this.data;
     const { relay } = this.nsp;
-    const read = await relay.conversations.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
+    const read = await relay.messageLog.page(agentId, clientId, before, limit ?? HISTORY_DEFAULT_LIMIT, 'socket');
     const page = { ...read, messages: await relay.control.withoutHeldBroadcasts(agentId, clientId, read.messages) };
     const fitted = fitPage(page, Math.min(budget.available(), sendBuffers.room(conn), users.readable(sub)));
     budget.spend(fitted.bytes);

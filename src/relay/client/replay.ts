@@ -1,6 +1,6 @@
 import type { Logger } from '../../logging/logger';
 import type { LoggedMessage } from '../../store/conversation-log';
-import type { Conversations } from '../conversations';
+import type { MessageLog } from '../message-log';
 import type { ConversationControl } from '../handoff/conversation-control';
 import type { ClientSocketData, RelayContext } from '../relay.context';
 import type { UserBudgets } from '../user-budgets';
@@ -29,7 +29,7 @@ const NOTHING: Replay = { recovered: false, messages: [], hasMore: false };
  */
 export async function replayMissed(
   ctx: RelayContext,
-  conversations: Conversations,
+  messageLog: MessageLog,
   budgets: UserBudgets,
   control: Pick<ConversationControl, 'withoutHeldBroadcasts'>,
   data: ClientSocketData,
@@ -46,7 +46,7 @@ export async function replayMissed(
   }
   try {
     await ctx.subscriptionsSettled();
-    const result = await conversations.recover(data.agentId, data.clientId, lastMessageId);
+    const result = await messageLog.recover(data.agentId, data.clientId, lastMessageId);
     if (!result.ok) return NOTHING;
     const limit = Math.min(ctx.config.REPLAY_MAX_BYTES, budgets.readable(data.sub));
     const missed = await control.withoutHeldBroadcasts(data.agentId, data.clientId, result.messages);

@@ -12,7 +12,7 @@ import {
   operatorMessage,
 } from '../../protocol';
 import type { ControlChange, ControlRecord, OperatorRef } from '../../store/control-store';
-import type { Conversations } from '../conversations';
+import type { MessageLog } from '../message-log';
 import { isoNow, MessageStamper } from '../ids';
 import type { RelayContext, RelayNamespaces } from '../relay.context';
 import { Rooms, toRoom } from '../rooms';
@@ -58,7 +58,7 @@ export class ConversationControl {
   constructor(
     private readonly ctx: RelayContext,
     private readonly nsp: RelayNamespaces,
-    private readonly conversations: Conversations,
+    private readonly messageLog: MessageLog,
     private readonly feed: ConsoleFeed,
   ) {
     this.audit = ctx.logger.child({ component: 'audit' });
@@ -158,8 +158,8 @@ export class ConversationControl {
     const { id, ts } = this.stamps.next();
     const message = operatorMessage({ id, ts, agentId }, content, { name: operator.name });
     const room = Rooms.client(agentId, clientId);
-    const publication = this.conversations.enabled ? this.ctx.frames.message(room) : null;
-    const published = await this.conversations.record(agentId, clientId, message, true, publication);
+    const publication = this.messageLog.enabled ? this.ctx.frames.message(room) : null;
+    const published = await this.messageLog.record(agentId, clientId, message, true, publication);
     if (!published) toRoom(this.nsp.client, room, this.ctx.subscriptionsIntact()).emit(Events.message, message);
     this.feed.message(agentId, clientId, message, true);
     this.audit.info(
@@ -244,7 +244,7 @@ export class ConversationControl {
     const entry: ClientInboundMessage = { id, ts, agentId, author: Authors.system, text: systemText(state, named?.name), control: state };
     if (named) entry.operator = { name: named.name };
     try {
-      await this.conversations.record(agentId, clientId, entry, true);
+      await this.messageLog.record(agentId, clientId, entry, true);
     } catch (err) {
       // The change itself is in shared state; only its line in the history is missing.
       this.ctx.handlerFailures.warn('control-log', err, 'a change of control could not be logged; it holds nevertheless');

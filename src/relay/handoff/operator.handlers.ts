@@ -48,7 +48,7 @@ export function registerOperatorHandlers(
         try {
           const [record, page, open] = await Promise.all([
             relay.control.read(agentId, clientId),
-            relay.conversations.page(agentId, clientId, undefined, HISTORY_DEFAULT_LIMIT, 'socket'),
+            relay.messageLog.page(agentId, clientId, undefined, HISTORY_DEFAULT_LIMIT, 'socket'),
             streams.snapshot(agentId, clientId),
           ]);
           return { ok: true, control: controlEvent(record), messages: page.messages, streams: open };

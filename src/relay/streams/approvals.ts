@@ -152,7 +152,7 @@ export class Approvals {
       if (open.clientId !== clientId) return null;
       found = { message: open.message, parts: open.parts, owner: open.owner };
     } else if (this.ctx.config.HISTORY_ENABLED) {
-      const logged = await this.ctx.store.conversations.findBotMessage(agentId, clientId, request.messageId);
+      const logged = await this.ctx.store.log.findBotMessage(agentId, clientId, request.messageId);
       if (logged && !logged.streaming) found = { message: logged, parts: partsOf(logged), owner: null };
     }
     if (!found) return null;
@@ -170,7 +170,7 @@ export class Approvals {
       const seq = await this.streams.decideInStream({ agentId, id, clientId }, found.index, part);
       if (seq !== null) return;
       // Ended meanwhile: its final is in the log now.
-      const final = await this.ctx.store.conversations.findBotMessage(agentId, clientId, id);
+      const final = await this.ctx.store.log.findBotMessage(agentId, clientId, id);
       if (!final) return;
       found = { message: final, parts: partsOf(final), index: found.index, owner: null };
     }
@@ -179,7 +179,7 @@ export class Approvals {
     const message: LoggedMessage = { ...found.message };
     const shown = plainOrParts(parts);
     if (shown) message.parts = shown;
-    await this.ctx.store.conversations.replaceBotMessage(agentId, clientId, message);
+    await this.ctx.store.log.replaceBotMessage(agentId, clientId, message);
     const event = { id, seq: 0, index: found.index, part };
     this.nsp.client.to(Rooms.client(agentId, clientId)).emit(Events.messagePart, event);
     this.streams.feed.stream(agentId, clientId, Events.messagePart, event);

@@ -92,7 +92,7 @@ export class UserActions {
     const { agentId, clientId, sub } = user;
     if (!this.budgets.act(sub)) return errorAck('RATE_LIMITED', ACTIONS_LIMITED);
     const kept: MessageFeedback | null = rating === null ? null : { rating, ...(comment === undefined ? {} : { comment }), ts: isoNow() };
-    const found = this.ctx.config.HISTORY_ENABLED && (await this.ctx.store.conversations.setFeedback(agentId, clientId, id, kept));
+    const found = this.ctx.config.HISTORY_ENABLED && (await this.ctx.store.log.setFeedback(agentId, clientId, id, kept));
     if (!found) return errorAck('MESSAGE_NOT_FOUND');
     this.ctx.metrics.feedback.inc({ rating: rating ?? 'none' });
     // Best effort: the rating is kept whether or not a runtime hears of it.

@@ -24,7 +24,7 @@ export class MemoryStore implements Store {
   readonly users = new MemoryUserStore();
   readonly apiKeys = new MemoryApiKeyStore();
   readonly limiters = new MemoryLimiterFactory();
-  readonly conversations: MemoryConversationLog;
+  readonly log: MemoryConversationLog;
   readonly departures = new MemoryAgentDepartures();
   readonly control = new MemoryControlStore();
   readonly intake: MemoryIntake;
@@ -35,7 +35,7 @@ export class MemoryStore implements Store {
   constructor(log: { limits?: ConversationLogLimits; bounds?: MemoryLogBounds; quota?: BotQuota } = {}) {
     const defaults = schemaDefaults();
     const quota = log.quota ?? quotaOf(defaults);
-    this.conversations = new MemoryConversationLog(
+    this.log = new MemoryConversationLog(
       log.limits ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
       log.bounds ?? {
         maxConversations: defaults.HISTORY_MEMORY_MAX_CONVERSATIONS,
@@ -45,8 +45,8 @@ export class MemoryStore implements Store {
       quota,
       this.control,
     );
-    this.streams = new MemoryStreamStore(this.conversations, quota);
-    this.intake = new MemoryIntake(this.dedupe, this.presence, this.conversations, this.control);
+    this.streams = new MemoryStreamStore(this.log, quota);
+    this.intake = new MemoryIntake(this.dedupe, this.presence, this.log, this.control);
   }
 
   async close(): Promise<void> {
@@ -55,6 +55,6 @@ export class MemoryStore implements Store {
     this.approvals.clear();
     this.departures.marks.clear();
     this.control.clear();
-    await this.conversations.close();
+    await this.log.close();
   }
 }

@@ -44,7 +44,7 @@ export class RedisStore implements Store {
   readonly users: RedisUserStore;
   readonly apiKeys: RedisApiKeyStore;
   readonly limiters: RedisLimiterFactory;
-  readonly conversations: RedisConversationLog;
+  readonly log: RedisConversationLog;
   readonly departures: RedisAgentDepartures;
   readonly control: RedisControlStore;
   readonly intake: RedisMessageIntake;
@@ -62,16 +62,16 @@ export class RedisStore implements Store {
     this.limiters = new RedisLimiterFactory(redis, prefix);
     this.departures = new RedisAgentDepartures(redis, prefix);
     this.control = new RedisControlStore(redis, prefix);
-    this.conversations = new RedisConversationLog(
+    this.log = new RedisConversationLog(
       redis,
       prefix,
       options.history ?? { maxMessages: defaults.HISTORY_MAX_MESSAGES, ttlS: defaults.HISTORY_TTL_S },
       options.onIndexFailure,
       options.quota ?? quotaOf(defaults),
     );
-    this.streams = new RedisStreamStore(redis, prefix, this.conversations);
+    this.streams = new RedisStreamStore(redis, prefix, this.log);
     this.approvals = new RedisApprovalStore(redis, prefix);
-    this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.conversations);
+    this.intake = new RedisMessageIntake(redis, prefix, this.dedupe, this.presence, this.log);
   }
 
   async close(): Promise<void> {}

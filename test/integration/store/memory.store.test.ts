@@ -111,7 +111,7 @@ describeConversationLogContract(
 
 describeStreamStoreContract('memory', async (limits) => {
   const store = new MemoryStore({ limits });
-  return { streams: store.streams, log: store.conversations };
+  return { streams: store.streams, log: store.log };
 });
 
 describe('MemoryStreamStore', () => {

@@ -21,14 +21,14 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       text,
     });
     const texts = async (store: Store, agentId: string, clientId: string) =>
-      (await store.conversations.readBefore(agentId, clientId, undefined, 50)).messages.map((m) => m.text);
+      (await store.log.readBefore(agentId, clientId, undefined, 50)).messages.map((m) => m.text);
     const bounds = { maxBytes: 100_000, ttlMs: 60_000 };
     const KB = 1024;
 
     it("drops the bot's own least recently written conversation past maxConversations, never another bot's", async () => {
       const store = await make({ maxBytes: 10_000_000, maxConversations: 3, maxOpenStreams: 10 }, limits);
-      await store.conversations.append('victim', 'v1', msg('victim', 'keep me'));
-      for (let i = 0; i < 10; i++) await store.conversations.append('bot', `junk${i}`, msg('bot', `junk ${i}`));
+      await store.log.append('victim', 'v1', msg('victim', 'keep me'));
+      for (let i = 0; i < 10; i++) await store.log.append('bot', `junk${i}`, msg('bot', `junk ${i}`));
       expect(await texts(store, 'victim', 'v1')).toEqual(['keep me']);
       for (let i = 0; i < 7; i++) expect(await texts(store, 'bot', `junk${i}`)).toEqual([]);
       for (let i = 7; i < 10; i++) expect(await texts(store, 'bot', `junk${i}`)).toEqual([`junk ${i}`]);
@@ -36,25 +36,25 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
 
     it("makes room in bytes by dropping the bot's own oldest conversations; other bots keep theirs", async () => {
       const store = await make({ maxBytes: 64 * KB, maxConversations: 1000, maxOpenStreams: 10 }, limits);
-      await store.conversations.append('victim', 'v1', msg('victim', 'v'.repeat(40 * KB)));
-      await store.conversations.append('bot', 'own', msg('bot', 'first'));
-      await store.conversations.append('bot', 'own', msg('bot', 'second'));
-      for (let i = 0; i < 20; i++) await store.conversations.append('bot', `junk${i}`, msg('bot', 'x'.repeat(20 * KB)));
+      await store.log.append('victim', 'v1', msg('victim', 'v'.repeat(40 * KB)));
+      await store.log.append('bot', 'own', msg('bot', 'first'));
+      await store.log.append('bot', 'own', msg('bot', 'second'));
+      for (let i = 0; i < 20; i++) await store.log.append('bot', `junk${i}`, msg('bot', 'x'.repeat(20 * KB)));
       expect(await texts(store, 'victim', 'v1')).toEqual(['v'.repeat(40 * KB)]);
       // 20 KiB each: the newest three fit 64 KiB, older ones (and 'own') were dropped.
       expect(await texts(store, 'bot', 'own')).toEqual([]);
       for (let i = 0; i < 17; i++) expect(await texts(store, 'bot', `junk${i}`)).toEqual([]);
       expect(await texts(store, 'bot', 'junk19')).toHaveLength(1);
       // The conversation written to is kept: a second message to it drops the others first.
-      await store.conversations.append('bot', 'junk19', msg('bot', 'y'.repeat(20 * KB)));
+      await store.log.append('bot', 'junk19', msg('bot', 'y'.repeat(20 * KB)));
       expect(await texts(store, 'bot', 'junk19')).toHaveLength(2);
     });
 
     it('refuses, writing nothing, a message that does not fit even after dropping every other conversation', async () => {
       const store = await make({ maxBytes: 16 * KB, maxConversations: 1000, maxOpenStreams: 10 }, limits);
-      await store.conversations.append('bot', 'u1', msg('bot', 'small'));
+      await store.log.append('bot', 'u1', msg('bot', 'small'));
       const big = msg('bot', 'x'.repeat(20 * KB));
-      await expect(store.conversations.append('bot', 'u2', big)).rejects.toEqual(expect.any(QuotaExceededError));
+      await expect(store.log.append('bot', 'u2', big)).rejects.toEqual(expect.any(QuotaExceededError));
       expect(await texts(store, 'bot', 'u2')).toEqual([]);
       // Nothing was dropped for a message that could not fit anyway.
       expect(await texts(store, 'bot', 'u1')).toEqual(['small']);
@@ -74,7 +74,7 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       expect(await store.dedupe.find(key)).toBeNull();
       expect(await texts(store, 'bot', 'u3')).toEqual([]);
       // Another bot is not held back.
-      await store.conversations.append('other', 'u2', msg('other', 'x'.repeat(15 * KB)));
+      await store.log.append('other', 'u2', msg('other', 'x'.repeat(15 * KB)));
       expect(await texts(store, 'other', 'u2')).toHaveLength(1);
     });
 
@@ -92,14 +92,14 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       await open('other', 'u3', 'socket-c');
       await store.streams.end('bot', first.id, { status: 'complete' }, true);
       await open('bot', 'u3', 'socket-c');
-      await store.conversations.deleteConversation('bot', 'u3');
+      await store.log.deleteConversation('bot', 'u3');
       await open('bot', 'u4', 'socket-c');
     });
 
     it("counts open streams' text: past the quota a delta gets quota after the bot's other conversations went", async () => {
       const store = await make({ maxBytes: 64 * KB, maxConversations: 1000, maxOpenStreams: 10 }, limits);
-      await store.conversations.append('bot', 'old', msg('bot', 'o'.repeat(20 * KB)));
-      await store.conversations.append('victim', 'v1', msg('victim', 'v'.repeat(60 * KB)));
+      await store.log.append('bot', 'old', msg('bot', 'o'.repeat(20 * KB)));
+      await store.log.append('victim', 'v1', msg('victim', 'v'.repeat(60 * KB)));
       const start = msg('bot', '');
       await store.streams.open({ message: start, clientId: 'u1', owner: 'socket-a' }, bounds, true);
       const target = { agentId: 'bot', id: start.id, clientId: 'u1' };
@@ -111,9 +111,7 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       expect(await store.streams.get('bot', start.id)).toMatchObject({ seq: 2, text: 'a'.repeat(30 * KB) + 'b'.repeat(30 * KB) });
       expect(await texts(store, 'victim', 'v1')).toHaveLength(1);
       // A reply does not fit either while the stream holds the quota; once it ended, its final does.
-      await expect(store.conversations.append('bot', 'u2', msg('bot', 'r'.repeat(10 * KB)))).rejects.toEqual(
-        expect.any(QuotaExceededError),
-      );
+      await expect(store.log.append('bot', 'u2', msg('bot', 'r'.repeat(10 * KB)))).rejects.toEqual(expect.any(QuotaExceededError));
       const ended = await store.streams.end('bot', start.id, { status: 'complete' }, true);
       expect(ended?.final.text).toHaveLength(60 * KB);
       expect((await texts(store, 'bot', 'u1'))[0]).toHaveLength(60 * KB);
@@ -130,9 +128,9 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
       };
       const conversation = await opened('u1');
       const user = await opened('u2');
-      await store.conversations.append('other', 'u2', msg('other', 'with another bot'));
-      expect(await store.conversations.deleteConversation('bot', 'u1')).toBe(true);
-      expect(await store.conversations.deleteUser('u2')).toBe(2);
+      await store.log.append('other', 'u2', msg('other', 'with another bot'));
+      expect(await store.log.deleteConversation('bot', 'u1')).toBe(true);
+      expect(await store.log.deleteUser('u2')).toBe(2);
       for (const target of [conversation, user]) {
         expect(await store.streams.append(target, textDelta(' and after'), bounds, null, null, true)).toEqual({
           ok: false,
@@ -148,11 +146,11 @@ export function describeQuotaContract(name: string, make: (quota: BotQuota, limi
 
     it('gives back the bytes of expired conversations', async () => {
       const store = await make({ maxBytes: 64 * KB, maxConversations: 1000, maxOpenStreams: 10 }, { maxMessages: 20, ttlS: 1 });
-      await store.conversations.append('bot', 'gone', msg('bot', 'x'.repeat(50 * KB)));
+      await store.log.append('bot', 'gone', msg('bot', 'x'.repeat(50 * KB)));
       await sleep(QUOTA_EXPIRY_WAIT_MS);
       // Had the expired conversation still counted, this one would not fit beside the kept one.
-      await store.conversations.append('bot', 'kept', msg('bot', 'k'.repeat(30 * KB)));
-      await store.conversations.append('bot', 'new', msg('bot', 'n'.repeat(30 * KB)));
+      await store.log.append('bot', 'kept', msg('bot', 'k'.repeat(30 * KB)));
+      await store.log.append('bot', 'new', msg('bot', 'n'.repeat(30 * KB)));
       expect(await texts(store, 'bot', 'kept')).toHaveLength(1);
       expect(await texts(store, 'bot', 'new')).toHaveLength(1);
     });

@@ -58,7 +58,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
     const client = connect();
     clients.push(client);
     const store = new RedisStore(client, { prefix: `streams${++n}:`, history: limits });
-    return { streams: store.streams, log: store.conversations };
+    return { streams: store.streams, log: store.log };
   });
 
   describeQuotaContract(name, async (quota, history) => {
@@ -89,18 +89,18 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
         for (const [, v] of parts) expect(Number(v)).toBeGreaterThanOrEqual(0);
       };
       const bounds = { maxBytes: 100_000, ttlMs: 60_000 };
-      for (let i = 0; i < 40; i++) await store.conversations.append('bot', `u${i % 7}`, msg('x'.repeat(100 + 97 * i)), true);
+      for (let i = 0; i < 40; i++) await store.log.append('bot', `u${i % 7}`, msg('x'.repeat(100 + 97 * i)), true);
       await consistent();
       const start = msg('');
       await store.streams.open({ message: start, clientId: 'u1', owner: 's' }, bounds, true);
       const target = { agentId: 'bot', id: start.id, clientId: 'u1' };
       for (let i = 0; i < 8; i++) await store.streams.append(target, textDelta('y'.repeat(5_000)), bounds, null, null, i % 2 === 0);
       await consistent();
-      await store.conversations.append('bot', null, msg('to everyone'), true).catch(() => {});
+      await store.log.append('bot', null, msg('to everyone'), true).catch(() => {});
       await store.streams.end('bot', start.id, { status: 'complete' }, true);
       await consistent();
-      await store.conversations.deleteConversation('bot', 'u1');
-      await store.conversations.deleteUser('u2');
+      await store.log.deleteConversation('bot', 'u1');
+      await store.log.deleteUser('u2');
       await consistent();
       expect(await client.zcard(`ledger${n}:{bot}:quota:convs`)).toBeLessThanOrEqual(4);
     });
@@ -141,7 +141,7 @@ export function describeRedisStore(name: string, connect: () => RedisClient): vo
       expect(winners[0].logged).toBe(true);
       const winner = ids[results.indexOf(winners[0])];
       for (const r of results) if (r.existing !== null) expect(r).toMatchObject({ existing: { id: winner }, logged: false });
-      const page = await b.conversations.readBefore('bot', 'c1', undefined, 50);
+      const page = await b.log.readBefore('bot', 'c1', undefined, 50);
       expect(page.messages.map((m) => m.id)).toEqual([winner]);
     });
 

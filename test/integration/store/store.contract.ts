@@ -227,7 +227,7 @@ export function describeStoreContract(
           subscribersOf: null,
           handoff: null,
         });
-      const logged = async () => (await store.conversations.readBefore('bot', 'c1', undefined, 10)).messages;
+      const logged = async () => (await store.log.readBefore('bot', 'c1', undefined, 10)).messages;
 
       it('claims, returns the live runtimes and logs a new message', async () => {
         await store.presence.addRuntime('bot', runtime);
@@ -249,17 +249,17 @@ export function describeStoreContract(
         const since = new Date().toISOString();
         expect((await store.control.compareAndSet('bot', 'c1', 0, { state: 'human', since, operator })).ok).toBe(true);
         expect(await admit('id-1')).toMatchObject({ logged: true, control: 'human' });
-        expect(await store.conversations.readBefore('bot', 'c1', undefined, 10)).toMatchObject({ messages: [message('id-1')] });
+        expect(await store.log.readBefore('bot', 'c1', undefined, 10)).toMatchObject({ messages: [message('id-1')] });
       });
 
       it("refuses a bot's reply and a stream's open while an operator holds the conversation, writing nothing", async () => {
         const operator = { sub: 'ana', name: 'Ana' };
         const since = new Date().toISOString();
         const reply: LoggedMessage = { id: 'r-1', ts: '2025-01-01T00:00:00.000Z', agentId: 'bot', author: 'agent', text: 'hi' };
-        expect(await store.conversations.appendReply('bot', 'c1', reply, null)).toEqual({ published: false, control: 'bot' });
+        expect(await store.log.appendReply('bot', 'c1', reply, null)).toEqual({ published: false, control: 'bot' });
         expect((await store.control.compareAndSet('bot', 'c1', 0, { state: 'human', since, operator })).ok).toBe(true);
         const held = { name: 'ConversationHeldError', record: expect.objectContaining({ state: 'human', operator }) };
-        await expect(store.conversations.appendReply('bot', 'c1', { ...reply, id: 'r-2' }, null)).rejects.toMatchObject(held);
+        await expect(store.log.appendReply('bot', 'c1', { ...reply, id: 'r-2' }, null)).rejects.toMatchObject(held);
         const start = { ...reply, id: 's-1', text: '' };
         await expect(
           store.streams.open({ message: start, clientId: 'c1', owner: 'sock' }, { ttlMs: 60_000, maxBytes: 65_536 }, true),
@@ -348,7 +348,7 @@ export function describeStoreContract(
         });
         // Refused before the claim: the same clientMessageId is new once the budget allows it.
         expect(await store.dedupe.claim({ agentId: 'bot', sub: 'u1', clientMessageId: 'd' }, record('probe'), 60)).toBeNull();
-        expect((await store.conversations.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.id)).toEqual([
+        expect((await store.log.readBefore('bot', 'u1', undefined, 10)).messages.map((m) => m.id)).toEqual([
           'bot-u1-a',
           'bot-u1-b',
           'bot-u1-c',
@@ -364,8 +364,8 @@ export function describeStoreContract(
       it('reads the same record and log as the separate stores, so a message can be recovered after it', async () => {
         await store.presence.addRuntime('bot', runtime);
         await admit('id-1');
-        await store.conversations.append('bot', 'c1', { ...message('id-2'), author: 'agent' });
-        expect(await store.conversations.readAfter('bot', 'c1', 'id-1', 10)).toEqual({
+        await store.log.append('bot', 'c1', { ...message('id-2'), author: 'agent' });
+        expect(await store.log.readAfter('bot', 'c1', 'id-1', 10)).toEqual({
           ok: true,
           messages: [{ ...message('id-2'), author: 'agent' }],
         });

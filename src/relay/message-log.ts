@@ -14,10 +14,12 @@ export class LogUnavailableError extends Error {
 }
 
 /**
- * The relay's view of the conversation log (docs/protocol.md, "Conversations and delivery guarantees"): writes before delivery, counts, and turns into
- * no-ops when HISTORY_ENABLED is false (nothing recorded, nothing recovered, empty history).
+ * The relay's write-ahead view of the store's conversation log (`store.log`, docs/protocol.md,
+ * "Conversations and delivery guarantees"): records before delivery, recovers, reads pages, counts,
+ * and turns into no-ops when HISTORY_ENABLED is false (nothing recorded, nothing recovered, empty
+ * history).
  */
-export class Conversations {
+export class MessageLog {
   readonly enabled: boolean;
   private readonly appended: Record<LoggedMessage['author'], Tally>;
 
