@@ -220,6 +220,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     },
     draining: () => {
       draining = true;
+      demo?.drain();
     },
     stopping: () => {
       demo?.close();
