@@ -24,6 +24,11 @@ export interface DemoAgentOptions {
 export interface DemoAgent {
   /** The runtime once started (after the server listens). */
   readonly agent: RelayAgent | undefined;
+  /**
+   * The hub drains: the bot keeps answering until the hub closes its transport, then closes instead
+   * of reconnecting (the draining hub would refuse it until it exits).
+   */
+  drain(): void;
   close(): void;
 }
 
@@ -44,6 +49,7 @@ export interface DemoAgent {
 export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOptions): DemoAgent {
   let agent: RelayAgent | undefined;
   let closed = false;
+  let draining = false;
   const start = () => {
     if (closed) return;
     const url = loopbackUrl(httpServer.address() as AddressInfo);
@@ -54,6 +60,9 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
     });
     const runtime = agent;
     runtime.on('error', (err) => options.logger.warn({ err }, 'demo agent error'));
+    runtime.on('disconnect', () => {
+      if (draining) runtime.close();
+    });
     const thinkMs = options.thinkMs ?? 400;
     const wordMs = options.wordMs ?? 40;
     const parts = new PartsShow(runtime, {
@@ -95,6 +104,10 @@ export function attachDemoAgent(httpServer: HttpServer, options: DemoAgentOption
   return {
     get agent() {
       return agent;
+    },
+    drain() {
+      draining = true;
+      if (agent && !agent.connected) agent.close();
     },
     close() {
       closed = true;

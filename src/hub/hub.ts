@@ -116,6 +116,7 @@ export async function createHub(config: HubConfig, deps: HubDeps = {}): Promise<
     writeFiles: () => writeApiFiles(config, asyncApi, logger),
     draining: () => {
       draining = true;
+      demo?.drain();
     },
     stopping: () => {
       demo?.close();

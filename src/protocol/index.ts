@@ -6,6 +6,7 @@
 export * from './names';
 export * from './codes';
 export * from './payloads';
+export * from './event-maps';
 export * from './parts';
 export * from './messages';
 export * from './retryable';

@@ -1,7 +1,7 @@
 /**
- * Names on the wire: namespaces, events, reserved ids. With `codes.ts` and `payloads.ts` this is
- * the relay protocol; nothing else spells an event name as a string. No runtime dependencies, so
- * the browser SDK imports it without weight.
+ * Names on the wire: namespaces, events, reserved ids. With `codes.ts`, `payloads.ts` and
+ * `event-maps.ts` this is the relay protocol; nothing else spells an event name as a string. No
+ * runtime dependencies, so the browser SDK imports it without weight.
  */
 /** The client namespace, alone so the browser SDK bundles only its own. */
 export const CLIENT_NAMESPACE = '/ws/client';

@@ -43,7 +43,7 @@ import type {
   HubToClientEvents,
   HubToOperatorEvents,
   OperatorToHubEvents,
-} from './payloads';
+} from './event-maps';
 import {
   ClientConversationControlSchema,
   ConversationControlSchema,
@@ -77,8 +77,9 @@ import {
  * The relay protocol as data: for each namespace its handshake and every event in each direction
  * with the schema of its payload and of its ack. The AsyncAPI document is generated from this, and
  * the validators the hub runs use the same schemas. Adding an event is adding one entry here (after
- * its name in `names.ts`, its type in `payloads.ts` and its schema): the `satisfies` clauses fail
- * the build when an entry is missing, extra, or has a schema of another type than the event map.
+ * its name in `names.ts`, its type in `payloads.ts`, its line in `event-maps.ts` and its schema):
+ * the `satisfies` clauses fail the build when an entry is missing, extra, or has a schema of another
+ * type than the event map.
  */
 
 /** One event as the generator and tests walk it. */

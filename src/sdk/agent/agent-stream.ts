@@ -7,7 +7,6 @@ import type {
   MessageData,
   MessagePart,
   PartPatch,
-  SendAck,
   SourcePart,
   StreamDelta,
   StreamDeltaAck,
@@ -18,37 +17,9 @@ import type {
   Suggestion,
 } from '../../protocol';
 import { ackError, AgentSdkCodes, RelayAgentError } from './agent-error';
-import type { DeltaBudget } from './delta-budget';
+import type { StreamTuning } from './agent-options';
 import { PartWriter, ToolCall, type NewToolCall, type PartStream } from './part-handles';
-
-/** How a stream batches and paces its writes (options of {@link RelayAgent}). */
-export interface StreamTuning {
-  /** Writes made within this many milliseconds go out as one `stream:delta` (0 sends each at once). */
-  coalesceMs: number;
-  /** Largest delta, in UTF-8 bytes; a longer write is cut (never inside a character). */
-  maxDeltaBytes: number;
-  /** Text written but not yet acknowledged by the hub beyond which `write` waits. */
-  highWaterBytes: number;
-  /** An ack is asked for at least every this many deltas (and every quarter of `highWaterBytes`). */
-  ackEvery: number;
-}
-
-/** What a stream needs of its runtime: the socket's two events and the shared delta budget. */
-export interface StreamLink {
-  readonly budget: DeltaBudget;
-  /** Sends a delta; `onAck` asks the hub for an ack and gets it, an error, or undefined on timeout. */
-  delta(payload: StreamDelta, onAck?: (ack: StreamDeltaAck | undefined) => void): boolean;
-  /** Sends a `stream:part` or `stream:update` (always acked); false when the connection is gone. */
-  change(
-    payload: { event: 'part'; body: StreamPart } | { event: 'update'; body: StreamUpdate },
-    onAck: (ack: StreamPartAck | StreamDeltaAck | undefined) => void,
-  ): boolean;
-  /** The user's decision on approval `id`, as this runtime receives it (H→A `approval`). */
-  decision(id: string): Promise<AgentApproval>;
-  end(payload: StreamEnd): Promise<SendAck>;
-  /** The stream is over; the runtime forgets it. */
-  release(stream: AgentStream): void;
-}
+import type { StreamLink } from './stream-link';
 
 /** `end` options: `text` (and `parts`) replace everything written; `status` defaults to `complete` (`cancelled` once stopped). */
 export interface StreamEndOptions {

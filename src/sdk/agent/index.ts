@@ -1,15 +1,13 @@
 export {
   RelayAgent,
   RelayAgentError,
-  type ApprovalHandler,
   type ControlHandler,
   type FeedbackHandler,
   type MessageContext,
   type MessageHandler,
-  type RelayAgentOptions,
-  type ReplyMessage,
-  type StreamOptions,
 } from './relay-agent';
+export type { RelayAgentOptions, ReplyMessage, StreamOptions } from './agent-options';
+export type { ApprovalHandler } from './approval-inbox';
 export { AgentSdkCodes, isConversationHeld } from './agent-error';
 export type { AgentStream, StreamEndOptions } from './agent-stream';
 export type { DeltaRate } from './delta-budget';

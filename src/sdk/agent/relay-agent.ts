@@ -6,50 +6,23 @@ import {
   Namespaces,
   type ActivityState,
   type AgentFeedback,
-  type AgentApproval,
   type AgentInboundMessage,
   type AgentToHubEvents,
   type HandshakeErrorData,
   type HubToAgentEvents,
   type MessageData,
-  type MessagePart,
-  type RuntimeAck,
   type ConversationControl,
 } from '../../protocol';
 import { RecentIds } from './recent-ids';
 import { ackError, RelayAgentError, timeoutError } from './agent-error';
-import { AgentStream, type StreamLink, type StreamTuning } from './agent-stream';
-import { DeltaBudget, type DeltaRate } from './delta-budget';
+import { streamTuning, type RelayAgentOptions, type ReplyMessage, type StreamOptions, type StreamTuning } from './agent-options';
+import { AgentStream } from './agent-stream';
+import { ApprovalInbox, type ApprovalHandler } from './approval-inbox';
+import { DeltaBudget } from './delta-budget';
 import { StopRegistry } from './stop-registry';
+import { socketSends, type StreamLink } from './stream-link';
 import { pipeToStream, type StreamResult } from './stream-from';
 import { pipeUIMessageStream, type UIMessageSource, type UIMessageStreamResult } from './ui-message-stream';
-
-export interface RelayAgentOptions {
-  /** Origin of the hub, e.g. `https://relay.example.com`. */
-  url: string;
-  /** One of the hub's AGENT_API_KEYS, or a managed API key with the `agent:connect` scope for this bot. */
-  apiKey: string;
-  /** The bot this runtime serves. */
-  agentId: string;
-  /** Path prefix when the hub is mounted below the origin root (default none). */
-  path?: string;
-  /** Reconnect backoff: delays are uniform in [0, min(capMs, baseMs · 2^attempt)]. */
-  backoff?: { baseMs?: number; capMs?: number };
-  /** How many handled message ids are remembered to drop redeliveries (default 10,000). */
-  dedupeSize?: number;
-  /** Ack timeout of `reply`, `debug`, `activity` and the stream events (default 10 s). */
-  ackTimeoutMs?: number;
-  /** Stream writes made within this many milliseconds leave as one delta (default 25; 0 sends each write). */
-  coalesceMs?: number;
-  /** Largest delta in UTF-8 bytes (default 16384; keep it under the hub's MAX_MESSAGE_BYTES). */
-  maxDeltaBytes?: number;
-  /** Bytes a stream may have written and not yet acknowledged before `write` waits (default 65536). */
-  highWaterBytes?: number;
-  /** A delta asks the hub for an ack at least every this many deltas (default 16). */
-  ackEvery?: number;
-  /** Deltas per second this runtime keeps to; match the hub's STREAM_DELTA_RATE_* (default 180/s, burst 360). */
-  deltaRate?: DeltaRate;
-}
 
 /** Second argument of the message handler. */
 export interface MessageContext {
@@ -60,24 +33,8 @@ export interface MessageContext {
   signal: AbortSignal;
 }
 
-/** `stream` options: the message it answers, and data the stream starts with. */
-export interface StreamOptions {
-  replyTo?: string;
-  data?: MessageData;
-}
-
 export type MessageHandler = (message: AgentInboundMessage, context: MessageContext) => void | Promise<void>;
 export type FeedbackHandler = (feedback: AgentFeedback) => void | Promise<void>;
-/** A user's decision on a tool call the bot asked to approve; the hub redelivers it until the handler settled. */
-export type ApprovalHandler = (approval: AgentApproval) => void | Promise<void>;
-
-/** A reply with parts (the object form of {@link RelayAgent.reply}); `text` defaults to the text parts joined. */
-export interface ReplyMessage {
-  text?: string;
-  parts?: MessagePart[];
-  data?: MessageData;
-  replyTo?: string;
-}
 /** Told of every change of who answers one of the bot's users (docs/handoff.md). */
 export type ControlHandler = (change: ConversationControl) => void | Promise<void>;
 export { RelayAgentError };
@@ -120,11 +77,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   private readonly handled: RecentIds;
   private handler: MessageHandler = () => {};
   private feedbackHandler: FeedbackHandler = () => {};
-  private approvalHandler: ApprovalHandler = () => {};
-  /** Approvals whose handler runs: a redelivery is acked when it settles, not before. */
-  private readonly deciding = new Map<string, Promise<void>>();
-  /** Decisions awaited by a tool call of this runtime (`ToolCall.decision()`), by approval id. */
-  private readonly awaited = new Map<string, (approval: AgentApproval) => void>();
+  private readonly approvals: ApprovalInbox;
   private controlHandler?: ControlHandler;
   private readonly stops = new StopRegistry();
   private readonly tuning: StreamTuning;
@@ -136,28 +89,8 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   constructor(private readonly options: RelayAgentOptions) {
     super();
     this.handled = new RecentIds(options.dedupeSize ?? 10_000);
+    this.approvals = new ApprovalInbox(this.handled, (err) => this.report(err));
     this.tuning = streamTuning(options);
-    this.link = {
-      budget: new DeltaBudget(options.deltaRate),
-      delta: (payload, onAck) => {
-        // A stream does not outlive its connection (the hub ends it `interrupted`); nothing may
-        // wait in socket.io's buffer to be appended after a reconnect.
-        if (!this.socket.connected) return false;
-        if (!onAck) (this.socket.emit as (event: string, payload: unknown) => void)(Events.streamDelta, payload);
-        else this.socket.timeout(this.ackTimeoutMs).emit(Events.streamDelta, payload, (err, ack) => onAck(err ? undefined : ack));
-        return true;
-      },
-      change: ({ event, body }, onAck) => {
-        if (!this.socket.connected) return false;
-        const socket = this.socket.timeout(this.ackTimeoutMs);
-        if (event === 'part') socket.emit(Events.streamPart, body, (err, ack) => onAck(err ? undefined : ack));
-        else socket.emit(Events.streamUpdate, body, (err, ack) => onAck(err ? undefined : ack));
-        return true;
-      },
-      decision: (id) => new Promise((resolve) => this.awaited.set(id, resolve)),
-      end: (payload) => this.request(Events.streamEnd, payload),
-      release: (stream) => this.stops.streams.get(stream.id) === stream && this.stops.streams.delete(stream.id),
-    };
     this.socket = io(`${options.url}${Namespaces.agent}`, {
       path: `${options.path ?? ''}/socket.io/`,
       transports: ['websocket'],
@@ -166,6 +99,13 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
       autoConnect: false,
       auth: { apiKey: options.apiKey, agentId: options.agentId },
     });
+    this.link = {
+      budget: new DeltaBudget(options.deltaRate),
+      ...socketSends(this.socket, this.ackTimeoutMs),
+      decision: (id) => this.approvals.decision(id),
+      end: (payload) => this.request(Events.streamEnd, payload),
+      release: (stream) => this.stops.streams.get(stream.id) === stream && this.stops.streams.delete(stream.id),
+    };
     this.socket.on('connect', () => {
       this.attempt = 0;
       this.emit('connect');
@@ -202,7 +142,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
         .finally(done);
     });
     this.socket.on(Events.stop, (request) => this.stops.stop(request));
-    this.socket.on(Events.approval, (approval, ack) => this.onApprovalEvent(approval, ack));
+    this.socket.on(Events.approval, (approval, ack) => this.approvals.receive(approval, ack));
     this.socket.on(Events.conversationControl, (change) => {
       Promise.resolve()
         .then(() => this.controlHandler?.(change))
@@ -242,7 +182,7 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
    * });
    */
   onApproval(handler: ApprovalHandler): this {
-    this.approvalHandler = handler;
+    this.approvals.handler = handler;
     return this;
   }
 
@@ -391,26 +331,8 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
   /** Disconnects and stops reconnecting. */
   close(): void {
     this.stop();
-    this.awaited.clear();
+    this.approvals.clear();
     this.socket.disconnect();
-  }
-
-  /** H→A `approval`: handed to the handler once per id, acked once it settled. */
-  private onApprovalEvent(approval: AgentApproval, ack: ((res: RuntimeAck) => void) | undefined): void {
-    const respond = () => (typeof ack === 'function' ? ack({ ok: true }) : undefined);
-    const id = approval?.id;
-    if (typeof id !== 'string') return respond();
-    const running = this.deciding.get(id);
-    if (running) return void running.then(respond);
-    if (this.handled.seen(id)) return respond();
-    this.awaited.get(id)?.(approval);
-    this.awaited.delete(id);
-    const settled = Promise.resolve()
-      .then(() => this.approvalHandler(approval))
-      .catch((err: unknown) => this.report(err instanceof Error ? err : new Error(String(err))))
-      .finally(() => this.deciding.delete(id));
-    this.deciding.set(id, settled);
-    void settled.then(respond);
   }
 
   private get ackTimeoutMs(): number {
@@ -453,19 +375,4 @@ export class RelayAgent extends EventEmitter<AgentEvents> {
       if (!this.stopped) this.socket.connect();
     }, delay);
   }
-}
-
-function streamTuning(options: RelayAgentOptions): StreamTuning {
-  const tuning = {
-    coalesceMs: options.coalesceMs ?? 25,
-    maxDeltaBytes: options.maxDeltaBytes ?? 16_384,
-    highWaterBytes: options.highWaterBytes ?? 65_536,
-    ackEvery: options.ackEvery ?? 16,
-  };
-  for (const [key, value] of Object.entries(tuning)) {
-    const least = key === 'coalesceMs' ? 0 : 1;
-    if (!Number.isFinite(value) || value < least) throw new TypeError(`RelayAgent: ${key} must be a number ≥ ${least}`);
-  }
-  if (tuning.maxDeltaBytes < 4) throw new TypeError('RelayAgent: maxDeltaBytes must hold a character (≥ 4)');
-  return tuning;
 }
