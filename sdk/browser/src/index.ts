@@ -2,7 +2,8 @@
  * Browser embed SDK of relay-hub: `new RelayChat({ url, agentId, token })`.
  * Served by the hub as `/sdk/embed.mjs` (ES module) and `/sdk/embed.js` (global `RelayChat`).
  */
-export { RelayChat, type ConnectionState, type Gap, type RelayChatEvents, type SendOptions, type StateChange } from './relay-chat';
+export { RelayChat } from './relay-chat';
+export type { ConnectionState, Gap, RelayChatEvents, SendOptions, StateChange } from './chat-events';
 export type { RelayChatOptions } from './options';
 export type { BackoffOptions } from './backoff';
 export type { TokenOption } from './token-source';

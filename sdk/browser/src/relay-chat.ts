@@ -2,27 +2,21 @@ import { io, type Socket } from 'socket.io-client';
 import {
   ClientEvents as Events,
   HISTORY_MAX_LIMIT,
-  type AgentActivity,
-  type AgentStatus,
   type ApprovalDecision,
-  type ClientConversationControl,
   type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
   type ClientAuth,
   type HandshakeErrorData,
   type HubToClientEvents,
-  type MessageData,
   type MessageEnd,
-  type MessagePart,
-  type MessagePartEvent,
   type Rating,
   type SendAck,
   type SessionClosed,
-  type SessionInfo,
 } from '../../../src/protocol';
 import { Backoff } from './backoff';
-import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError, type RelayChatErrorCode } from './codes';
+import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError } from './codes';
+import type { ConnectionState, RelayChatEvents, SendOptions, StateChange } from './chat-events';
 import { Emitter } from './emitter';
 import { historyPage, historyRequest, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
@@ -31,84 +25,23 @@ import { checkPayload } from './payload';
 import { RecentIds } from './recent-ids';
 import { request } from './request';
 import { ResumePoint } from './resume-point';
-import { OpenStreams, type MessageUpdate, type StreamingMessage } from './streams';
+import { OpenStreams } from './streams';
 import { TokenSource } from './token-source';
 import { watchWakeSignals } from './wake-signals';
 
-/** `connecting` includes waiting to retry; `disconnected` is final (after `close()` or a terminal code). */
-export type ConnectionState = 'connecting' | 'connected' | 'disconnected';
-
-/** Options of `send`: a JSON object, and parts (`file` and `data` parts beside the text). */
-export interface SendOptions {
-  data?: MessageData;
-  parts?: MessagePart[];
-}
-
-/** Payload of the `state` event. `code` says why, when there is a reason (always on a terminal stop). */
-export interface StateChange {
-  state: ConnectionState;
-  code?: RelayChatErrorCode | (string & {});
-  /**
-   * On `connected`, when the handshake carried a `lastMessageId`: `true` when every message the chat
-   * missed was replayed (as `message` events, before this state; when the hub cut the replay to its
-   * byte bound, the newest were, and the chat pages the older ones in right after, as `message`
-   * events too), `false` when none was (a `gap` event follows). Absent on a first connect with
-   * nothing to resume from.
-   */
-  recovered?: boolean;
-}
-
-/** Payload of the `gap` event: the hub could not replay what came after `lastMessageId`. */
-export interface Gap {
-  lastMessageId: string;
-}
-
-/** Events of {@link RelayChat} and their payloads. */
-export interface RelayChatEvents {
-  state: StateChange;
-  /**
-   * A message of the conversation: the bot's (`author: 'agent'`), or the user's own sent from
-   * another tab (`author: 'user'`). Messages missed while offline are replayed on reconnect;
-   * duplicates are dropped by `id`, and this tab's own sends never come back through here. When the
-   * hub cut the replay to its byte bound (it replays the newest missed messages), the chat pages the
-   * older ones in after `connected` and hands them over here too, after newer ones: place messages
-   * by `id` (UUIDv7, ordered by time), not by arrival.
-   * Also when a streamed answer starts (`streaming: true`, with its text so far): `message:update`
-   * follows as it grows, then `message:end`.
-   */
-  message: ClientInboundMessage | StreamingMessage;
-  /** An open stream grew or changed: the whole message so far, its `parts` kept current. */
-  'message:update': MessageUpdate;
-  /** A part of a message that is no longer streaming changed (an approval decided after its stream ended). */
-  'message:part': MessagePartEvent;
-  /**
-   * A stream ended: `text` is final and replaces what was shown; `status` says how (`complete`,
-   * `error`, `cancelled`, `interrupted`, `timeout`). Also for a stream that ended while offline.
-   */
-  'message:end': MessageEnd;
-  /** What the bot is doing (`thinking`, `typing`, `tool` with a label, `idle`); not replayed. */
-  activity: AgentActivity;
-  /**
-   * Who answers changed (docs/handoff.md): `human` with the `operator` who joined (their messages
-   * then come as `message` with `author: 'operator'` and `operator.name`), `bot` when the user is
-   * back with the assistant, `waiting` when the bot asked for a person. Not replayed: history
-   * holds the changes as `author: 'system'` messages.
-   */
-  control: ClientConversationControl;
-  /** The bot went online or offline; also emitted once per session with the status at connect. */
-  'agent:status': AgentStatus;
-  /** Session details sent by the hub after each connect. */
-  session: SessionInfo;
-  /**
-   * After a `connected` with `recovered: false`: messages may have been missed (too many, or the
-   * hub's log no longer holds the last one seen); reload the conversation with `history()`.
-   */
-  gap: Gap;
-  /** A failure the SDK recovers from (it retries) or that the integrator may want to log. */
-  error: RelayChatError;
-}
-
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
+
+/** One connection attempt's socket: what its listeners share. */
+interface Attempt {
+  /** The resume point the handshake carried. */
+  lastMessageId: string | undefined;
+  /** Whether the hub's `session` came: messages before it are the replay. */
+  inSession: boolean;
+  /** The first message of the replay (its oldest). */
+  replayedFrom?: string;
+  /** Why the hub closed the session, when it said so before disconnecting. */
+  closedBy?: SessionClosed;
+}
 
 /** Refused pages in a row after which a catch-up gives up (a `gap`), and the pause after the first. */
 const CATCH_UP_RETRIES = 8;
@@ -310,11 +243,14 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     });
     this.socket = socket;
     this.deliveredOnSocket = false;
-    let closedBy: SessionClosed | undefined;
-    /** The first message of this socket before `session`: the oldest of the replay. */
-    let replayedFrom: string | undefined;
-    let inSession = false;
+    const attempt: Attempt = { lastMessageId, inSession: false };
+    this.followSession(socket, attempt);
+    this.followConversation(socket, attempt);
+  }
 
+  /** The socket's connection and session: `connected` once the hub sent `session`, retries, stops. */
+  private followSession(socket: ClientSocket, attempt: Attempt): void {
+    const { lastMessageId } = attempt;
     socket.on('connect', () => {
       this.invalidRetried = false;
       // A hub that accepted the socket but never sends `session` (its shared state hangs) would
@@ -337,6 +273,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     });
     socket.on('disconnect', (reason) => {
       this.dispose(socket);
+      const { closedBy } = attempt;
       if (reason === 'io server disconnect') {
         if (classifySessionClosed(closedBy?.code, closedBy?.retryable, this.failureContext()) === 'stop') return this.halt(closedBy?.code);
       }
@@ -344,7 +281,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.retry();
     });
     socket.on(Events.sessionClosed, (info) => {
-      closedBy = info;
+      attempt.closedBy = info;
     });
     // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
     socket.on(Events.session, (info) => {
@@ -356,16 +293,20 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       if (socket !== this.socket) return;
       this.emit('session', info);
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
-      inSession = true;
+      attempt.inSession = true;
       if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
       if (recovered === false) this.catchUpFrom = undefined;
       if (recovered === true && info.hasMore === true && lastMessageId !== undefined)
-        void this.catchUp(socket, lastMessageId, replayedFrom);
+        void this.catchUp(socket, lastMessageId, attempt.replayedFrom);
       else if (recovered === true) this.catchUpFrom = undefined;
       this.flush();
     });
+  }
+
+  /** The conversation on the socket: messages (replayed first), streams, activity, who answers. */
+  private followConversation(socket: ClientSocket, attempt: Attempt): void {
     socket.on(Events.message, (message) => {
-      if (!inSession && replayedFrom === undefined && typeof message?.id === 'string') replayedFrom = message.id;
+      if (!attempt.inSession && attempt.replayedFrom === undefined && typeof message?.id === 'string') attempt.replayedFrom = message.id;
       this.receive(message, true);
     });
     socket.on(Events.messageStart, (m) => {
