@@ -117,8 +117,16 @@ it('a subscription that stops delivering while the event loop is healthy is stil
   expect(await reconnected).toEqual(['SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE', 'SERVER_UNAVAILABLE']);
   const logged = lines.slice(linesBefore).map((line) => (JSON.parse(line) as { msg: string }).msg);
   expect(logged).toContain('pub/sub probe lost with Redis up; resubscribing');
-  // The canary reconnects the subscriber after more misses; then the clients talk through the hub again.
+  // The canary reconnects the subscriber after more misses: its subscriptions restored, that is a gap
+  // of its own, and sessions that came back meanwhile may end once more (retryable), like the first.
+  // They come back again; then the clients talk through the hub again.
+  for (const socket of sockets) {
+    const retry = () => setTimeout(() => socket.connect(), 100);
+    socket.on('disconnect', (reason) => reason === 'io server disconnect' && retry());
+    socket.on('connect_error', retry);
+  }
   await waitFor(async () => (await fetch(`${hub.url}/health/ready`)).status === 200, 20_000, 'the hub ready again');
+  await waitFor(() => sockets.every((socket) => socket.connected), 10_000, 'every client connected again');
   const replies = sockets.map((socket) => collect<{ text: string }>(socket, 'message'));
   const after = await Promise.all(sockets.map((socket, i) => send(socket, `lost-after-${i}`)));
   expect(after.every((ack) => ack.ok)).toBe(true);
