@@ -82,6 +82,19 @@ export class PubSubCanary {
     return true;
   }
 
+  /**
+   * Forgets the probes published so far: the subscriptions were restored, so a probe published
+   * before (say, in the moment the subscriber's connection was gone, which Redis answers with no
+   * receivers) says nothing about them, and counting it would find a loss that was already
+   * recovered from and end every session a second time.
+   */
+  forget(): void {
+    for (const probe of this.probes.values()) {
+      probe.outstanding.clear();
+      probe.misses = 0;
+    }
+  }
+
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;

@@ -151,6 +151,7 @@ class RedisInfrastructure implements Infrastructure {
         metrics,
         retryMs: RESUBSCRIBE_RETRY_MS,
         attemptTimeoutMs: RESUBSCRIBE_TIMEOUT_MS,
+        restored: () => this.canary.forget(),
       },
       subReady,
     );

@@ -21,6 +21,8 @@ export interface RecoveryOptions {
    * MOVED (its slot moved) never settles in ioredis, which only refreshes the slot map.
    */
   attemptTimeoutMs: number;
+  /** Told each time every channel is subscribed again. */
+  restored(): void;
 }
 
 /**
@@ -130,6 +132,7 @@ export class SubscriptionRecovery {
 
   private recovered(): void {
     this.whole = true;
+    this.options.restored();
     // Sessions opened before the loss end now at the latest.
     this.endGap();
     if (this.lost === undefined) return;

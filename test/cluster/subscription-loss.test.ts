@@ -4,6 +4,7 @@ import { io, type Socket as ClientSocket } from 'socket.io-client';
 import { RelayChat } from '../../sdk/browser/src';
 import { Namespaces, type ClientInboundMessage } from '../../src/protocol';
 import type { RelayAgent } from '../../src/sdk/agent';
+import { startCutLink } from '../helpers/cut-link';
 import { startHub, type TestHub } from '../helpers/hub';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 import { mintToken } from '../helpers/tokens';
@@ -244,5 +245,73 @@ it('a plain Socket.IO client (no SDK) whose session ends after the gap reconnect
     }
   } finally {
     for (const { socket } of clients) socket.close();
+  }
+}, 60_000);
+
+it('a probe the canary published while the subscriber was gone does not end the sessions a second time once the subscriptions are back', async () => {
+  // The subscriber's connection is gone on Redis's side while the hub has not heard yet: its canary
+  // still publishes a probe, which Redis answers "no receivers". The hub then finds the connection
+  // closed, ends the sessions once (SERVER_UNAVAILABLE) and subscribes again. Found by the
+  // slow-event-loop test under load: the canary counted that old probe as lost after the restore
+  // and declared a second gap, ending every session that had just come back.
+  const link = await startCutLink(redis.port);
+  const known = new Set((await subscribers()).map((s) => s.name));
+  const hub = await startHub({ REDIS_URL: link.url });
+  // The hub's probes and a mark sent once Redis has dropped the subscriber, in the order Redis ran them.
+  const commands: ('probe' | 'cut')[] = [];
+  const monitor = await admin.monitor();
+  const clients: { socket: ClientSocket; seen: { closed: string[]; sessions: number } }[] = [];
+  try {
+    const subscriber = await waitFor(async () => (await subscribers()).find((s) => !known.has(s.name))?.name, 5000, "the hub's subscriber");
+    const replicaId = subscriber.slice('relay-hub:'.length, -':sub'.length);
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      const name = args[0]?.toLowerCase();
+      if (name === 'spublish' && args[1]?.includes(`canary#${replicaId}#`)) commands.push('probe');
+      else if (name === 'echo' && args[1] === 'cut') commands.push('cut');
+    });
+    const probesAfter = (index: number) => commands.slice(index).filter((c) => c === 'probe').length;
+    for (const i of [0, 1]) {
+      const socket: ClientSocket = io(`${hub.url}${Namespaces.client}`, {
+        auth: { token: mintToken({ sub: `probe-${i}` }), agentId: 'probe-bot' },
+        transports: ['websocket'],
+        forceNew: true,
+        reconnectionDelay: 100,
+        reconnectionDelayMax: 200,
+      });
+      socket.on('connect_error', (err: Error & { data?: { retryable?: boolean } }) => {
+        if (err.data?.retryable) setTimeout(() => socket.connect(), 100);
+      });
+      const seen = { closed: [] as string[], sessions: 0 };
+      socket.on('session:closed', (info: { code: string }) => seen.closed.push(info.code));
+      socket.on('session', () => seen.sessions++);
+      clients.push({ socket, seen });
+    }
+    const recoveries = async () =>
+      Object.fromEntries(
+        (await hub.hub.metrics.subscriptionRecovery.get()).values
+          .filter((v) => v.metricName?.endsWith('_count'))
+          .map((v) => [String(v.labels.trigger), v.value]),
+      );
+    await waitFor(() => clients.every((c) => c.seen.sessions === 1), 10_000, 'both sessions');
+    const recoveredBefore = await recoveries();
+
+    expect(link.cutServerSide(subscriber)).toBe(1);
+    await waitFor(async () => !(await subscribers()).some((s) => s.name === subscriber), 5000, 'Redis dropped the subscriber');
+    await admin.echo('cut');
+    await waitFor(() => commands.includes('cut') && probesAfter(commands.indexOf('cut')) > 0, 5000, 'a probe published after the cut');
+    link.closeHubSide();
+
+    await waitFor(() => clients.every((c) => c.seen.sessions === 2), 15_000, 'both clients back');
+    const back = commands.length;
+    // Three canary rounds after the clients are back: the first would have counted the old probe.
+    await waitFor(() => probesAfter(back) >= 3, 10_000, 'three canary rounds after the restore');
+    for (const { seen } of clients) expect(seen).toEqual({ closed: ['SERVER_UNAVAILABLE'], sessions: 2 });
+    expect(await recoveries()).toEqual({ ...recoveredBefore, connection: (recoveredBefore.connection ?? 0) + 1 });
+    expect(clients.every(({ socket }) => socket.connected)).toBe(true);
+  } finally {
+    for (const { socket } of clients) socket.close();
+    monitor.disconnect();
+    await hub.close();
+    await link.close();
   }
 }, 60_000);
