@@ -6,14 +6,12 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Final
 
 from . import _protocol
-from ._connection import backoff_delay
+from ._outbox import Outbox
 from ._parts import PartWriter, ToolCall
 from .errors import RelayAgentError, StreamStopped, ack_error, local_error
 from .types import Approval, Message, StreamEnd, StreamStatus
@@ -22,44 +20,9 @@ if TYPE_CHECKING:
     from ._connection import Connection
     from .adapters import PartOp, PartOps
 
-#: How often a delta refused with a retryable code (RATE_LIMITED, SERVER_UNAVAILABLE) is sent again.
-DELTA_RETRIES = 6
 #: The one ack code the SDK acts on by name: the hub has ended the stream, so it is not ended again.
 #: Every other code is reported as the hub sent it, with ``retryable`` from the catalogue.
 STREAM_NOT_FOUND: Final[_protocol.AckCode] = "STREAM_NOT_FOUND"
-
-
-@dataclass
-class _Text:
-    """Text waiting for part ``index`` (``None``: the last part when it is text, else a new one)."""
-
-    index: int | None
-    pieces: list[str] = field(default_factory=list)
-
-
-@dataclass
-class _Change:
-    """A ``stream:part`` or ``stream:update`` waiting to go, after the text written before it."""
-
-    event: str
-    payload: dict[str, Any]
-    future: asyncio.Future[Mapping[str, Any]]
-
-
-def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def split_utf8(text: str, max_bytes: int) -> tuple[str, str]:
-    """``text`` cut after at most ``max_bytes`` UTF-8 bytes, on a character boundary."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) <= max_bytes:
-        return text, ""
-    cut = max_bytes
-    while cut > 0 and (raw[cut] & 0xC0) == 0x80:
-        cut -= 1
-    head = raw[:cut].decode("utf-8", "surrogatepass")
-    return head, text[len(head) :]
 
 
 class ReplyStream:
@@ -106,9 +69,6 @@ class ReplyStream:
         self._data = dict(data) if data is not None else None
         self._conn = conn
         self._ack_timeout = ack_timeout
-        self._coalesce = coalesce_ms / 1000
-        self._max_buffer = max(1, max_buffer_bytes)
-        self._max_delta = max(4, max_delta_bytes)
         self._on_open = on_open
         self._on_close = on_close
         self._log = logger
@@ -118,20 +78,16 @@ class ReplyStream:
         self.result: StreamEnd | None = None
         #: Set when the user asked to stop this answer.
         self.stop_event = asyncio.Event()
-        self._generation = 0
         self._await_decision = await_decision
-        self._pending: deque[_Text | _Change] = deque()
-        #: The type of each part, as queued: where text written without an index lands.
-        self._types: list[str] = []
-        self._pending_bytes = 0
-        self._pending_since: float | None = None
-        self._space = asyncio.Event()
-        self._space.set()
-        self._wake = asyncio.Event()
-        self._flusher: asyncio.Task[None] | None = None
-        self._failure: RelayAgentError | None = None
+        self._outbox = Outbox(
+            conn,
+            stop_event=self.stop_event,
+            ack_timeout=ack_timeout,
+            coalesce_ms=coalesce_ms,
+            max_buffer_bytes=max_buffer_bytes,
+            max_delta_bytes=max_delta_bytes,
+        )
         self._end_task: asyncio.Task[StreamEnd] | None = None
-        self._deltas = 0
 
     @property
     def stopped(self) -> bool:
@@ -141,12 +97,12 @@ class ReplyStream:
     @property
     def buffered_bytes(self) -> int:
         """UTF-8 bytes written but not yet handed to the hub."""
-        return self._pending_bytes
+        return self._outbox.buffered_bytes
 
     @property
     def deltas_sent(self) -> int:
         """How many ``stream:delta`` events the hub accepted for this stream."""
-        return self._deltas
+        return self._outbox.deltas
 
     async def start(self) -> ReplyStream:
         """Opens the stream (``stream:start``); :attr:`id` is the answer's message id from then on."""
@@ -166,7 +122,7 @@ class ReplyStream:
             self._on_close(self)
             raise
         self.id, self.ts = str(ack.get("id")), str(ack.get("ts"))
-        self._generation = self._conn.generation
+        self._outbox.open(self.id)
         self._on_open(self)
         if self.stopped:
             self._schedule_end(None, None, "cancelled")
@@ -262,8 +218,9 @@ class ReplyStream:
         index, future = self._queue_part(part)
         ack = await future
         if ack.get("index", index) != index:
-            self._failure = RelayAgentError("INVALID_PAYLOAD", f"part {index} was put at {ack.get('index')}", False)
-            raise self._failure
+            failure = RelayAgentError("INVALID_PAYLOAD", f"part {index} was put at {ack.get('index')}", False)
+            self._outbox.failure = failure
+            raise failure
         return index
 
     def _open(self, part: _protocol.MessagePart) -> int:
@@ -273,29 +230,17 @@ class ReplyStream:
         return index
 
     def _queue_part(self, part: _protocol.MessagePart) -> tuple[int, asyncio.Future[Mapping[str, Any]]]:
-        future = self._queue(_protocol.STREAM_PART, {"id": self.id, "part": dict(part)})
-        self._types.append(part["type"])
-        return len(self._types) - 1, future
+        self._check_writable()
+        return self._outbox.add_part(part)
 
     async def _update(self, index: int, fields: Mapping[str, Any]) -> None:
-        await self._queue(_protocol.STREAM_UPDATE, {"id": self.id, "index": index, "part": dict(fields)})
+        self._check_writable()
+        await self._outbox.update(index, fields)
 
     def _decision(self, approval_id: str) -> asyncio.Future[Approval]:
         if self._await_decision is None:
             raise RuntimeError("this stream cannot wait for decisions")
         return self._await_decision(approval_id)
-
-    def _queue(self, event: str, payload: dict[str, Any]) -> asyncio.Future[Mapping[str, Any]]:
-        """Queues a change behind what was written; the future is its ack."""
-        self._check_writable()
-        future: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Change(event, payload, future))
-        # What was written before goes now, so the change is not held behind the coalescing window.
-        self._pending_since = float("-inf")
-        self._wake.set()
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush())
-        return future
 
     async def _append(self, index: int | None, piece: str) -> None:
         if not isinstance(piece, str):
@@ -303,21 +248,9 @@ class ReplyStream:
         self._check_writable()
         if not piece:
             return
-        if index is None and (not self._types or self._types[-1] != "text"):
-            self._types.append("text")
-        tail = self._pending[-1] if self._pending else None
-        if isinstance(tail, _Text) and tail.index == index:
-            tail.pieces.append(piece)
-        else:
-            self._pending.append(_Text(index, [piece]))
-        self._pending_bytes += utf8_len(piece)
-        if self._pending_since is None:
-            self._pending_since = asyncio.get_running_loop().time()
-        if self._flusher is None:
-            self._flusher = asyncio.create_task(self._flush())
-        while self._pending_bytes >= self._max_buffer:
-            self._space.clear()
-            await self._space.wait()
+        self._outbox.add_text(index, piece)
+        while self._outbox.full:
+            await self._outbox.space()
             self._check_writable()
 
     async def end(
@@ -360,17 +293,15 @@ class ReplyStream:
         if self.stopped:
             return
         self.stop_event.set()
-        self._drop_pending(StreamStopped(f"stream {self.id} was stopped by the user"))
-        self._space.set()
-        self._wake.set()
+        self._outbox.drop(StreamStopped(f"stream {self.id} was stopped by the user"))
         if self.id is not None:
             self._schedule_end(None, None, "cancelled")
 
     def _check_writable(self) -> None:
         if self.stopped:
             raise StreamStopped(f"stream {self.id} was stopped by the user")
-        if self._failure is not None:
-            raise self._failure
+        if self._outbox.failure is not None:
+            raise self._outbox.failure
         if self.id is None:
             raise RuntimeError("the stream was not started: use `async with agent.stream(...)` or `await s.start()`")
         if self._end_task is not None:
@@ -386,6 +317,7 @@ class ReplyStream:
         if self._end_task is None:
             if self.stopped:
                 text, data, status, parts = None, None, "cancelled", None
+            self._outbox.close()
             self._end_task = asyncio.create_task(self._finish(text, data, status, parts))
 
     async def _finish(
@@ -396,15 +328,13 @@ class ReplyStream:
         parts: Sequence[_protocol.MessagePart] | None = None,
     ) -> StreamEnd:
         try:
-            self._wake.set()
-            if self._flusher is not None:
-                await asyncio.shield(self._flusher)
-            failure = self._failure
+            await self._outbox.drain()
+            failure = self._outbox.failure
             if failure is not None and status != "cancelled":
                 status = "error"
-            if failure is not None and (failure.code == STREAM_NOT_FOUND or not self._same_connection()):
+            if failure is not None and (failure.code == STREAM_NOT_FOUND or not self._outbox.same_connection()):
                 raise failure  # the hub has ended the stream already
-            if not self._same_connection():
+            if not self._outbox.same_connection():
                 raise local_error("DISCONNECTED", f"stream {self.id}: the connection it started on dropped")
             payload: dict[str, Any] = {"id": self.id, "status": status}
             if text is not None:
@@ -422,107 +352,6 @@ class ReplyStream:
             return self.result
         finally:
             self._on_close(self)
-
-    def _same_connection(self) -> bool:
-        return self._conn.connected and self._conn.generation == self._generation
-
-    async def _flush(self) -> None:
-        """Sends what is buffered as deltas, one at a time, each once the previous was acknowledged."""
-        loop = asyncio.get_running_loop()
-        try:
-            while self._pending and not self.stopped and self._failure is None:
-                since = self._pending_since if self._pending_since is not None else loop.time()
-                wait = since + self._coalesce - loop.time()
-                if wait > 0 and self._end_task is None:
-                    self._wake.clear()
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), wait)
-                    continue
-                item = self._take()
-                if isinstance(item, _Change):
-                    await self._send_change(item)
-                else:
-                    await self._send_delta(*item)
-        except RelayAgentError as err:
-            self._failure = err
-        finally:
-            self._flusher = None
-            if self._failure is not None:
-                self._drop_pending(self._failure)
-            self._space.set()
-
-    def _drop_pending(self, error: BaseException) -> None:
-        for item in self._pending:
-            if isinstance(item, _Change) and not item.future.done():
-                item.future.set_exception(error)
-        self._pending.clear()
-        self._pending_bytes = 0
-
-    def _take(self) -> _Change | tuple[int | None, str]:
-        """The change at the front, or up to ``max_delta_bytes`` of the text at the front as one piece."""
-        head = self._pending[0]
-        if isinstance(head, _Change):
-            self._pending.popleft()
-            return head
-        parts: list[str] = []
-        budget = self._max_delta
-        while head.pieces and budget > 0:
-            piece = head.pieces[0]
-            size = utf8_len(piece)
-            if size <= budget:
-                head.pieces.pop(0)
-                parts.append(piece)
-                budget -= size
-                self._pending_bytes -= size
-                continue
-            first, rest = split_utf8(piece, budget)
-            if not first:
-                break
-            parts.append(first)
-            head.pieces[0] = rest
-            self._pending_bytes -= size - utf8_len(rest)
-            break
-        if not head.pieces:
-            self._pending.popleft()
-        # What is left has waited long enough: it goes as soon as this delta is acknowledged.
-        self._pending_since = None if not self._pending else float("-inf")
-        if self._pending_bytes < self._max_buffer:
-            self._space.set()
-        return head.index, "".join(parts)
-
-    async def _send_change(self, change: _Change) -> None:
-        try:
-            ack = await self._send(change.event, change.payload)
-        except RelayAgentError as err:
-            if not change.future.done():
-                change.future.set_exception(err)
-            raise
-        if not change.future.done():
-            change.future.set_result(ack)
-
-    async def _send_delta(self, index: int | None, text: str) -> None:
-        payload: dict[str, Any] = {"id": self.id, "text": text}
-        if index is not None:
-            payload["index"] = index
-        await self._send(_protocol.STREAM_DELTA, payload)
-        self._deltas += 1
-
-    async def _send(self, event: str, payload: dict[str, Any]) -> Mapping[str, Any]:
-        attempt = 0
-        while True:
-            if not self._same_connection():
-                raise local_error("DISCONNECTED", f"stream {self.id}: the connection it started on dropped")
-            ack = await self._conn.call(event, payload, self._ack_timeout)
-            if isinstance(ack, dict) and ack.get("ok") is True:
-                return ack
-            error = ack_error(ack.get("error") if isinstance(ack, dict) else None)
-            if self.stopped:
-                return {}  # the stream ends `cancelled`; what was refused no longer matters
-            # A refused delta changes nothing on the hub, so sending it again keeps the text whole.
-            if not error.retryable or attempt >= DELTA_RETRIES:
-                raise error
-            await asyncio.sleep(backoff_delay(attempt, 0.05, 2.0))
-            attempt += 1
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
