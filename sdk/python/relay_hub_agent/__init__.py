@@ -33,7 +33,8 @@ from .adapters import (
     from_openai_chat_stream,
     pipe_parts,
 )
-from .agent import ErrorHandler, RelayAgent
+from ._hooks import ErrorHandler
+from .agent import RelayAgent
 from .errors import LOCAL_CODES, ConversationHeld, RelayAgentError, StreamStopped
 from .stream import ReplyStream
 from .types import (

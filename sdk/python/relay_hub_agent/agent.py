@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import logging
-from collections.abc import AsyncIterable, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
 from . import _protocol
 from ._protocol import MessagePart
 from ._connection import Connection
+from ._hooks import Hooks
 from ._inbound import ApprovalHandler, ControlHandler, FeedbackHandler, Inbound, MessageHandler, current_message
 from .errors import RelayAgentError, ack_error, local_error
 from .stream import ReplyStream, until_stopped
 from .types import ActivityState, Sent, StreamEnd
 
-#: Called with every error the agent reports: refused or failed connection attempts, a terminal
-#: code, a handler that raised. May be a plain function or a coroutine function.
-ErrorHandler = Callable[[BaseException], "Awaitable[None] | None"]
-Hook = Callable[[], "Awaitable[None] | None"]
 H = TypeVar("H", bound=Callable[..., Any])
 
 
@@ -93,10 +89,8 @@ class RelayAgent:
         self._max_buffer = max_buffer_bytes
         self._max_delta = max_delta_bytes
         self._log = logger or logging.getLogger("relay_hub_agent")
-        self._inbound = Inbound(dedupe_size=dedupe_size, cancel_on_stop=cancel_on_stop, report=self._report, logger=self._log)
-        self._error_handler: ErrorHandler | None = None
-        self._connect_hook: Hook | None = None
-        self._disconnect_hook: Hook | None = None
+        self._hooks = Hooks(spawn=lambda work: self._inbound.spawn(work), logger=self._log)
+        self._inbound = Inbound(dedupe_size=dedupe_size, cancel_on_stop=cancel_on_stop, report=self._hooks.report, logger=self._log)
         self._conn: Connection | None = None
 
     # Registration -------------------------------------------------------------------------------
@@ -155,17 +149,17 @@ class RelayAgent:
         """Sets the handler of errors the agent reports (a decorator): refused or failed connection
         attempts (``retryable`` ones are retried), the terminal :class:`RelayAgentError` that
         stopped the agent, and exceptions of message and feedback handlers."""
-        self._error_handler = handler
+        self._hooks.error_handler = handler
         return handler
 
     def on_connect(self, hook: H) -> H:
         """Sets a hook called after every successful handshake (a decorator)."""
-        self._connect_hook = hook
+        self._hooks.connect_hook = hook
         return hook
 
     def on_disconnect(self, hook: H) -> H:
         """Sets a hook called whenever an established connection ends (a decorator)."""
-        self._disconnect_hook = hook
+        self._hooks.disconnect_hook = hook
         return hook
 
     # Lifecycle ----------------------------------------------------------------------------------
@@ -191,9 +185,9 @@ class RelayAgent:
                 backoff_cap=self._backoff[1],
                 handshake_timeout=self._handshake_timeout,
                 handlers=self._inbound.handlers(),
-                on_connect=lambda: self._call_hook(self._connect_hook),
-                on_disconnect=lambda: self._call_hook(self._disconnect_hook),
-                on_error=self._on_connection_error,
+                on_connect=self._hooks.connected,
+                on_disconnect=self._hooks.disconnected,
+                on_error=self._hooks.connection_error,
                 logger=self._log,
             )
         await self._conn.start()
@@ -385,44 +379,8 @@ class RelayAgent:
             raise local_error("CLOSED", "the agent is not connected: call connect() first")
         return self._conn
 
-    def _on_connection_error(self, error: RelayAgentError) -> None:
-        if error.retryable:
-            self._log.info("connection attempt failed, retrying: %s", error)
-        else:
-            self._log.error("stopped: %s", error)
-        self._report(error)
-
-    def _report(self, error: BaseException) -> None:
-        if self._error_handler is None:
-            return
-        try:
-            result = self._error_handler(error)
-        except Exception:
-            self._log.exception("the on_error handler raised")
-            return
-        if inspect.isawaitable(result):
-            self._inbound.spawn(_logged(result, self._log, "on_error"))
-
-    def _call_hook(self, hook: Hook | None) -> None:
-        if hook is None:
-            return
-        try:
-            result = hook()
-        except Exception:
-            self._log.exception("a connection hook raised")
-            return
-        if inspect.isawaitable(result):
-            self._inbound.spawn(_logged(result, self._log, "connection"))
-
 
 def _text(text: Any) -> str:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}")
     return text
-
-
-async def _logged(work: Awaitable[Any], log: logging.Logger, what: str) -> None:
-    try:
-        await work
-    except Exception:
-        log.exception("the %s hook raised", what)
