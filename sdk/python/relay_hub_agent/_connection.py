@@ -18,7 +18,7 @@ import aiohttp
 import socketio  # type: ignore[import]
 
 from . import _protocol
-from .errors import RelayAgentError, local_error
+from .errors import RelayAgentError, ack_error, local_error
 
 #: A handler of an H→A event; what it returns is the ack when the hub asked for one.
 EventHandler = Callable[[Any], Awaitable[Any]]
@@ -157,6 +157,14 @@ class Connection:
             self._pending.discard(future)
             if not future.done():
                 future.cancel()
+
+    async def request(self, event: str, payload: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Sends as :meth:`call` does and returns the hub's ack when it says ``ok``; raises the
+        hub's refusal as a :class:`RelayAgentError` otherwise."""
+        ack = await self.call(event, payload, timeout)
+        if not isinstance(ack, dict) or ack.get("ok") is not True:
+            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+        return ack
 
     async def _wait_connected(self) -> None:
         while not self.connected:

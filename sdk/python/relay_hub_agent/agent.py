@@ -13,7 +13,7 @@ from ._protocol import MessagePart
 from ._connection import Connection
 from ._hooks import Hooks
 from ._inbound import ApprovalHandler, ControlHandler, FeedbackHandler, Inbound, MessageHandler, current_message
-from .errors import RelayAgentError, ack_error, local_error
+from .errors import RelayAgentError, local_error
 from .stream import ReplyStream, until_stopped
 from .types import ActivityState, Sent, StreamEnd
 
@@ -261,9 +261,7 @@ class RelayAgent:
             payload["data"] = dict(data)
         if reply_to is not None:
             payload["replyTo"] = reply_to
-        ack = await self._connection().call(_protocol.REPLY, payload, self._ack_timeout)
-        if not isinstance(ack, dict) or ack.get("ok") is not True:
-            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+        ack = await self._connection().request(_protocol.REPLY, payload, self._ack_timeout)
         return Sent(str(ack.get("id")), str(ack.get("ts")))
 
     def stream(self, to: str, *, reply_to: str | None = None, data: Mapping[str, Any] | None = None) -> ReplyStream:
@@ -334,9 +332,7 @@ class RelayAgent:
         payload: dict[str, Any] = {"to": to, "state": state}
         if label is not None:
             payload["label"] = label
-        ack = await self._connection().call(_protocol.ACTIVITY, payload, self._ack_timeout)
-        if not isinstance(ack, dict) or ack.get("ok") is not True:
-            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+        await self._connection().request(_protocol.ACTIVITY, payload, self._ack_timeout)
 
     async def handoff(self, to: str, *, reason: str | None = None, summary: str | None = None) -> None:
         """Asks for a person for user ``to``: the conversation turns ``waiting`` for the bot's operators.
@@ -354,9 +350,7 @@ class RelayAgent:
             payload["reason"] = reason
         if summary is not None:
             payload["summary"] = summary
-        ack = await self._connection().call(_protocol.HANDOFF, payload, self._ack_timeout)
-        if not isinstance(ack, dict) or ack.get("ok") is not True:
-            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+        await self._connection().request(_protocol.HANDOFF, payload, self._ack_timeout)
 
     async def debug(self, trace: Any, client_id: str | None = None) -> None:
         """Sends a trace (any JSON value) to the bot's admin clients; ``client_id`` labels the conversation.
@@ -368,9 +362,7 @@ class RelayAgent:
         payload: dict[str, Any] = {"trace": trace}
         if client_id is not None:
             payload["clientId"] = client_id
-        ack = await self._connection().call(_protocol.DEBUG, payload, self._ack_timeout)
-        if not isinstance(ack, dict) or ack.get("ok") is not True:
-            raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+        await self._connection().request(_protocol.DEBUG, payload, self._ack_timeout)
 
     # Internals ----------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 from . import _protocol
 from ._outbox import Outbox
 from ._parts import PartWriter, ToolCall
-from .errors import RelayAgentError, StreamStopped, ack_error, local_error
+from .errors import RelayAgentError, StreamStopped, local_error
 from .types import Approval, Message, StreamEnd, StreamStatus
 
 if TYPE_CHECKING:
@@ -115,9 +115,7 @@ class ReplyStream:
             payload["data"] = self._data
         self._on_open(self)
         try:
-            ack = await self._conn.call(_protocol.STREAM_START, payload, self._ack_timeout)
-            if not isinstance(ack, dict) or ack.get("ok") is not True:
-                raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+            ack = await self._conn.request(_protocol.STREAM_START, payload, self._ack_timeout)
         except BaseException:
             self._on_close(self)
             raise
@@ -343,9 +341,7 @@ class ReplyStream:
                 payload["data"] = dict(data)
             if parts is not None:
                 payload["parts"] = [dict(p) for p in parts]
-            ack = await self._conn.call(_protocol.STREAM_END, payload, self._ack_timeout)
-            if not isinstance(ack, dict) or ack.get("ok") is not True:
-                raise ack_error(ack.get("error") if isinstance(ack, dict) else None)
+            ack = await self._conn.request(_protocol.STREAM_END, payload, self._ack_timeout)
             if failure is not None and status == "error":
                 raise failure
             self.result = StreamEnd(str(ack.get("id", self.id)), str(ack.get("ts")), status)
