@@ -1,27 +1,14 @@
-import { RelayChat, type ClientInboundMessage, type MessageEnd, type RelayChatOptions, type StreamingMessage } from '../../browser/src';
+import { RelayChat, type RelayChatOptions } from '../../browser/src';
 import { Composer } from './composer';
+import { Conversation } from './conversation';
 import { h } from './dom';
 import { icon } from './icons';
 import { fill, isRtl, STRINGS, type Strings } from './strings';
 import { STYLES } from './styles';
 import { tokenOption } from './token';
 import type { Highlighter } from './transcript/code-block';
-import type { ViewMessage } from './transcript/message-view';
-import type { DataRenderer, Part } from './transcript/parts/types';
+import type { DataRenderer } from './transcript/parts/types';
 import { Transcript } from './transcript/transcript';
-
-/** The browser SDK's `approve` (answers in parts), present once the SDK has it: feature-detected. */
-type Approver = { approve?: (messageId: string, approvalId: string, approved: boolean, reason?: string) => Promise<unknown> };
-type Inbound = Omit<ClientInboundMessage | StreamingMessage | MessageEnd, 'status' | 'author'> & {
-  author: string;
-  parts?: Part[];
-  streaming?: boolean;
-  status?: string;
-  feedback?: ClientInboundMessage['feedback'];
-  /** On `system` messages, the state entered; on those and `operator` ones, who (docs/handoff.md). */
-  control?: string;
-  operator?: { name: string };
-};
 
 /** The attributes it reads (docs/widget.md); the script tag copies each from its `data-*` twin. */
 const ATTRS = [
@@ -84,25 +71,26 @@ export class RelayChatElement extends HTMLElement {
   private readonly renderers = new Map<string, DataRenderer>();
   private unread = 0;
   private everConnected = false;
-  private historyLoaded = false;
-  private oldestId: string | undefined;
   private agentOnline = true;
-  /** Streams open now, and whether each has shown content yet. */
-  private readonly open = new Map<string, boolean>();
-  private waiting = false;
-  private loadingEarlier = false;
-  private localSeq = 0;
   private highlighter: Promise<Highlighter> | undefined;
   /** The operator holding the conversation (docs/handoff.md), named in the header meanwhile. */
   private operator: string | undefined;
-  /**
-   * Lines of changes of control shown live (they have no hub id), oldest first: the hub's own line,
-   * when a replay or a page of history brings it, takes the place of the first one with its words.
-   */
-  private lines: string[] = [];
   private clock: ReturnType<typeof setInterval> | undefined;
-  /** This user's id at the hub (the session's `clientId`): approvals it decided read "by you". */
-  private me: string | undefined;
+  /** Made once: what it keeps (history paged in, open streams) outlives each chat, and the views `strings` rebuilds. */
+  private readonly conversation = new Conversation({
+    chat: () => this.chat,
+    transcript: () => this.transcript,
+    composer: () => this.composer,
+    strings: () => this.labels,
+    pageSize: () => Math.min(100, Math.max(1, Number(this.getAttribute('page-size')) || 30)),
+    operator: (name) => {
+      this.operator = name;
+      this.decorate();
+    },
+    news: () => {
+      if (!this.hasAttribute('open') && !this.inline) this.bump();
+    },
+  });
 
   constructor() {
     super();
@@ -173,6 +161,7 @@ export class RelayChatElement extends HTMLElement {
   private build(): void {
     this.built = true;
     const s = this.labels;
+    const conversation = this.conversation;
     const style = h('style', null, STYLES);
     this.transcript = new Transcript({
       strings: s,
@@ -180,24 +169,16 @@ export class RelayChatElement extends HTMLElement {
       renderers: this.renderers,
       highlighter: () => (this.highlighter ??= this.loadHighlighter()),
       actions: {
-        feedback: (id, rating, comment) => (this.chat ? this.chat.feedback(id, rating, comment) : Promise.reject(new Error(s.error))),
-        retry: (id) => this.retry(id),
-        loadEarlier: () => {
-          if (this.loadingEarlier) return;
-          this.loadingEarlier = true;
-          void this.loadHistory(true).finally(() => (this.loadingEarlier = false));
-        },
+        feedback: (id, rating, comment) => conversation.feedback(id, rating, comment),
+        retry: (id) => conversation.retry(id),
+        loadEarlier: () => conversation.loadEarlier(),
         suggestions: (items) => this.showSuggestions(items),
       },
-      decide: (messageId, approvalId, approved) => {
-        const chat = this.chat as unknown as Approver | undefined;
-        if (typeof chat?.approve !== 'function') return Promise.reject(new Error(s.error));
-        return chat.approve(messageId, approvalId, approved).then(() => {});
-      },
+      decide: (messageId, approvalId, approved) => conversation.decide(messageId, approvalId, approved),
     });
     this.composer = new Composer(s, {
-      send: (text) => this.send(text),
-      stop: () => void this.chat?.stop().catch(() => {}),
+      send: (text) => conversation.send(text),
+      stop: () => conversation.stop(),
     });
     this.titleEl = h('h2', { class: 'title', id: 'title' });
     this.avatarEl = h('span', { class: 'avatar', 'aria-hidden': 'true' });
@@ -297,12 +278,11 @@ export class RelayChatElement extends HTMLElement {
     this.chat = chat;
     this.statusLine.textContent = this.labels.connecting;
     this.everConnected = false;
-    this.historyLoaded = false;
     chat.on('state', ({ state }) => {
       this.panel.setAttribute('data-state', state);
       if (state === 'connected') {
         this.everConnected = true;
-        if (!this.historyLoaded) void this.loadHistory(false);
+        this.conversation.connected();
       }
       this.presence();
     });
@@ -311,25 +291,7 @@ export class RelayChatElement extends HTMLElement {
       this.panel.setAttribute('data-online', String(online));
       this.presence();
     });
-    chat.on('session', (info) => (this.me = info.clientId));
-    chat.on('gap', () => void this.loadHistory(false));
-    chat.on('message', (m) => this.inbound(m as Inbound));
-    chat.on('message:update', (u) =>
-      this.inbound({ ...(this.transcript.get(u.id) as Inbound), ...(u as Partial<Inbound>), streaming: true }),
-    );
-    chat.on('message:end', (m) => this.inbound({ ...m, streaming: false }));
-    chat.on('control', (c) => {
-      // The hub logs the change too (history shows it); live, only this event says so.
-      this.controlled(c);
-      if (c.control === 'waiting') return;
-      const id = `local-${++this.localSeq}`;
-      this.inbound({ ...c, id, author: 'system', text: '' } as Inbound);
-      this.lines.push(id);
-    });
-    chat.on('activity', (a) => {
-      this.waiting = a.state !== 'idle' && ![...this.open.values()].some(Boolean);
-      this.thinking(a.state === 'idle' ? undefined : a.label || this.labels.thinking);
-    });
+    this.conversation.attach(chat);
     window.addEventListener('online', () => this.presence());
     window.addEventListener('offline', () => this.presence());
   }
@@ -352,108 +314,11 @@ export class RelayChatElement extends HTMLElement {
     this.panel.toggleAttribute('data-offline', offline);
   }
 
-  private async loadHistory(earlier: boolean): Promise<void> {
-    const chat = this.chat;
-    if (!chat) return;
-    try {
-      const limit = Math.min(100, Math.max(1, Number(this.getAttribute('page-size')) || 30));
-      const page = await chat.history(earlier && this.oldestId ? { before: this.oldestId, limit } : { limit });
-      this.historyLoaded = true;
-      if (page.messages.length > 0 && (earlier || !this.oldestId)) this.oldestId = page.messages[0].id;
-      const views = page.messages.map((m) => this.adopt(toView(m as Inbound, this.labels, this.me)));
-      const line = page.messages.filter((m) => m.author === 'system').pop();
-      if (line && !earlier) this.controlled(line as Inbound);
-      if (earlier) this.transcript.prepend(views, page.hasMore);
-      else {
-        this.transcript.merge(views, page.hasMore);
-        for (const v of views) if (v.streaming) this.track(v);
-      }
-    } catch {
-      // Offline or refused: the transcript keeps what it shows; the next connect tries again.
-    }
-  }
-
-  /** Who answers now: the header names the operator while one holds the conversation. */
-  private controlled(c: Pick<Inbound, 'control' | 'operator'>): void {
-    this.operator = c.control === 'human' ? c.operator?.name : undefined;
-    this.decorate();
-  }
-
-  private inbound(m: Inbound): void {
-    if (m.author === 'system') this.controlled(m);
-    const view = this.adopt(toView(m, this.labels, this.me));
-    const known = this.transcript.get(view.id);
-    this.transcript.upsert(view);
-    this.track(view);
-    // News once finished: a message new to this tab, or a stream that just ended.
-    if (m.author !== 'user' && !view.streaming && (known?.streaming || !known)) {
-      this.transcript.announce(view);
-      if (!this.hasAttribute('open') && !this.inline) this.bump();
-    }
-  }
-
-  /** The hub's line of a change of control shown live already: the live line takes its id. */
-  private adopt(view: ViewMessage): ViewMessage {
-    if (view.author === 'system' && !this.transcript.get(view.id)) {
-      const i = this.lines.findIndex((id) => this.transcript.get(id)?.text === view.text);
-      if (i >= 0) this.transcript.rename(this.lines.splice(i, 1)[0], view.id);
-    }
-    return view;
-  }
-
-  /** Keeps "thinking" until an answer shows content, and Stop while one streams. */
-  private track(view: ViewMessage): void {
-    if (view.author === 'user') return;
-    const visible = view.text.length > 0 || (view.parts?.length ?? 0) > 0;
-    if (view.streaming) this.open.set(view.id, visible);
-    else this.open.delete(view.id);
-    if (visible || !view.streaming) {
-      this.waiting = false;
-      this.thinking(undefined);
-    } else this.thinking(this.labels.thinking);
-    this.composer.busy(this.open.size > 0 || this.waiting);
-  }
-
-  private thinking(label: string | undefined): void {
-    const showing = [...this.open.values()].some(Boolean);
-    this.transcript.setThinking(showing ? undefined : label);
-    if (label !== undefined && !showing) this.waiting = true;
-    this.composer.busy(this.open.size > 0 || this.waiting);
-  }
-
   private bump(): void {
     this.unread++;
     this.badge.textContent = String(this.unread);
     this.badge.hidden = false;
     this.decorate();
-  }
-
-  private send(text: string): void {
-    const id = `local-${++this.localSeq}`;
-    this.transcript.upsert({ id, author: 'user', text, delivery: 'sending' });
-    this.deliver(id, text);
-  }
-
-  private deliver(id: string, text: string): void {
-    const chat = this.chat;
-    if (!chat) {
-      this.transcript.upsert({ id, author: 'user', text, delivery: 'failed' });
-      return;
-    }
-    chat.send(text).then(
-      (ack) => {
-        this.transcript.upsert({ id, author: 'user', text, delivery: undefined, ts: ack.ts });
-        this.transcript.rename(id, ack.id);
-      },
-      () => this.transcript.upsert({ id, author: 'user', text, delivery: 'failed' }),
-    );
-  }
-
-  private retry(id: string): void {
-    const m = this.transcript.get(id);
-    if (!m) return;
-    this.transcript.upsert({ ...m, delivery: 'sending' });
-    this.deliver(id, m.text);
   }
 
   private showSuggestions(items: { text: string; value?: string }[]): void {
@@ -463,7 +328,7 @@ export class RelayChatElement extends HTMLElement {
         const b = h('button', { type: 'button', class: 'chip' }, item.text);
         b.addEventListener('click', () => {
           this.showSuggestions([]);
-          this.send(typeof item.value === 'string' && item.value ? item.value : item.text);
+          this.conversation.send(typeof item.value === 'string' && item.value ? item.value : item.text);
         });
         return b;
       }),
@@ -475,29 +340,4 @@ export class RelayChatElement extends HTMLElement {
     const url = `${base.replace(/\/+$/, '')}/sdk/widget-highlight.mjs`;
     return import(/* @vite-ignore */ url) as Promise<Highlighter>;
   }
-}
-
-/** A message of the SDK as the transcript shows it. */
-function toView(m: Inbound, s: Strings, me: string | undefined): ViewMessage {
-  const name = m.operator?.name;
-  return {
-    id: m.id,
-    author: m.author,
-    name,
-    // A change of control in the widget's language; a state it has no words for keeps the hub's.
-    text:
-      (m.author === 'system' && (m.control === 'human' ? fill(s.joined, { name: name ?? '' }) : m.control === 'bot' && s.back)) ||
-      m.text ||
-      '',
-    ts: m.ts,
-    // The hub names who decided an approval by their id: this user's own decisions read "by you".
-    parts: Array.isArray(m.parts)
-      ? m.parts.map((p) =>
-          me && p?.type === 'tool' && p.approval?.decidedBy === me ? { ...p, approval: { ...p.approval, decidedBy: 'user' } } : p,
-        )
-      : undefined,
-    streaming: m.streaming === true,
-    status: m.status && m.status !== 'complete' ? m.status : undefined,
-    feedback: m.feedback ? { rating: m.feedback.rating } : undefined,
-  };
 }

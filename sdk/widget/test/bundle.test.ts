@@ -45,6 +45,8 @@ describe('widget bundles', () => {
   it('sets no HTML from strings: no innerHTML, outerHTML, insertAdjacentHTML or document.write in the widget code', () => {
     const src = [
       'element.ts',
+      'conversation.ts',
+      'inbound.ts',
       'composer.ts',
       'dom.ts',
       'icons.ts',
