@@ -5,9 +5,6 @@ import type { Strings } from './strings';
 import type { ViewMessage } from './transcript/message-view';
 import type { Transcript } from './transcript/transcript';
 
-/** The browser SDK's `approve` (answers in parts), present once the SDK has it: feature-detected. */
-type Approver = { approve?: (messageId: string, approvalId: string, approved: boolean, reason?: string) => Promise<unknown> };
-
 /**
  * What the conversation needs of the element that shows it. Read at each use: the element replaces
  * its chat on every connect, and its transcript and composer when its strings change.
@@ -110,9 +107,8 @@ export class Conversation {
 
   /** Approves or denies a tool call the bot asked about (docs/widget.md). */
   decide(messageId: string, approvalId: string, approved: boolean): Promise<void> {
-    const chat = this.host.chat() as unknown as Approver | undefined;
-    if (typeof chat?.approve !== 'function') return Promise.reject(new Error(this.host.strings().error));
-    return chat.approve(messageId, approvalId, approved).then(() => {});
+    const chat = this.host.chat();
+    return chat ? chat.approve(messageId, approvalId, approved).then(() => {}) : Promise.reject(new Error(this.host.strings().error));
   }
 
   private async loadHistory(earlier: boolean): Promise<void> {

@@ -76,6 +76,7 @@ export class RelayChatElement extends HTMLElement {
   /** The operator holding the conversation (docs/handoff.md), named in the header meanwhile. */
   private operator: string | undefined;
   private clock: ReturnType<typeof setInterval> | undefined;
+  private readonly networkChanged = () => this.presence();
   /** Made once: what it keeps (history paged in, open streams) outlives each chat, and the views `strings` rebuilds. */
   private readonly conversation = new Conversation({
     chat: () => this.chat,
@@ -139,6 +140,8 @@ export class RelayChatElement extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    window.removeEventListener('online', this.networkChanged);
+    window.removeEventListener('offline', this.networkChanged);
     clearInterval(this.clock);
     this.clock = undefined;
     this.chat?.close();
@@ -292,8 +295,8 @@ export class RelayChatElement extends HTMLElement {
       this.presence();
     });
     this.conversation.attach(chat);
-    window.addEventListener('online', () => this.presence());
-    window.addEventListener('offline', () => this.presence());
+    window.addEventListener('online', this.networkChanged);
+    window.addEventListener('offline', this.networkChanged);
   }
 
   private presence(): void {

@@ -280,4 +280,26 @@ describe('the widget in Chromium: offline, retry, unread, scrolling, copy, motio
     expect([await el.getAttribute('path'), await el.getAttribute('page-size')]).toEqual(['/relay', '5']);
     expect(sockets).toEqual(['/relay/socket.io/']);
   });
+
+  it('taken out of the page and put back (as a single-page app does), it leaves no more online and offline listeners on the window than before', async () => {
+    const page = await open('listeners-user');
+    await online(page);
+    const cdp = await page.context().newCDPSession(page);
+    const listeners = async () => {
+      const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
+      const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId! });
+      return listeners.filter((l) => l.type === 'online' || l.type === 'offline').length;
+    };
+    const before = await listeners();
+    for (let i = 0; i < 3; i++) {
+      await page.evaluate(() => {
+        const el = document.querySelector('relay-chat')!;
+        const parent = el.parentNode!;
+        el.remove();
+        parent.appendChild(el);
+      });
+      await online(page);
+    }
+    expect(await listeners()).toBe(before);
+  });
 });
