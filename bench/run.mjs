@@ -38,7 +38,8 @@ import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { allocationLoad, allocationPhase, allocationTable } from './allocation.mjs';
-import { scalePhase, scaleRows } from './scale.mjs';
+import { scalePhase } from './scale.mjs';
+import { scaleRows } from './scale-rows.mjs';
 import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
 import { widgetPhase, widgetTable } from './widget.mjs';
 
