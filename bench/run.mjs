@@ -28,23 +28,20 @@
 // --alloc-configs, --alloc-seconds (and --rounds, 3 there by default). `--phases=widget` (not in the
 // default set) runs bench/widget.mjs: the chat widget rendering a streamed markdown answer in
 // Chromium; its options are --widget-tokens (4000) and --widget-rate (deltas/s, 100).
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { generatorClient } from './generator-client.mjs';
-import { benchHubEnv, HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
+import { benchHubEnv, requireHubNode } from './hub-env.mjs';
 import { allocationLoad, allocationPhase, allocationTable } from './allocation.mjs';
+import { allocatedBytes, cpuMs, gcOf, heapOf, idleMs, rssBytes, runProcesses, settledRss, sleep, stop } from './run-processes.mjs';
 import { scalePhase } from './scale.mjs';
 import { scaleRows } from './scale-rows.mjs';
 import { streamingPhase, streamingTable, streamLoad } from './streaming.mjs';
 import { widgetPhase, widgetTable } from './widget.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split(/=(.*)/s).slice(0, 2)));
 const PHASES = new Set((args.phases ?? 'throughput,memory,cluster,history,streaming').split(','));
 const WINDOW_MS = Number(args.seconds ?? 8) * 1000;
@@ -73,156 +70,8 @@ const HUB_ENV = benchHubEnv({
   OPENAPI_SPEC_FILE: join(ROOT, 'bench', 'results', 'openapi.json'),
 });
 
-const children = new Set();
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
-
-// ---------------------------------------------------------------------------------------------
-// processes
-
-/** Spawns `node <script>` under the hard file-descriptor limit (10,000 sockets need it). */
-function spawnNode(script, env, { ipc = false, nodeFlags = [] } = {}) {
-  const flags = ipc ? [] : [...nodeFlags, '--expose-gc', '--require', join(ROOT, 'bench', 'gc-signal.cjs')];
-  const child = spawn('sh', ['-c', 'ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"', process.execPath, ...flags, script], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  child.heapWaiters = [];
-  let partial = '';
-  child.stderr.on('data', (chunk) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop();
-    for (const line of lines) {
-      const heap = /^heap (\{.*\})$/.exec(line);
-      if (heap && child.heapWaiters.length > 0) child.heapWaiters.shift()(JSON.parse(heap[1]));
-      else process.stderr.write(`[${script.split('/').pop()} ${child.pid}] ${line}\n`);
-    }
-  });
-  return child;
-}
-
-/** Bytes the server process has allocated on its V8 heap so far (bench/gc-signal.cjs, SIGWINCH). */
-function allocatedBytes(server) {
-  return heapOf(server).then((heap) => heap.allocated);
-}
-
-/** The server's heap line (bench/gc-signal.cjs, SIGWINCH): MiB in use by kind, and bytes allocated so far. */
-function heapOf(server) {
-  const reply = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no heap line from ${server.kind} ${server.pid} within 10 s`)), 10_000);
-    server.child.heapWaiters.push((heap) => {
-      clearTimeout(timer);
-      resolve(heap);
-    });
-  });
-  process.kill(server.pid, 'SIGWINCH');
-  return reply;
-}
-
-/** A plain full GC in the server (bench/gc-signal.cjs, SIGUSR2). */
-async function gcOf(server) {
-  process.kill(server.pid, 'SIGUSR2');
-  await sleep(500);
-}
-
-async function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await gone;
-}
-
-async function waitUntil(check, timeoutMs, what) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('Ready to accept connections')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code})`)));
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
-
-/**
- * One server process: the hub (`dist/main.js`) or the baseline; `env` adds hub settings,
- * `processEnv` environment for either (e.g. a preloaded library).
- */
-async function startServer(kind, redisUrl, env = {}, processEnv = {}) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const common = { PORT: String(port), HOST: '127.0.0.1', ...(redisUrl ? { REDIS_URL: redisUrl } : {}), ...processEnv };
-  const child =
-    kind === 'hub'
-      ? spawnNode(args.hub ?? 'dist/main.js', { ...HUB_ENV, ...common, ...env }, { nodeFlags: HUB_NODE_FLAGS })
-      : args.versus
-        ? spawnNode(args.versus, { ...HUB_ENV, ...common, ...env }, { nodeFlags: args['versus-node-flags']?.split(' ') ?? HUB_NODE_FLAGS })
-        : spawnNode('bench/baseline.mjs', { ...common, JWT_SECRET: SECRET, ADAPTER: args.adapter ?? 'sharded' });
-  child.stdout.resume();
-  const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${kind} exited early (${code})`))));
-  exited.catch(() => {});
-  const ready = kind === 'hub' || args.versus ? `${url}/health/ready` : url;
-  await Promise.race([waitUntil(async () => (await fetch(ready)).ok, 20_000, `${kind} on ${url}`), exited]);
-  return { kind, url, child, pid: child.pid };
-}
-
-/** A generator process and a typed call into it. */
-function startGenerator() {
-  const child = spawnNode('bench/generator.mjs', {}, { ipc: true });
-  child.stdout.resume();
-  return generatorClient(child);
-}
-
-/**
- * RSS of the server after a plain full GC (`afterGc`), then after a memory-reducing full GC that
- * also gives back the young generation's unused space (`retained`); see gc-signal.cjs.
- */
-async function settledRss(pid) {
-  process.kill(pid, 'SIGUSR2');
-  await sleep(1000);
-  const afterGc = rssBytes(pid);
-  process.kill(pid, 'SIGURG');
-  await sleep(1000);
-  return { afterGc, retained: rssBytes(pid) };
-}
-
-function rssBytes(pid) {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(kb[1]) * 1024;
-}
-
-/** User + system CPU time of a process, in milliseconds. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-/** Milliseconds the machine's CPUs spent idle (all of them summed), from /proc/stat. */
-function idleMs() {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  return ((Number(fields[4]) + Number(fields[5])) * 1000) / 100; // idle, iowait
-}
-
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+const { children, startServer, startRedis, startGenerator } = runProcesses({ root: ROOT, args, hubEnv: HUB_ENV, secret: SECRET });
 
 // ---------------------------------------------------------------------------------------------
 // phases
