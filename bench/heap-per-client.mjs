@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
 import { heapDiff, table } from './heap-diff.mjs';
-import { generator, Processes, scaleEnv, startServer } from './scale.mjs';
+import { generator, Processes, scaleEnv, startServer } from './scale-processes.mjs';
 
 const log = (line) => process.stderr.write(`[heap] ${line}\n`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,15 +5,18 @@
 // `npm run cluster` runs it as a CLI (deploy/cluster.mjs); cluster tests call startCluster() from
 // here. CommonJS on purpose: jest (ts-jest, CommonJS) can require it without
 // --experimental-vm-modules. Typed by its JSDoc: TypeScript tests import it as it is (allowJs), and
-// `npm run typecheck` checks this file against those types.
+// `npm run typecheck` checks this file against those types. Its parts: host.cjs (free ports, the
+// nginx and redis-server binaries), nginx.cjs (nginx's prefix, command line and `nginx -t`),
+// managed-process.cjs (the child processes), redis-topology.cjs (sentinel and cluster); this file
+// starts and stops the whole and is the one entry point, so it exports their helpers too.
 
-const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
+const { freePort, nginxBinary, redisBinary } = require('./host.cjs');
 const { ManagedProcess, waitUntil, waitForLine, httpOk } = require('./managed-process.cjs');
+const { NGINX_CONF, writeNginxConfig, nginxArgs, openAccessLog, testNginxConfig } = require('./nginx.cjs');
 const { startRedisTopology, TOPOLOGIES } = require('./redis-topology.cjs');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -86,135 +89,13 @@ const ROOT = path.resolve(__dirname, '..');
  * @property {() => void} forceStop SIGKILL to every process group at once.
  */
 
-/**
- * @typedef {object} NginxLayout
- * @property {string} prefix nginx -p prefix (ends with /).
- * @property {string} confFile
- * @property {string} pidFile
- */
+/** @typedef {import('./nginx.cjs').NginxLayout} NginxLayout What writeNginxConfig lays out (exported from here with it). */
+
 /**
  * The node flags the hub runs with: deploy/Dockerfile's CMD and `npm start` spell the same ones
  * (test/unit/deploy/dockerfile.test.ts keeps them in step). Why each: the Dockerfile's comment on CMD.
  */
 const HUB_NODE_FLAGS = ['--max-semi-space-size=16', '--no-allocation-site-pretenuring'];
-const NGINX_CONF = path.join(__dirname, 'nginx.conf');
-
-/**
- * Asks the kernel for a free TCP port on `host`.
- * @param {string} [host]
- * @returns {Promise<number>}
- */
-async function freePort(host = '127.0.0.1') {
-  const server = net.createServer();
-  server.listen(0, host);
-  await new Promise((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const { port } = /** @type {net.AddressInfo} */ (server.address());
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/**
- * `envVar` when set, else the first executable of `names` on PATH or among `fallbacks`.
- * @param {string} envVar
- * @param {string[]} names
- * @param {string[]} [fallbacks]
- * @returns {string}
- */
-function findExecutable(envVar, names, fallbacks = []) {
-  const set = process.env[envVar];
-  if (set) return set;
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  const candidates = [...names.flatMap((n) => dirs.map((d) => path.join(d, n))), ...fallbacks];
-  for (const candidate of candidates) {
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not this one
-    }
-  }
-  throw new Error(
-    `${names[0]} not found (looked on PATH and in ${fallbacks.join(', ') || 'no other place'}); ` +
-      `install it (Debian: apt-get install ${names[0] === 'nginx' ? 'nginx-light' : 'redis-server'}) ` +
-      `or point ${envVar} at the binary`,
-  );
-}
-
-/** @returns {string} */
-function nginxBinary() {
-  return findExecutable('NGINX_BIN', ['nginx'], ['/usr/sbin/nginx', '/usr/local/sbin/nginx']);
-}
-
-/** @returns {string} */
-function redisBinary() {
-  return findExecutable('REDIS_SERVER_BIN', ['redis-server'], ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
-}
-
-/**
- * Lays out an nginx prefix under `dir` that runs deploy/nginx.conf unchanged: conf/nginx.conf is a
- * symlink to it (nginx resolves includes relative to the -c path as given, not the link target), and
- * conf/relay-hub/ holds the two per-environment includes.
- * @param {string} dir
- * @param {{ listen: string, servers: string[] }} config
- * @returns {NginxLayout}
- */
-function writeNginxConfig(dir, { listen, servers }) {
-  const prefix = path.join(dir, 'nginx');
-  const confDir = path.join(prefix, 'conf');
-  fs.mkdirSync(path.join(confDir, 'relay-hub'), { recursive: true });
-  const confFile = path.join(confDir, 'nginx.conf');
-  fs.rmSync(confFile, { force: true });
-  fs.symlinkSync(NGINX_CONF, confFile);
-  const serverLines = servers.map((s) => `server ${s} max_fails=0 fail_timeout=10s;`);
-  fs.writeFileSync(path.join(confDir, 'relay-hub', 'servers.conf'), `${serverLines.join('\n')}\n`);
-  fs.writeFileSync(path.join(confDir, 'relay-hub', 'listen.conf'), `listen ${listen};\n`);
-  // A root master runs its workers as nobody; they must be able to reach the temp dirs it creates.
-  for (let d = prefix; d.startsWith(dir); d = path.dirname(d)) fs.chmodSync(d, 0o755);
-  return { prefix: `${prefix}/`, confFile, pidFile: path.join(prefix, 'nginx.pid') };
-}
-
-/**
- * nginx arguments for a prefix made by writeNginxConfig; nothing outside it is touched.
- * @param {NginxLayout} layout
- * @param {{ test?: boolean }} [options]
- * @returns {string[]}
- */
-function nginxArgs({ prefix, confFile, pidFile }, { test = false } = {}) {
-  const globals = test ? `pid ${pidFile};` : `daemon off; pid ${pidFile};`;
-  return [...(test ? ['-t', '-q'] : []), '-p', prefix, '-c', confFile, '-e', 'stderr', '-g', globals];
-}
-
-/**
- * nginx's stdout (the config logs access to /dev/stdout, which is what containers want) must be a
- * file or a pipe: Node's stdio pipes are sockets, and opening /dev/stdout on a socket fails (ENXIO).
- * @param {NginxLayout} layout
- * @returns {number}
- */
-function openAccessLog(layout) {
-  return fs.openSync(path.join(layout.prefix, 'access.log'), 'a');
-}
-
-/**
- * Runs `nginx -t` on a prefix; resolves to { ok, output }.
- * @param {NginxLayout} layout
- * @param {string} [bin]
- * @returns {Promise<{ ok: boolean, output: string }>}
- */
-function testNginxConfig(layout, bin = nginxBinary()) {
-  const accessLog = openAccessLog(layout);
-  /** @type {Promise<{ ok: boolean, output: string }>} */
-  const checked = new Promise((resolve, reject) => {
-    const child = spawn(bin, nginxArgs(layout, { test: true }), { stdio: ['ignore', accessLog, 'pipe'] });
-    let output = '';
-    /** @type {import('node:stream').Readable} */ (child.stderr).on('data', (c) => (output += c));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ ok: code === 0, output }));
-  });
-  return checked.finally(() => fs.closeSync(accessLog));
-}
 
 /** @param {number} bytes */
 function secret(bytes) {
