@@ -146,7 +146,7 @@ try {
       const key = { agentId: AGENT, sub: conversation(i), clientMessageId: `cm-${seq}` };
       const response = (result) => JSON.stringify({ t: 'res', id: record.id, result });
       // As the runtime's replica sends them (relay/dispatcher.ts): the mark, then the response, pipelined.
-      return Promise.all([store.dedupe.markDelivered(key, record, 600), client.spublish(replicaChannel('replica-a'), response('acked'))]);
+      return Promise.all([store.dedupe.markDelivered(key, record, 600), redis.spublish(replicaChannel('replica-a'), response('acked'))]);
     },
     'reply (append, publish)': (i) => {
       const message = agentMessage();
