@@ -11,7 +11,6 @@ import {
   type HubToClientEvents,
   type MessageEnd,
   type Rating,
-  type SendAck,
   type SessionClosed,
 } from '../../../src/protocol';
 import { Backoff } from './backoff';
@@ -20,7 +19,7 @@ import type { ConnectionState, RelayChatEvents, SendOptions, StateChange } from 
 import { Emitter } from './emitter';
 import { historyPage, historyRequest, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
-import { Outbox, type OutboxEntry, type SendResult } from './outbox';
+import { Outbox, type SendResult } from './outbox';
 import { checkPayload } from './payload';
 import { RecentIds } from './recent-ids';
 import { request } from './request';
@@ -193,7 +192,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (rating !== null && rating !== 'up' && rating !== 'down') {
       return Promise.reject(new RelayChatError('INVALID_PAYLOAD', "rating must be 'up', 'down' or null"));
     }
-    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment }).then(() => {});
+    // An undefined `comment` (or `reason` below) does not survive JSON: the hub sees none.
+    return this.ask(Events.feedback, { id, rating, comment }).then(() => {});
   }
 
   /**
@@ -203,8 +203,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * first, `APPROVAL_EXPIRED`, `MESSAGE_NOT_FOUND`, and like `history()` without a connection.
    */
   approve(messageId: string, approvalId: string, approved: boolean, reason?: string): Promise<ApprovalDecision> {
-    const payload = reason === undefined ? { messageId, approvalId, approved } : { messageId, approvalId, approved, reason };
-    return this.ask(Events.approval, payload).then((ack) => ack.decision);
+    return this.ask(Events.approval, { messageId, approvalId, approved, reason }).then((ack) => ack.decision);
   }
 
   private ask<E extends 'history' | 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
@@ -213,7 +212,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
 
   /** Disconnects for good; pending sends reject with `CLOSED`. */
   close(): void {
-    if (!this.stopped) this.halt(undefined);
+    if (!this.stopped) this.halt();
   }
 
   private async connect(): Promise<void> {
@@ -231,7 +230,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const { uri, path, agentId } = this.endpoint;
     const stored = this.resume.forToken(token);
     const lastMessageId = this.catchUpFrom ?? stored;
-    const auth: ClientAuth = lastMessageId === undefined ? { token, agentId } : { token, agentId, lastMessageId };
+    // Without a resume point, `lastMessageId: undefined` is left out of the handshake's JSON.
+    const auth: ClientAuth = { token, agentId, lastMessageId };
     // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
     // stale token, so every attempt is a fresh socket that this class retries itself.
     const socket: ClientSocket = io(uri, {
@@ -251,6 +251,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   /** The socket's connection and session: `connected` once the hub sent `session`, retries, stops. */
   private followSession(socket: ClientSocket, attempt: Attempt): void {
     const { lastMessageId } = attempt;
+    const context = () => ({ refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried });
     socket.on('connect', () => {
       this.invalidRetried = false;
       // A hub that accepted the socket but never sends `session` (its shared state hangs) would
@@ -266,7 +267,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
       const code = typeof data?.code === 'string' ? data.code : undefined;
-      if (classifyHandshake(code, data?.retryable, this.failureContext()) === 'stop') return this.halt(code);
+      if (classifyHandshake(code, data?.retryable, context()) === 'stop') return this.halt(code);
       if (code === 'TOKEN_INVALID') this.invalidRetried = true;
       this.emit('error', new RelayChatError(code ?? 'CONNECT_FAILED', err.message, true));
       this.retry();
@@ -275,7 +276,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       const { closedBy } = attempt;
       if (reason === 'io server disconnect') {
-        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, this.failureContext()) === 'stop') return this.halt(closedBy?.code);
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, context()) === 'stop') return this.halt(closedBy?.code);
       }
       this.setState('connecting', closedBy?.code);
       this.retry();
@@ -294,11 +295,13 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.emit('session', info);
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
       attempt.inSession = true;
-      if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
-      if (recovered === false) this.catchUpFrom = undefined;
-      if (recovered === true && info.hasMore === true && lastMessageId !== undefined)
-        void this.catchUp(socket, lastMessageId, attempt.replayedFrom);
-      else if (recovered === true) this.catchUpFrom = undefined;
+      // A resumed session's replay was complete, impossible (a gap), or cut to the hub's byte bound
+      // (`hasMore`): then the missed messages older than it are paged in.
+      if (recovered !== undefined && lastMessageId !== undefined) {
+        this.catchUpFrom = undefined;
+        if (!recovered) this.emit('gap', { lastMessageId });
+        else if (info.hasMore === true) void this.catchUp(socket, lastMessageId, attempt.replayedFrom);
+      }
       this.flush();
     });
   }
@@ -422,31 +425,27 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (!socket?.connected || this.current !== 'connected' || !entry || entry.flight) return;
     const flight = {};
     entry.flight = flight;
-    const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
-    this.lastClientMessageId = entry.clientMessageId;
-    if (entry.data !== undefined) payload.data = entry.data;
-    if (entry.parts !== undefined) payload.parts = entry.parts;
+    const { clientMessageId, text, data, parts } = entry;
+    // `data` and `parts` left undefined are left out of the JSON.
+    const payload: ClientMessage = { clientMessageId, text, data, parts };
+    this.lastClientMessageId = clientMessageId;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
       if (entry.flight !== flight) return;
-      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'no answer in time') : ack);
-      this.flush();
-    });
-  }
-
-  private settle(entry: OutboxEntry, ack: RelayChatError | SendAck | undefined): void {
-    if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
-    else if (ack?.ok) {
       // The message is in the conversation now; a replay of it must not come back as an inbound one.
       // Nor does its id become the resume point: the ack comes straight back, while replies logged
       // before the message may still be on their way to this socket.
-      this.seen.seen(ack.id);
-      this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
-    } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
-  }
-
-  private failureContext() {
-    return { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
+      if (!err && ack?.ok) this.seen.seen(ack.id);
+      this.outbox.settle(
+        entry,
+        err
+          ? { error: new RelayChatError('TIMEOUT', 'no answer in time') }
+          : ack?.ok
+            ? { result: { id: ack.id, ts: ack.ts } }
+            : { error: errorFromAck(ack?.error, 'message refused') },
+      );
+      this.flush();
+    });
   }
 
   /** Moves the resume point to a message the app now has. */
@@ -477,10 +476,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.socket === socket) this.socket = undefined;
   }
 
-  private halt(code: string | undefined): void {
+  private halt(code?: string): void {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
     this.unwatch();
     if (this.socket) this.dispose(this.socket);
     this.outbox.rejectAll(code ? new RelayChatError(code, `the chat stopped: ${code}`) : closedError());
