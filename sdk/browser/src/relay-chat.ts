@@ -3,13 +3,11 @@ import {
   ClientEvents as Events,
   HISTORY_MAX_LIMIT,
   type ApprovalDecision,
-  type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
   type ClientAuth,
   type HandshakeErrorData,
   type HubToClientEvents,
-  type MessageEnd,
   type Rating,
   type SessionClosed,
 } from '../../../src/protocol';
@@ -17,27 +15,21 @@ import { Backoff } from './backoff';
 import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError } from './codes';
 import type { ConnectionState, RelayChatEvents, SendOptions, StateChange } from './chat-events';
 import { Emitter } from './emitter';
+import { Inbox, type Replay } from './inbox';
 import { historyPage, historyRequest, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
 import { Outbox, type SendResult } from './outbox';
 import { checkPayload } from './payload';
-import { RecentIds } from './recent-ids';
 import { request } from './request';
-import { ResumePoint } from './resume-point';
-import { OpenStreams } from './streams';
 import { TokenSource } from './token-source';
 import { watchWakeSignals } from './wake-signals';
 
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
 
 /** One connection attempt's socket: what its listeners share. */
-interface Attempt {
+interface Attempt extends Replay {
   /** The resume point the handshake carried. */
   lastMessageId: string | undefined;
-  /** Whether the hub's `session` came: messages before it are the replay. */
-  inSession: boolean;
-  /** The first message of the replay (its oldest). */
-  replayedFrom?: string;
   /** Why the hub closed the session, when it said so before disconnecting. */
   closedBy?: SessionClosed;
 }
@@ -64,16 +56,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private readonly tokens: TokenSource;
   private readonly backoff: Backoff;
   private readonly outbox: Outbox;
-  private readonly seen: RecentIds;
-  /**
-   * Streams whose end the page has been handed: a `message:start` for one of them is stale (a hub
-   * must not announce an ended stream, but an older one could) and never starts it again.
-   */
-  private readonly ended: RecentIds;
-  private readonly resume: ResumePoint;
-  private readonly streams = new OpenStreams();
-  /** The `clientMessageId` of the user's newest message: what `stop()` names before a stream exists. */
-  private lastClientMessageId: string | undefined;
+  private readonly inbox: Inbox;
   private readonly unwatch: () => void;
   private current: ConnectionState = 'connecting';
   private socket: ClientSocket | undefined;
@@ -81,8 +64,6 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private sessionTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private invalidRetried = false;
-  /** Whether the current socket has handed the app a message or acked a send (see {@link history}). */
-  private deliveredOnSocket = false;
   /**
    * The `lastMessageId` of a replay the hub cut to its byte bound, while the older missed messages
    * are still being paged in: a reconnect meanwhile resumes from it again, not from the newest
@@ -96,10 +77,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.tokens = new TokenSource(options.token, options.tokenTimeoutMs);
     this.backoff = new Backoff(options.backoff);
     this.outbox = new Outbox(options.outboxLimit);
-    this.seen = new RecentIds(options.dedupeLimit);
-    this.ended = new RecentIds(options.dedupeLimit);
     const { uri, path, agentId } = this.endpoint;
-    this.resume = new ResumePoint([uri, path, agentId], options.persist ?? true, (e) => this.emit('error', e));
+    this.inbox = new Inbox((event, payload) => this.emit(event, payload), this.outbox, options, [uri, path, agentId]);
     this.unwatch = watchWakeSignals(() => this.wake());
     // Deferred so listeners added right after `new` see the first state.
     queueMicrotask(() => {
@@ -150,23 +129,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const request = historyRequest(options);
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;
-    return this.ask(Events.history, request).then((ack) => {
-      const page = historyPage(ack);
-      let newest: string | undefined;
-      page.messages = page.messages.map((m) => {
-        // The log holds an open stream at its start with text '': show what this chat holds
-        // instead, and leave its id unseen, since its end is still to come.
-        const held = this.streams.get(m.id);
-        if (held) return { ...m, ...held, streaming: true };
-        if (m.streaming) return m;
-        this.seen.seen((newest = m.id));
-        return m;
-      });
-      // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
-      // from, unless this connection already delivered something (that is at least as new).
-      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest);
-      return page;
-    });
+    return this.ask(Events.history, request).then((ack) =>
+      this.inbox.paged(historyPage(ack), request.before === undefined && socket === this.socket),
+    );
   }
 
   /**
@@ -176,8 +141,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * `STREAM_NOT_FOUND` when there is nothing to stop, and like `history()` without a connection.
    */
   stop(id?: string): Promise<void> {
-    const target = id ?? this.streams.latest();
-    const cmid = this.lastClientMessageId;
+    const target = id ?? this.inbox.streams.latest();
+    const cmid = this.inbox.lastClientMessageId;
     const payload = target !== undefined ? { id: target } : cmid !== undefined ? { clientMessageId: cmid } : undefined;
     if (!payload) return Promise.reject(new RelayChatError('STREAM_NOT_FOUND', 'no answer to stop'));
     return this.ask(Events.stop, payload).then(() => {});
@@ -228,7 +193,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.stopped) return;
 
     const { uri, path, agentId } = this.endpoint;
-    const stored = this.resume.forToken(token);
+    const stored = this.inbox.resume.forToken(token);
     const lastMessageId = this.catchUpFrom ?? stored;
     // Without a resume point, `lastMessageId: undefined` is left out of the handshake's JSON.
     const auth: ClientAuth = { token, agentId, lastMessageId };
@@ -242,10 +207,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       auth: (cb) => cb(auth),
     });
     this.socket = socket;
-    this.deliveredOnSocket = false;
-    const attempt: Attempt = { lastMessageId, inSession: false };
+    const attempt: Attempt = { lastMessageId };
     this.followSession(socket, attempt);
-    this.followConversation(socket, attempt);
+    this.inbox.follow(socket, attempt);
   }
 
   /** The socket's connection and session: `connected` once the hub sent `session`, retries, stops. */
@@ -281,13 +245,16 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.setState('connecting', closedBy?.code);
       this.retry();
     });
+    socket.on(Events.authExpiring, () => {
+      if (this.tokens.refreshable) void this.refresh(socket);
+    });
     socket.on(Events.sessionClosed, (info) => {
       attempt.closedBy = info;
     });
     // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
     socket.on(Events.session, (info) => {
       clearTimeout(this.sessionTimer);
-      this.streams.reconnected();
+      this.inbox.streams.reconnected();
       this.backoff.reset();
       const recovered = lastMessageId !== undefined && typeof info?.recovered === 'boolean' ? info.recovered : undefined;
       this.setState('connected', undefined, recovered);
@@ -304,64 +271,6 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       }
       this.flush();
     });
-  }
-
-  /** The conversation on the socket: messages (replayed first), streams, activity, who answers. */
-  private followConversation(socket: ClientSocket, attempt: Attempt): void {
-    socket.on(Events.message, (message) => {
-      if (!attempt.inSession && attempt.replayedFrom === undefined && typeof message?.id === 'string') attempt.replayedFrom = message.id;
-      this.receive(message, true);
-    });
-    socket.on(Events.messageStart, (m) => {
-      if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
-      if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
-      else this.emit('message:update', { ...m });
-    });
-    const change = (c: Parameters<OpenStreams['change']>[0]) => {
-      const update = this.streams.change(c);
-      if (update) this.emit('message:update', update);
-      else if (c?.seq === 0 && 'part' in c) this.emit('message:part', c);
-    };
-    socket.on(Events.messageDelta, change);
-    socket.on(Events.messagePart, change);
-    socket.on(Events.messageEnd, (m) => {
-      if (typeof m?.id !== 'string') return;
-      this.ended.seen(m.id);
-      // A history page may have marked an open stream's id seen; its end is still news.
-      const held = this.streams.end(m.id);
-      if (this.seen.seen(m.id) && !held) return;
-      this.delivered(m.id);
-      this.emit('message:end', m);
-    });
-    socket.on(Events.agentActivity, (a) => this.emit('activity', a));
-    socket.on(Events.conversationControl, (c) => this.emit('control', c));
-    socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
-    socket.on(Events.authExpiring, () => {
-      if (this.tokens.refreshable) void this.refresh(socket);
-    });
-  }
-
-  /**
-   * A message of the conversation, live or replayed (`live`), or paged in after a cut replay: each id
-   * once. Only live and replayed ones move the resume point; paged ones are older than those.
-   */
-  private receive(message: ClientInboundMessage, live: boolean): void {
-    // A stream that ended while offline comes back as its final message in the replay.
-    const held = this.streams.end(message?.id);
-    if (typeof message?.id === 'string') {
-      if (this.seen.seen(message.id) && !held) return;
-      if (live) this.delivered(message.id);
-    }
-    if (held) {
-      this.ended.seen(message.id);
-      return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
-    }
-    if (message?.author === 'user') {
-      if (live) this.lastClientMessageId = message.clientMessageId;
-      // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
-      if (this.outbox.has(message.clientMessageId)) return;
-    }
-    this.emit('message', message);
   }
 
   /**
@@ -391,7 +300,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       failures = 0;
       const at = page.messages.findIndex((m) => m.id === from);
       // Open streams come as `message:start` after the replay; the log holds them at their start.
-      for (const m of at === -1 ? page.messages : page.messages.slice(at + 1)) if (!m.streaming) this.receive(m, false);
+      for (const m of at === -1 ? page.messages : page.messages.slice(at + 1)) if (!m.streaming) this.inbox.receive(m, false);
       if (at !== -1 || !page.hasMore || page.messages.length === 0) {
         if (socket === this.socket) this.catchUpFrom = undefined;
         return;
@@ -428,14 +337,14 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const { clientMessageId, text, data, parts } = entry;
     // `data` and `parts` left undefined are left out of the JSON.
     const payload: ClientMessage = { clientMessageId, text, data, parts };
-    this.lastClientMessageId = clientMessageId;
+    this.inbox.lastClientMessageId = clientMessageId;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
       if (entry.flight !== flight) return;
       // The message is in the conversation now; a replay of it must not come back as an inbound one.
       // Nor does its id become the resume point: the ack comes straight back, while replies logged
       // before the message may still be on their way to this socket.
-      if (!err && ack?.ok) this.seen.seen(ack.id);
+      if (!err && ack?.ok) this.inbox.seen.seen(ack.id);
       this.outbox.settle(
         entry,
         err
@@ -446,12 +355,6 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       );
       this.flush();
     });
-  }
-
-  /** Moves the resume point to a message the app now has. */
-  private delivered(id: string): void {
-    this.deliveredOnSocket = true;
-    this.resume.set(id);
   }
 
   private retry(): void {
