@@ -1,17 +1,18 @@
 import { io, type Socket } from 'socket.io-client';
 import {
   ClientEvents as Events,
-  HISTORY_MAX_LIMIT,
   type ApprovalDecision,
   type ClientMessage,
   type ClientToHubEvents,
   type ClientAuth,
   type HandshakeErrorData,
+  type HistoryRequest,
   type HubToClientEvents,
   type Rating,
   type SessionClosed,
 } from '../../../src/protocol';
 import { Backoff } from './backoff';
+import { catchUp } from './catch-up';
 import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError } from './codes';
 import type { ConnectionState, RelayChatEvents, SendOptions, StateChange } from './chat-events';
 import { Emitter } from './emitter';
@@ -33,10 +34,6 @@ interface Attempt extends Replay {
   /** Why the hub closed the session, when it said so before disconnecting. */
   closedBy?: SessionClosed;
 }
-
-/** Refused pages in a row after which a catch-up gives up (a `gap`), and the pause after the first. */
-const CATCH_UP_RETRIES = 8;
-const CATCH_UP_PAUSE_MS = 500;
 
 /**
  * A chat connection from a web page to one bot through a relay hub. It connects on construction,
@@ -263,50 +260,26 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
       attempt.inSession = true;
       // A resumed session's replay was complete, impossible (a gap), or cut to the hub's byte bound
-      // (`hasMore`): then the missed messages older than it are paged in.
+      // (`hasMore`): then the missed messages older than it are paged in (catch-up.ts).
       if (recovered !== undefined && lastMessageId !== undefined) {
         this.catchUpFrom = undefined;
         if (!recovered) this.emit('gap', { lastMessageId });
-        else if (info.hasMore === true) void this.catchUp(socket, lastMessageId, attempt.replayedFrom);
+        else if (info.hasMore === true) {
+          this.catchUpFrom = lastMessageId;
+          const load = (request: HistoryRequest) => this.ask(Events.history, request);
+          // `halt()` drops the socket, so a current socket is one the chat still follows.
+          void catchUp(load, () => socket === this.socket, lastMessageId, attempt.replayedFrom, this.inbox).then((failed) => {
+            if (socket !== this.socket) return;
+            this.catchUpFrom = undefined;
+            if (failed) {
+              this.emit('error', failed);
+              this.emit('gap', { lastMessageId });
+            }
+          });
+        }
       }
       this.flush();
     });
-  }
-
-  /**
-   * After a replay cut to the hub's byte bound (`session.hasMore`): pages `history` back from the
-   * oldest replayed message (`before`; the newest when none was) until a page reaches `from`, handing
-   * the missed messages over as `message` events, newer pages first. A refused page (`RATE_LIMITED`:
-   * the hub's read budgets) is asked again after a pause; a connection lost meanwhile resumes from
-   * `from` on the next connect; a failure that persists ends in `gap`, as an uncut replay's would.
-   */
-  private async catchUp(socket: ClientSocket, from: string, before: string | undefined): Promise<void> {
-    this.catchUpFrom = from;
-    for (let failures = 0; socket === this.socket && !this.stopped;) {
-      let page: HistoryPage;
-      try {
-        // `before: undefined` does not survive JSON: the first page is the newest.
-        page = historyPage(await this.ask(Events.history, { before, limit: HISTORY_MAX_LIMIT }));
-      } catch (err) {
-        if (socket !== this.socket || this.stopped) return;
-        if (!(err as RelayChatError).retryable || ++failures > CATCH_UP_RETRIES) {
-          this.catchUpFrom = undefined;
-          this.emit('error', err as RelayChatError);
-          return this.emit('gap', { lastMessageId: from });
-        }
-        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_PAUSE_MS * failures));
-        continue;
-      }
-      failures = 0;
-      const at = page.messages.findIndex((m) => m.id === from);
-      // Open streams come as `message:start` after the replay; the log holds them at their start.
-      for (const m of at === -1 ? page.messages : page.messages.slice(at + 1)) if (!m.streaming) this.inbox.receive(m, false);
-      if (at !== -1 || !page.hasMore || page.messages.length === 0) {
-        if (socket === this.socket) this.catchUpFrom = undefined;
-        return;
-      }
-      before = page.messages[0].id;
-    }
   }
 
   /** Hands the hub a fresh token before the current one expires, keeping the session open. */
