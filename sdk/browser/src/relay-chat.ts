@@ -1,51 +1,39 @@
 import { io, type Socket } from 'socket.io-client';
 import {
   ClientEvents as Events,
-  HISTORY_MAX_LIMIT,
   type ApprovalDecision,
-  type ClientInboundMessage,
   type ClientMessage,
   type ClientToHubEvents,
   type ClientAuth,
   type HandshakeErrorData,
+  type HistoryRequest,
   type HubToClientEvents,
-  type MessageEnd,
   type Rating,
-  type SendAck,
   type SessionClosed,
 } from '../../../src/protocol';
 import { Backoff } from './backoff';
+import { catchUp } from './catch-up';
 import { classifyHandshake, classifySessionClosed, closedError, errorFromAck, RelayChatError } from './codes';
 import type { ConnectionState, RelayChatEvents, SendOptions, StateChange } from './chat-events';
 import { Emitter } from './emitter';
+import { Inbox, type Replay } from './inbox';
 import { historyPage, historyRequest, type HistoryOptions, type HistoryPage } from './history';
 import { resolveEndpoint, type Endpoint, type RelayChatOptions } from './options';
-import { Outbox, type OutboxEntry, type SendResult } from './outbox';
+import { Outbox, type SendResult } from './outbox';
 import { checkPayload } from './payload';
-import { RecentIds } from './recent-ids';
 import { request } from './request';
-import { ResumePoint } from './resume-point';
-import { OpenStreams } from './streams';
 import { TokenSource } from './token-source';
 import { watchWakeSignals } from './wake-signals';
 
 type ClientSocket = Socket<HubToClientEvents, ClientToHubEvents>;
 
 /** One connection attempt's socket: what its listeners share. */
-interface Attempt {
+interface Attempt extends Replay {
   /** The resume point the handshake carried. */
   lastMessageId: string | undefined;
-  /** Whether the hub's `session` came: messages before it are the replay. */
-  inSession: boolean;
-  /** The first message of the replay (its oldest). */
-  replayedFrom?: string;
   /** Why the hub closed the session, when it said so before disconnecting. */
   closedBy?: SessionClosed;
 }
-
-/** Refused pages in a row after which a catch-up gives up (a `gap`), and the pause after the first. */
-const CATCH_UP_RETRIES = 8;
-const CATCH_UP_PAUSE_MS = 500;
 
 /**
  * A chat connection from a web page to one bot through a relay hub. It connects on construction,
@@ -65,16 +53,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private readonly tokens: TokenSource;
   private readonly backoff: Backoff;
   private readonly outbox: Outbox;
-  private readonly seen: RecentIds;
-  /**
-   * Streams whose end the page has been handed: a `message:start` for one of them is stale (a hub
-   * must not announce an ended stream, but an older one could) and never starts it again.
-   */
-  private readonly ended: RecentIds;
-  private readonly resume: ResumePoint;
-  private readonly streams = new OpenStreams();
-  /** The `clientMessageId` of the user's newest message: what `stop()` names before a stream exists. */
-  private lastClientMessageId: string | undefined;
+  private readonly inbox: Inbox;
   private readonly unwatch: () => void;
   private current: ConnectionState = 'connecting';
   private socket: ClientSocket | undefined;
@@ -82,8 +61,6 @@ export class RelayChat extends Emitter<RelayChatEvents> {
   private sessionTimer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private invalidRetried = false;
-  /** Whether the current socket has handed the app a message or acked a send (see {@link history}). */
-  private deliveredOnSocket = false;
   /**
    * The `lastMessageId` of a replay the hub cut to its byte bound, while the older missed messages
    * are still being paged in: a reconnect meanwhile resumes from it again, not from the newest
@@ -97,10 +74,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     this.tokens = new TokenSource(options.token, options.tokenTimeoutMs);
     this.backoff = new Backoff(options.backoff);
     this.outbox = new Outbox(options.outboxLimit);
-    this.seen = new RecentIds(options.dedupeLimit);
-    this.ended = new RecentIds(options.dedupeLimit);
     const { uri, path, agentId } = this.endpoint;
-    this.resume = new ResumePoint([uri, path, agentId], options.persist ?? true, (e) => this.emit('error', e));
+    this.inbox = new Inbox((event, payload) => this.emit(event, payload), this.outbox, options, [uri, path, agentId]);
     this.unwatch = watchWakeSignals(() => this.wake());
     // Deferred so listeners added right after `new` see the first state.
     queueMicrotask(() => {
@@ -151,23 +126,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     const request = historyRequest(options);
     if (request instanceof RelayChatError) return Promise.reject(request);
     const socket = this.socket;
-    return this.ask(Events.history, request).then((ack) => {
-      const page = historyPage(ack);
-      let newest: string | undefined;
-      page.messages = page.messages.map((m) => {
-        // The log holds an open stream at its start with text '': show what this chat holds
-        // instead, and leave its id unseen, since its end is still to come.
-        const held = this.streams.get(m.id);
-        if (held) return { ...m, ...held, streaming: true };
-        if (m.streaming) return m;
-        this.seen.seen((newest = m.id));
-        return m;
-      });
-      // After a gap the stored id is unknown to the hub; the newest page is a sound place to resume
-      // from, unless this connection already delivered something (that is at least as new).
-      if (request.before === undefined && newest && !this.deliveredOnSocket && socket === this.socket) this.resume.set(newest);
-      return page;
-    });
+    return this.ask(Events.history, request).then((ack) =>
+      this.inbox.paged(historyPage(ack), request.before === undefined && socket === this.socket),
+    );
   }
 
   /**
@@ -177,8 +138,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * `STREAM_NOT_FOUND` when there is nothing to stop, and like `history()` without a connection.
    */
   stop(id?: string): Promise<void> {
-    const target = id ?? this.streams.latest();
-    const cmid = this.lastClientMessageId;
+    const target = id ?? this.inbox.streams.latest();
+    const cmid = this.inbox.lastClientMessageId;
     const payload = target !== undefined ? { id: target } : cmid !== undefined ? { clientMessageId: cmid } : undefined;
     if (!payload) return Promise.reject(new RelayChatError('STREAM_NOT_FOUND', 'no answer to stop'));
     return this.ask(Events.stop, payload).then(() => {});
@@ -193,7 +154,8 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (rating !== null && rating !== 'up' && rating !== 'down') {
       return Promise.reject(new RelayChatError('INVALID_PAYLOAD', "rating must be 'up', 'down' or null"));
     }
-    return this.ask(Events.feedback, comment === undefined ? { id, rating } : { id, rating, comment }).then(() => {});
+    // An undefined `comment` (or `reason` below) does not survive JSON: the hub sees none.
+    return this.ask(Events.feedback, { id, rating, comment }).then(() => {});
   }
 
   /**
@@ -203,8 +165,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
    * first, `APPROVAL_EXPIRED`, `MESSAGE_NOT_FOUND`, and like `history()` without a connection.
    */
   approve(messageId: string, approvalId: string, approved: boolean, reason?: string): Promise<ApprovalDecision> {
-    const payload = reason === undefined ? { messageId, approvalId, approved } : { messageId, approvalId, approved, reason };
-    return this.ask(Events.approval, payload).then((ack) => ack.decision);
+    return this.ask(Events.approval, { messageId, approvalId, approved, reason }).then((ack) => ack.decision);
   }
 
   private ask<E extends 'history' | 'stop' | 'feedback' | 'approval'>(event: E, payload: Parameters<ClientToHubEvents[E]>[0]) {
@@ -213,7 +174,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
 
   /** Disconnects for good; pending sends reject with `CLOSED`. */
   close(): void {
-    if (!this.stopped) this.halt(undefined);
+    if (!this.stopped) this.halt();
   }
 
   private async connect(): Promise<void> {
@@ -229,9 +190,10 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.stopped) return;
 
     const { uri, path, agentId } = this.endpoint;
-    const stored = this.resume.forToken(token);
+    const stored = this.inbox.resume.forToken(token);
     const lastMessageId = this.catchUpFrom ?? stored;
-    const auth: ClientAuth = lastMessageId === undefined ? { token, agentId } : { token, agentId, lastMessageId };
+    // Without a resume point, `lastMessageId: undefined` is left out of the handshake's JSON.
+    const auth: ClientAuth = { token, agentId, lastMessageId };
     // socket.io's own reconnection cannot recover from a middleware rejection and would reuse a
     // stale token, so every attempt is a fresh socket that this class retries itself.
     const socket: ClientSocket = io(uri, {
@@ -242,15 +204,15 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       auth: (cb) => cb(auth),
     });
     this.socket = socket;
-    this.deliveredOnSocket = false;
-    const attempt: Attempt = { lastMessageId, inSession: false };
+    const attempt: Attempt = { lastMessageId };
     this.followSession(socket, attempt);
-    this.followConversation(socket, attempt);
+    this.inbox.follow(socket, attempt);
   }
 
   /** The socket's connection and session: `connected` once the hub sent `session`, retries, stops. */
   private followSession(socket: ClientSocket, attempt: Attempt): void {
     const { lastMessageId } = attempt;
+    const context = () => ({ refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried });
     socket.on('connect', () => {
       this.invalidRetried = false;
       // A hub that accepted the socket but never sends `session` (its shared state hangs) would
@@ -266,7 +228,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       const data = (err as Error & { data?: Partial<HandshakeErrorData> }).data;
       const code = typeof data?.code === 'string' ? data.code : undefined;
-      if (classifyHandshake(code, data?.retryable, this.failureContext()) === 'stop') return this.halt(code);
+      if (classifyHandshake(code, data?.retryable, context()) === 'stop') return this.halt(code);
       if (code === 'TOKEN_INVALID') this.invalidRetried = true;
       this.emit('error', new RelayChatError(code ?? 'CONNECT_FAILED', err.message, true));
       this.retry();
@@ -275,10 +237,13 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.dispose(socket);
       const { closedBy } = attempt;
       if (reason === 'io server disconnect') {
-        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, this.failureContext()) === 'stop') return this.halt(closedBy?.code);
+        if (classifySessionClosed(closedBy?.code, closedBy?.retryable, context()) === 'stop') return this.halt(closedBy?.code);
       }
       this.setState('connecting', closedBy?.code);
       this.retry();
+    });
+    socket.on(Events.authExpiring, () => {
+      if (this.tokens.refreshable) void this.refresh(socket);
     });
     socket.on(Events.sessionClosed, (info) => {
       attempt.closedBy = info;
@@ -286,7 +251,7 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     // `connected` waits for `session`: it says whether the replay (sent before it) was complete.
     socket.on(Events.session, (info) => {
       clearTimeout(this.sessionTimer);
-      this.streams.reconnected();
+      this.inbox.streams.reconnected();
       this.backoff.reset();
       const recovered = lastMessageId !== undefined && typeof info?.recovered === 'boolean' ? info.recovered : undefined;
       this.setState('connected', undefined, recovered);
@@ -294,107 +259,27 @@ export class RelayChat extends Emitter<RelayChatEvents> {
       this.emit('session', info);
       this.emit('agent:status', { agentId: info.agentId, online: info.agentOnline });
       attempt.inSession = true;
-      if (recovered === false && lastMessageId !== undefined) this.emit('gap', { lastMessageId });
-      if (recovered === false) this.catchUpFrom = undefined;
-      if (recovered === true && info.hasMore === true && lastMessageId !== undefined)
-        void this.catchUp(socket, lastMessageId, attempt.replayedFrom);
-      else if (recovered === true) this.catchUpFrom = undefined;
+      // A resumed session's replay was complete, impossible (a gap), or cut to the hub's byte bound
+      // (`hasMore`): then the missed messages older than it are paged in (catch-up.ts).
+      if (recovered !== undefined && lastMessageId !== undefined) {
+        this.catchUpFrom = undefined;
+        if (!recovered) this.emit('gap', { lastMessageId });
+        else if (info.hasMore === true) {
+          this.catchUpFrom = lastMessageId;
+          const load = (request: HistoryRequest) => this.ask(Events.history, request);
+          // `halt()` drops the socket, so a current socket is one the chat still follows.
+          void catchUp(load, () => socket === this.socket, lastMessageId, attempt.replayedFrom, this.inbox).then((failed) => {
+            if (socket !== this.socket) return;
+            this.catchUpFrom = undefined;
+            if (failed) {
+              this.emit('error', failed);
+              this.emit('gap', { lastMessageId });
+            }
+          });
+        }
+      }
       this.flush();
     });
-  }
-
-  /** The conversation on the socket: messages (replayed first), streams, activity, who answers. */
-  private followConversation(socket: ClientSocket, attempt: Attempt): void {
-    socket.on(Events.message, (message) => {
-      if (!attempt.inSession && attempt.replayedFrom === undefined && typeof message?.id === 'string') attempt.replayedFrom = message.id;
-      this.receive(message, true);
-    });
-    socket.on(Events.messageStart, (m) => {
-      if (typeof m?.id !== 'string' || this.ended.has(m.id)) return;
-      if (this.streams.start(m)) this.emit('message', { ...m, streaming: true });
-      else this.emit('message:update', { ...m });
-    });
-    const change = (c: Parameters<OpenStreams['change']>[0]) => {
-      const update = this.streams.change(c);
-      if (update) this.emit('message:update', update);
-      else if (c?.seq === 0 && 'part' in c) this.emit('message:part', c);
-    };
-    socket.on(Events.messageDelta, change);
-    socket.on(Events.messagePart, change);
-    socket.on(Events.messageEnd, (m) => {
-      if (typeof m?.id !== 'string') return;
-      this.ended.seen(m.id);
-      // A history page may have marked an open stream's id seen; its end is still news.
-      const held = this.streams.end(m.id);
-      if (this.seen.seen(m.id) && !held) return;
-      this.delivered(m.id);
-      this.emit('message:end', m);
-    });
-    socket.on(Events.agentActivity, (a) => this.emit('activity', a));
-    socket.on(Events.conversationControl, (c) => this.emit('control', c));
-    socket.on(Events.agentStatus, (status) => this.emit('agent:status', status));
-    socket.on(Events.authExpiring, () => {
-      if (this.tokens.refreshable) void this.refresh(socket);
-    });
-  }
-
-  /**
-   * A message of the conversation, live or replayed (`live`), or paged in after a cut replay: each id
-   * once. Only live and replayed ones move the resume point; paged ones are older than those.
-   */
-  private receive(message: ClientInboundMessage, live: boolean): void {
-    // A stream that ended while offline comes back as its final message in the replay.
-    const held = this.streams.end(message?.id);
-    if (typeof message?.id === 'string') {
-      if (this.seen.seen(message.id) && !held) return;
-      if (live) this.delivered(message.id);
-    }
-    if (held) {
-      this.ended.seen(message.id);
-      return this.emit('message:end', { ...message, status: message.status ?? 'complete' } as MessageEnd);
-    }
-    if (message?.author === 'user') {
-      if (live) this.lastClientMessageId = message.clientMessageId;
-      // This tab's own send, echoed before its ack arrived (e.g. resent after a reconnect).
-      if (this.outbox.has(message.clientMessageId)) return;
-    }
-    this.emit('message', message);
-  }
-
-  /**
-   * After a replay cut to the hub's byte bound (`session.hasMore`): pages `history` back from the
-   * oldest replayed message (`before`; the newest when none was) until a page reaches `from`, handing
-   * the missed messages over as `message` events, newer pages first. A refused page (`RATE_LIMITED`:
-   * the hub's read budgets) is asked again after a pause; a connection lost meanwhile resumes from
-   * `from` on the next connect; a failure that persists ends in `gap`, as an uncut replay's would.
-   */
-  private async catchUp(socket: ClientSocket, from: string, before: string | undefined): Promise<void> {
-    this.catchUpFrom = from;
-    for (let failures = 0; socket === this.socket && !this.stopped;) {
-      let page: HistoryPage;
-      try {
-        // `before: undefined` does not survive JSON: the first page is the newest.
-        page = historyPage(await this.ask(Events.history, { before, limit: HISTORY_MAX_LIMIT }));
-      } catch (err) {
-        if (socket !== this.socket || this.stopped) return;
-        if (!(err as RelayChatError).retryable || ++failures > CATCH_UP_RETRIES) {
-          this.catchUpFrom = undefined;
-          this.emit('error', err as RelayChatError);
-          return this.emit('gap', { lastMessageId: from });
-        }
-        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_PAUSE_MS * failures));
-        continue;
-      }
-      failures = 0;
-      const at = page.messages.findIndex((m) => m.id === from);
-      // Open streams come as `message:start` after the replay; the log holds them at their start.
-      for (const m of at === -1 ? page.messages : page.messages.slice(at + 1)) if (!m.streaming) this.receive(m, false);
-      if (at !== -1 || !page.hasMore || page.messages.length === 0) {
-        if (socket === this.socket) this.catchUpFrom = undefined;
-        return;
-      }
-      before = page.messages[0].id;
-    }
   }
 
   /** Hands the hub a fresh token before the current one expires, keeping the session open. */
@@ -422,37 +307,27 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (!socket?.connected || this.current !== 'connected' || !entry || entry.flight) return;
     const flight = {};
     entry.flight = flight;
-    const payload: ClientMessage = { clientMessageId: entry.clientMessageId, text: entry.text };
-    this.lastClientMessageId = entry.clientMessageId;
-    if (entry.data !== undefined) payload.data = entry.data;
-    if (entry.parts !== undefined) payload.parts = entry.parts;
+    const { clientMessageId, text, data, parts } = entry;
+    // `data` and `parts` left undefined are left out of the JSON.
+    const payload: ClientMessage = { clientMessageId, text, data, parts };
+    this.inbox.lastClientMessageId = clientMessageId;
     socket.timeout(this.endpoint.ackTimeoutMs).emit(Events.message, payload, (err, ack) => {
       // A transmission lost with its connection is grounded; the entry goes again after the reconnect.
       if (entry.flight !== flight) return;
-      this.settle(entry, err ? new RelayChatError('TIMEOUT', 'no answer in time') : ack);
-      this.flush();
-    });
-  }
-
-  private settle(entry: OutboxEntry, ack: RelayChatError | SendAck | undefined): void {
-    if (ack instanceof RelayChatError) this.outbox.settle(entry, { error: ack });
-    else if (ack?.ok) {
       // The message is in the conversation now; a replay of it must not come back as an inbound one.
       // Nor does its id become the resume point: the ack comes straight back, while replies logged
       // before the message may still be on their way to this socket.
-      this.seen.seen(ack.id);
-      this.outbox.settle(entry, { result: { id: ack.id, ts: ack.ts } });
-    } else this.outbox.settle(entry, { error: errorFromAck(ack?.error, 'message refused') });
-  }
-
-  private failureContext() {
-    return { refreshable: this.tokens.refreshable, invalidRetried: this.invalidRetried };
-  }
-
-  /** Moves the resume point to a message the app now has. */
-  private delivered(id: string): void {
-    this.deliveredOnSocket = true;
-    this.resume.set(id);
+      if (!err && ack?.ok) this.inbox.seen.seen(ack.id);
+      this.outbox.settle(
+        entry,
+        err
+          ? { error: new RelayChatError('TIMEOUT', 'no answer in time') }
+          : ack?.ok
+            ? { result: { id: ack.id, ts: ack.ts } }
+            : { error: errorFromAck(ack?.error, 'message refused') },
+      );
+      this.flush();
+    });
   }
 
   private retry(): void {
@@ -477,10 +352,9 @@ export class RelayChat extends Emitter<RelayChatEvents> {
     if (this.socket === socket) this.socket = undefined;
   }
 
-  private halt(code: string | undefined): void {
+  private halt(code?: string): void {
     this.stopped = true;
     clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
     this.unwatch();
     if (this.socket) this.dispose(this.socket);
     this.outbox.rejectAll(code ? new RelayChatError(code, `the chat stopped: ${code}`) : closedError());
