@@ -1,4 +1,4 @@
-import { sleep } from '../helpers/wait';
+import { sleep, waitFor } from '../helpers/wait';
 // Answers in parts across two hub processes on one real Redis (docs/parts.md): a tab moving between
 // replicas mid tool-call gets the parts so far and the rest; approvals given on the other replica
 // reach the bot exactly once and show on every tab, also after the stream ended and the bot's
@@ -224,9 +224,20 @@ it('a decision made while no runtime of the bot was connected reaches the runtim
   expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: false, error: { code: 'AGENT_OFFLINE' } });
   const back = await runtime(R[0], 'cp-offline');
   expect(await back.rec.wait<AgentApproval>('approval')).toMatchObject({ id: 'x3', messageId: reply.id, from: 'u1', approved: true });
-  // Marked delivered in shared state: the repeat is acked at once, a runtime on the other replica gets nothing.
+  // Marked delivered in shared state once the runtime's ack is recorded: a repeat before that finds the
+  // delivery claimed and is answered TIMEOUT (retryable), after it ok at once; a runtime on the other
+  // replica gets nothing.
   const other = await runtime(R[1], 'cp-offline');
-  expect(await approve(a.socket, reply.id!, 'x3')).toMatchObject({ ok: true, decision: { approved: true } });
+  const repeat = await waitFor(
+    async () => {
+      const answer = await approve(a.socket, reply.id!, 'x3');
+      if (!answer.ok && answer.error.code !== 'TIMEOUT') throw new Error(`the repeat was refused: ${JSON.stringify(answer)}`);
+      return answer.ok && answer;
+    },
+    5000,
+    'the repeat acked',
+  );
+  expect(repeat).toMatchObject({ ok: true, decision: { approved: true } });
   expect(await ack<Ack>(other.socket, 'reply', { to: 'u1', text: 'later' })).toMatchObject({ ok: true });
   expect([...back.approvals, ...other.approvals].map((x) => x.id)).toEqual(['x3']);
 });
