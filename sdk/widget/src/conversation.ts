@@ -69,6 +69,17 @@ export class Conversation {
     });
   }
 
+  /**
+   * The element replaced its transcript (new strings): what was shown is gone, so paging starts
+   * again from the newest page, and streams and lines come back with the next chat's session.
+   */
+  reset(): void {
+    this.oldestId = undefined;
+    this.open.clear();
+    this.waiting = false;
+    this.lines.length = 0;
+  }
+
   /** The chat connected: the newest page of history, once per chat. */
   connected(): void {
     if (!this.historyLoaded) void this.loadHistory(false);

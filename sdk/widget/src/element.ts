@@ -249,6 +249,7 @@ export class RelayChatElement extends HTMLElement {
     this.build();
     this.chat?.close();
     this.chat = undefined;
+    this.conversation.reset();
     this.connect();
   }
 
