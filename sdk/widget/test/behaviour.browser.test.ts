@@ -131,7 +131,14 @@ describe('the widget in Chromium: offline, retry, unread, scrolling, copy, motio
     });
     expect(await w(page, '.jump').isHidden()).toBe(true);
     // Scrolled up: the reader stays where they are, and the pill offers the way down.
-    await w(page, '.scroller').evaluate((s) => s.scrollTo({ top: 0 }));
+    // The widget learns of a scroll from its scroll event, as it does a reader's: the reply waits for it.
+    await w(page, '.scroller').evaluate(
+      (s) =>
+        new Promise((scrolled) => {
+          s.addEventListener('scroll', scrolled, { once: true });
+          s.scrollTo({ top: 0 });
+        }),
+    );
     await agent.reply('scroll-user', 'Not followed.');
     await w(page, '.jump').waitFor();
     expect(await w(page, '.scroller').evaluate((s) => s.scrollTop)).toBe(0);
@@ -301,5 +308,23 @@ describe('the widget in Chromium: offline, retry, unread, scrolling, copy, motio
       await online(page);
     }
     expect(await listeners()).toBe(before);
+  });
+
+  it('strings replaced after it connected: the new transcript pages history from its own newest page, leaving out nothing', async () => {
+    for (let i = 1; i <= 6; i++) await agent.reply('paging-user', `page m${i}`);
+    const page = await open('paging-user', { data: { 'page-size': '3' } });
+    await online(page);
+    const shown = async () => (await w(page, '.msg.bot').allInnerTexts()).map((text) => /page m\d/.exec(text)?.[0]);
+    await w(page, '.msg.bot:has-text("page m4")').waitFor();
+    await w(page, '.earlier').click();
+    await w(page, '.msg.bot:has-text("page m1")').waitFor();
+    expect(await shown()).toEqual(['page m1', 'page m2', 'page m3', 'page m4', 'page m5', 'page m6']);
+
+    await page.evaluate(() => ((document.querySelector('relay-chat') as El).strings = { loadEarlier: 'Show older' }));
+    await w(page, '.earlier:text("Show older")').waitFor();
+    expect(await shown()).toEqual(['page m4', 'page m5', 'page m6']);
+    await w(page, '.earlier').click();
+    await w(page, '.msg.bot:has-text("page m1")').waitFor({ timeout: 5000 });
+    expect(await shown()).toEqual(['page m1', 'page m2', 'page m3', 'page m4', 'page m5', 'page m6']);
   });
 });
