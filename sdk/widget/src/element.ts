@@ -77,7 +77,7 @@ export class RelayChatElement extends HTMLElement {
   private operator: string | undefined;
   private clock: ReturnType<typeof setInterval> | undefined;
   private readonly networkChanged = () => this.presence();
-  /** Made once: what it keeps (history paged in, open streams) outlives each chat, and the views `strings` rebuilds. */
+  /** Made once: what it keeps (history paged in, open streams) outlives each chat; a `strings` rebuild resets it with the views. */
   private readonly conversation = new Conversation({
     chat: () => this.chat,
     transcript: () => this.transcript,
