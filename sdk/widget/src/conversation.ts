@@ -64,7 +64,7 @@ export class Conversation {
       this.lines.push(id);
     });
     chat.on('activity', (a) => {
-      this.waiting = a.state !== 'idle' && ![...this.open.values()].some(Boolean);
+      this.waiting = a.state !== 'idle' && !this.showing();
       this.thinking(a.state === 'idle' ? undefined : a.label || this.host.strings().thinking);
     });
   }
@@ -183,14 +183,19 @@ export class Conversation {
       this.waiting = false;
       this.thinking(undefined);
     } else this.thinking(this.host.strings().thinking);
-    this.host.composer().busy(this.open.size > 0 || this.waiting);
   }
 
+  /** Shows "thinking" (`label`) unless an answer already shows content; Stop while one streams or is awaited. */
   private thinking(label: string | undefined): void {
-    const showing = [...this.open.values()].some(Boolean);
+    const showing = this.showing();
     this.host.transcript().setThinking(showing ? undefined : label);
     if (label !== undefined && !showing) this.waiting = true;
     this.host.composer().busy(this.open.size > 0 || this.waiting);
+  }
+
+  /** Whether an open stream shows content already. */
+  private showing(): boolean {
+    return [...this.open.values()].some(Boolean);
   }
 
   private deliver(id: string, text: string): void {
