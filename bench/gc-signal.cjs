@@ -1,4 +1,5 @@
-// Preloaded into both servers by bench/run.mjs (`node --expose-gc --require …`), so RSS readings
+// Preloaded into both servers by the benches (bench/run-processes.mjs, bench/scale-processes.mjs:
+// `node --expose-gc --require …`), so RSS readings
 // compare live memory rather than uncollected garbage:
 // - SIGUSR2 runs a plain full garbage collection (`gc()`). It leaves the young generation at the
 //   size the last allocation burst grew it to (up to 128 MiB, committed but empty after the GC), so

@@ -3,7 +3,7 @@
 // reconnecting at once with lastMessageId (docs/protocol.md). Writes its figures into
 // ctx.results.logOff and ctx.results.logOn for the report (bench/report.mjs).
 import { connectLoad, relayMeasurements } from './relay-measurements.mjs';
-import { stop } from './run-processes.mjs';
+import { stop } from './proc.mjs';
 
 /** Hub settings of the two sides of the history phase. */
 const LOG_ENV = { logOff: { HISTORY_ENABLED: 'false' }, logOn: { HISTORY_ENABLED: 'true' } };

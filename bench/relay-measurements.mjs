@@ -2,7 +2,8 @@
 // alternating slices, the standard load connected to each, and closed-loop throughput with the CPU
 // and allocation behind it, then open-loop latency, as the median over slices. `ctx` is run.mjs's
 // toolbox (its settings: agentIds, apiKey, secret, load, warmupMs, windowMs, kinds, rounds; log).
-import { allocatedBytes, cpuMs, idleMs } from './run-processes.mjs';
+import { cpuMs, idleMs } from './proc.mjs';
+import { allocatedBytes } from './run-processes.mjs';
 
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

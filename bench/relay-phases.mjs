@@ -3,7 +3,8 @@
 // replica's memory per idle client, 10,000 concurrent clients and a reconnect storm (`memory`). Each
 // writes its figures into ctx.results for the report (bench/report.mjs).
 import { alternate, connectLoad, relayMeasurements } from './relay-measurements.mjs';
-import { settledRss, sleep, stop } from './run-processes.mjs';
+import { sleep, stop } from './proc.mjs';
+import { settledRss } from './run-processes.mjs';
 
 /** One replica each: throughput, latency, then handshakes per second. */
 export async function throughputPhase(ctx) {

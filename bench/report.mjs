@@ -10,13 +10,13 @@ import { scaleRows } from './scale-rows.mjs';
 import { streamingTable } from './streaming.mjs';
 import { widgetTable } from './widget.mjs';
 
-export const format = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
+const format = (v, digits = 0) => (v === undefined ? 'n/a' : Number.isFinite(v) ? v.toFixed(digits) : '∞');
 
 /**
  * Rows of a two-column comparison (`a` against `b`, e.g. hub against baseline): `row` writes one
  * with its cells as given, `ratioRow` one of `a[key] ÷ b[key]` judged by `test`.
  */
-export function comparisonRows(a, b) {
+function comparisonRows(a, b) {
   const rows = [];
   const verdict = (ok) => (ok === undefined ? '—' : ok ? 'pass' : '**FAIL**');
   const row = (metric, x, y, r, target, ok) => rows.push(`| ${metric} | ${x} | ${y} | ${r} | ${target} | ${verdict(ok)} |`);

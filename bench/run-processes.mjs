@@ -2,11 +2,11 @@
 // another build of the hub), generator processes and private redis-servers it starts, and what it
 // reads of a server: its V8 heap line and GCs (bench/gc-signal.cjs), RSS and CPU time (/proc).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { generatorClient } from './generator-client.mjs';
 import { HUB_NODE_FLAGS } from './hub-env.mjs';
+import { rssBytes, sleep } from './proc.mjs';
 
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 
@@ -117,14 +117,6 @@ export async function gcOf(server) {
   await sleep(500);
 }
 
-/** Kills `child` (SIGKILL) and resolves once it has exited. */
-export async function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await gone;
-}
-
 async function waitUntil(check, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -145,26 +137,4 @@ export async function settledRss(pid) {
   process.kill(pid, 'SIGURG');
   await sleep(1000);
   return { afterGc, retained: rssBytes(pid) };
-}
-
-/** Resident set size of a process, in bytes (/proc). */
-export function rssBytes(pid) {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(kb[1]) * 1024;
-}
-
-/** User + system CPU time of a process, in milliseconds. */
-export function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-}
-
-/** Milliseconds the machine's CPUs spent idle (all of them summed), from /proc/stat. */
-export function idleMs() {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  return ((Number(fields[4]) + Number(fields[5])) * 1000) / 100; // idle, iowait
-}
-
-export function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -3,12 +3,12 @@
 // at its end; the source addresses the clients are spread over; and /proc readings of a process.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatorClient } from './generator-client.mjs';
 import { benchHubEnv } from './hub-env.mjs';
+import { cpuMs, sleep, stop } from './proc.mjs';
 
 const { freePort } = createRequire(import.meta.url)('../deploy/cluster.cjs');
 
@@ -18,17 +18,11 @@ const PER_ADDRESS = 10_000;
 /** A generator's longest call (a connect burst of its share under a loaded machine). */
 const CALL_TIMEOUT_MS = 15 * 60_000;
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function rssBytes(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-}
+/** The scale bench's progress lines, on stderr. */
+export const log = (line) => process.stderr.write(`[scale] ${line}\n`);
 
 /** User + system CPU seconds of a process. */
-export function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+export const cpuSeconds = (pid) => cpuMs(pid) / 1000;
 
 /** Every {@link Processes} not stopped yet: killed when this process exits, however it exits. */
 const live = new Set();
@@ -61,16 +55,9 @@ export class Processes {
     return child;
   }
 
-  async stop(child) {
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const gone = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await gone;
-  }
-
   /** Last started first: generators, then servers, then Redis, so no server logs its Redis vanishing. */
   async stopAll() {
-    for (const child of [...this.children].reverse()) await this.stop(child);
+    for (const child of [...this.children].reverse()) await stop(child);
     live.delete(this);
   }
 }

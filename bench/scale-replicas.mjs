@@ -2,11 +2,8 @@
 // kind's replicas over one private redis-server, the clients spread evenly over all, and Redis's load
 // (commands/s, memory, CPU) read from its INFO beside the replicas' RSS and the round trips.
 import { spawnSync } from 'node:child_process';
-import { clientAddresses, cpuSeconds, generator, Processes, rssBytes, share, startRedis, startServer } from './scale-processes.mjs';
-
-const log = (line) => process.stderr.write(`[scale] ${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+import { mib, rssBytes, sleep } from './proc.mjs';
+import { clientAddresses, cpuSeconds, generator, log, Processes, share, startRedis, startServer } from './scale-processes.mjs';
 
 /** Redis's INFO fields (all sections) as strings; `redis-cli` with a 10 s bound. */
 function redisInfo(port) {

@@ -1,10 +1,10 @@
 // The scale bench's markdown rows (bench/scale.mjs's results): one replica against the baseline,
-// or several over one Redis. bench/run.mjs puts them in its table (and so docs/benchmarks.md);
+// or several over one Redis. bench/report.mjs puts them in its table (and so docs/benchmarks.md);
 // `node bench/scale.mjs` prints them alone.
 
-const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
+import { mib } from './proc.mjs';
 
-/** Markdown rows for bench/run.mjs's table (and so docs/benchmarks.md). */
+/** Markdown rows for bench/report.mjs's table (and so docs/benchmarks.md). */
 export function scaleRows({ opts, results }) {
   if (opts.replicas > 1) return replicaRows({ opts, results });
   const h = results.hub;

@@ -31,7 +31,8 @@
 // scale-replicas.mjs (the measurement over several replicas and Redis), scale-rows.mjs (the table rows).
 import { spawnSync } from 'node:child_process';
 import { HUB_NODE_FLAGS, requireHubNode } from './hub-env.mjs';
-import { clientAddresses, cpuSeconds, generator, Processes, rssBytes, scaleEnv, share, startServer } from './scale-processes.mjs';
+import { mib, rssBytes, sleep } from './proc.mjs';
+import { clientAddresses, cpuSeconds, generator, log, Processes, scaleEnv, share, startServer } from './scale-processes.mjs';
 import { measureReplicas } from './scale-replicas.mjs';
 import { scaleRows } from './scale-rows.mjs';
 
@@ -39,10 +40,6 @@ const NOFILE = 200_000;
 const PER_GENERATOR = 12_500;
 const PHASE_LIMIT_MS = 15 * 60_000;
 const REPLICAS_PHASE_LIMIT_MS = 30 * 60_000;
-
-const log = (line) => process.stderr.write(`[scale] ${line}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const mib = (bytes) => (bytes / 2 ** 20).toFixed(1);
 
 /**
  * One server, fresh: connect burst; RSS of the idle clients without GC, then after gc() and after

@@ -6,7 +6,7 @@ import { collectGarbage } from '../helpers/gc';
 import { sleep } from '../helpers/wait';
 
 // What an idle client costs the hub is mostly what it keeps per connection. These pin down the
-// things it deliberately does not keep (bench/run.mjs measures the memory itself).
+// things it deliberately does not keep (bench/relay-phases.mjs measures the memory itself).
 const ORIGIN = 'https://good.example';
 
 let t: TestHub;
