@@ -257,6 +257,8 @@ class Outbox:
         while True:
             if not self.same_connection():
                 raise local_error("DISCONNECTED", f"stream {self._stream_id}: the connection it started on dropped")
+            # `call`, not `request`: only the hub's refusals are retried here, never a local
+            # ACK_TIMEOUT or DISCONNECTED, after which the hub may have the delta already.
             ack = await self._conn.call(event, payload, self._ack_timeout)
             if isinstance(ack, dict) and ack.get("ok") is True:
                 return ack
